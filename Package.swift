@@ -1,0 +1,42 @@
+// swift-tools-version:6.1
+// streakd: daily habit streaks across time zones, reminded by a systemd timer.
+//
+// Dependencies point one way:
+//   streakd (CLI wiring) -> StreakJobs -> StreakStore -> StreakCore (pure)
+import PackageDescription
+
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "streakd",
+    platforms: [.macOS(.v13)],
+    products: [.executable(name: "streakd", targets: ["streakd"])],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        .target(name: "StreakCore", swiftSettings: strict),
+        .target(
+            name: "StreakStore",
+            dependencies: ["StreakCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+        .target(
+            name: "StreakJobs",
+            dependencies: [
+                "StreakCore", "StreakStore", "TOMLKit",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "streakd",
+            dependencies: ["StreakJobs", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
+        .testTarget(name: "StreakCoreTests", dependencies: ["StreakCore"], swiftSettings: strict),
+        .testTarget(name: "StreakStoreTests", dependencies: ["StreakStore"], swiftSettings: strict),
+        .testTarget(name: "StreakJobsTests", dependencies: ["StreakJobs"], swiftSettings: strict),
+        .testTarget(name: "StreakdCLITests", dependencies: ["StreakCore"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,159 @@
+/// The streak rules of SPEC §1–3 as one pure function of a history and an
+/// instant. It reads no clock, zone or environment: everything comes in.
+public enum Engine {
+    public static func evaluate(_ history: StreakHistory, at now: Instant) -> StreakState {
+        let timeline = SettingsTimeline(epochs: history.epochs, current: history.settings, now: now)
+        let days = DayEnds(zones: history.zones, timeline: timeline)
+        let counting = countingCheckins(history, now: now)
+        let attribution = attribute(counting, timeline: timeline)
+        let qualifying = { (d: LocalDate) -> Bool in
+            (attribution.counts[d] ?? 0) >= goal(for: d, days: days, history: history)
+        }
+        let qualified = qualifyingInstants(counting, attribution: attribution, days: days, history: history)
+
+        let start = (counting.first?.instant ?? now) - 2 * Instant.day
+        let walk = days.walk(from: start, to: now)
+        let firstDate = attribution.firstDate ?? walk.today
+
+        // Freeze credits and debits, in time order.
+        let freeze = history.settings.freeze
+        var events = history.freezeEvents.filter { $0.at <= now }
+        events.removeAll { if case .use(let d) = $0.kind { return qualifying(d) } else { return false } }
+        events.sort { $0.at < $1.at }
+        var nextEvent = 0
+        var freezes = freeze.initial
+        var manuallyFrozen = Set<LocalDate>()
+        func applyEvents(through t: Instant) {
+            while nextEvent < events.count && events[nextEvent].at <= t {
+                switch events[nextEvent].kind {
+                case .grant, .refill: freezes = min(freeze.max, freezes + 1)
+                case .use(let d):
+                    if freezes > 0 && !manuallyFrozen.contains(d) {
+                        freezes -= 1
+                        manuallyFrozen.insert(d)
+                    }
+                }
+                nextEvent += 1
+            }
+        }
+
+        var run = 0
+        var longest = 0
+        var marks: [LocalDate: DayMark] = [:]
+        var settlements: [Settlement] = []
+        var q = 0
+        var latestQualified: LocalDate?
+        for end in walk.ends where end.date >= firstDate {
+            applyEvents(through: end.at)
+            while q < qualified.count && qualified[q].at < end.at {
+                latestQualified = max(latestQualified ?? qualified[q].date, qualified[q].date)
+                q += 1
+            }
+            let d = end.date
+            if qualifying(d) {
+                run += 1
+                longest = max(longest, run)
+                marks[d] = .qualifying
+            } else if end.bridged || (latestQualified ?? d) > d {
+                marks[d] = .bridged
+            } else if manuallyFrozen.contains(d) {
+                marks[d] = .frozen
+            } else if run >= 1 && run >= freeze.minStreak && freeze.autoUse && freezes > 0 {
+                freezes -= 1
+                marks[d] = .frozen
+                settlements.append(Settlement(kind: .freezeUsed, date: d, at: end.at, length: run))
+            } else if run >= 1 {
+                settlements.append(Settlement(kind: .streakBroken, date: d, at: end.at, length: run))
+                run = 0
+                marks[d] = .missed
+            } else {
+                marks[d] = .missed
+            }
+        }
+        applyEvents(through: now)
+
+        // Dates not ended yet never break a run.
+        let today = walk.today
+        var alive = run
+        var current = run
+        let last = attribution.lastDate ?? today
+        var d = walk.endedThrough + 1
+        while d <= max(today, last) {
+            if qualifying(d) {
+                current += 1
+                if d < today { alive += 1 }
+                marks[d] = .qualifying
+            } else {
+                marks[d] = manuallyFrozen.contains(d) ? .frozen : .open
+            }
+            d = d + 1
+        }
+        for f in manuallyFrozen where f > max(today, last) { marks[f] = .frozen }
+        longest = max(longest, current)
+        let lastQualifying = marks.filter { $0.value == .qualifying }.keys.max()
+
+        return StreakState(
+            today: today, endedThrough: walk.endedThrough, current: current, longest: longest,
+            aliveBeforeToday: alive, freezes: freezes, todayCount: attribution.counts[today] ?? 0,
+            goal: timeline.at(now).goal, totalCheckins: history.checkins.filter { $0.instant <= now }.count,
+            lastQualifying: lastQualifying, settlements: settlements, marks: marks,
+            firstStored: history.checkins.map(\.storedAt).min())
+    }
+
+    /// Check-ins that count: not in the future of `now`, and not older than the
+    /// backfill cap when they were stored. Sorted by (instant, zone, id).
+    static func countingCheckins(_ history: StreakHistory, now: Instant) -> [CheckIn] {
+        let cap = Int64(history.backfillDays) * Instant.day
+        return history.checkins
+            .filter { $0.instant <= now && $0.instant >= $0.storedAt - cap }
+            .sorted {
+                if $0.instant != $1.instant { return $0.instant < $1.instant }
+                if $0.zone.identifier != $1.zone.identifier { return $0.zone.identifier < $1.zone.identifier }
+                return ($0.id ?? "") < ($1.id ?? "")
+            }
+    }
+
+    struct Attribution {
+        var dates: [LocalDate] = []  // per counting check-in, in order
+        var counts: [LocalDate: Int] = [:]
+        var firstDate: LocalDate? { dates.min() }
+        var lastDate: LocalDate? { dates.max() }
+    }
+
+    /// Gives each check-in its date: its local date, or the date before when it
+    /// falls within the leeway and that date does not qualify yet.
+    static func attribute(_ checkins: [CheckIn], timeline: SettingsTimeline) -> Attribution {
+        var result = Attribution()
+        for c in checkins {
+            var date = c.zone.date(of: c.instant)
+            let epoch = timeline.at(c.instant)
+            let leeway = Int64(epoch.leewayHours) * Instant.hour
+            if leeway > 0, c.instant - c.zone.start(of: date) < leeway, (result.counts[date - 1] ?? 0) < epoch.goal {
+                date = date - 1
+            }
+            result.dates.append(date)
+            result.counts[date, default: 0] += 1
+        }
+        return result
+    }
+
+    /// The goal of a date: the one in force when it was due to end.
+    static func goal(for date: LocalDate, days: DayEnds, history: StreakHistory) -> Int {
+        if days.timeline.epochs.count == 1 { return days.timeline.epochs[0].goal }
+        let zone = history.zone(at: history.zones[0].zone.start(of: date + 1))
+        return days.timeline.at(zone.start(of: date + 1)).goal
+    }
+
+    /// For each qualifying date, the instant of the check-in that made it qualify.
+    static func qualifyingInstants(
+        _ checkins: [CheckIn], attribution: Attribution, days: DayEnds, history: StreakHistory
+    ) -> [(at: Instant, date: LocalDate)] {
+        var seen: [LocalDate: Int] = [:]
+        var result: [(at: Instant, date: LocalDate)] = []
+        for (c, d) in zip(checkins, attribution.dates) {
+            seen[d, default: 0] += 1
+            if seen[d] == goal(for: d, days: days, history: history) { result.append((c.instant, d)) }
+        }
+        return result
+    }
+}
