@@ -1,0 +1,72 @@
+/// Which streak lengths earn an `at_risk` reminder.
+public struct ReminderPolicy: Sendable {
+    public var days: Set<Int>
+    public init(days: [Int] = [5, 7, 14]) { self.days = Set(days) }
+}
+
+/// An `at_risk` reminder worked out ahead of time.
+public struct PlannedReminder: Equatable, Sendable {
+    /// The date at risk (T).
+    public var date: LocalDate
+    public var due: Instant
+    /// The streak alive through T−1.
+    public var length: Int
+}
+
+/// Works out `at_risk` reminders (SPEC §4) by evaluating the engine at their
+/// due instants: no new check-ins, no refill.
+public enum Planner {
+    /// The `at_risk` for date T, if one is due: at `remindAt` seconds into T in
+    /// the user's zone at `now`, not before T−1 ends, and before T ends.
+    public static func atRisk(
+        on date: LocalDate, history: StreakHistory, remindAt: Int, policy: ReminderPolicy, now: Instant,
+        stateNow: StreakState
+    ) -> PlannedReminder? {
+        let zone = history.zone(at: now)
+        let leeway = Int64(history.settings.leewayHours) * Instant.hour
+        var due = zone.instant(of: date, secondsIntoDay: remindAt)
+        if date - 1 > stateNow.endedThrough { due = max(due, zone.start(of: date) + leeway) }
+        guard due < zone.start(of: date + 1) + leeway else { return nil }
+        let state = due <= now ? stateNow : Engine.evaluate(history, at: due)
+        guard state.today == date, !state.todaySafe, state.aliveBeforeToday >= 1,
+            policy.days.contains(state.aliveBeforeToday)
+        else { return nil }
+        return PlannedReminder(date: date, due: due, length: state.aliveBeforeToday)
+    }
+
+    /// The next `at_risk` due after `now`, looking a few days ahead (a streak
+    /// kept by freezes can be at risk again the next day).
+    public static func next(
+        history: StreakHistory, remindAt: Int, policy: ReminderPolicy, now: Instant, stateNow: StreakState
+    ) -> PlannedReminder? {
+        let horizon = min(stateNow.freezes, 6) + 2
+        for offset in 0...horizon {
+            if let r = atRisk(
+                on: stateNow.today + offset, history: history, remindAt: remindAt, policy: policy, now: now,
+                stateNow: stateNow), r.due > now
+            {
+                return r
+            }
+        }
+        return nil
+    }
+}
+
+/// The 30-day refill rule of SPEC §3.
+public enum Refill {
+    public static let interval: Int64 = 720 * Instant.hour
+
+    /// When the next refill may add a freeze: 30 days after the last refill,
+    /// or after the first check-in was stored if there was none.
+    public static func nextEligible(lastRefill: Instant?, firstStored: Instant?) -> Instant? {
+        (lastRefill ?? firstStored).map { $0 + interval }
+    }
+
+    public static func isDue(lastRefill: Instant?, firstStored: Instant?, now: Instant) -> Bool {
+        guard let next = nextEligible(lastRefill: lastRefill, firstStored: firstStored) else { return false }
+        return now >= next
+    }
+
+    /// The freeze count after a refill: one more, up to the maximum.
+    public static func apply(freezes: Int, max: Int) -> Int { Swift.min(max, freezes + 1) }
+}

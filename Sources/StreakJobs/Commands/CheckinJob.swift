@@ -1,0 +1,39 @@
+import StreakCore
+import StreakStore
+
+/// `streakd checkin`: one check-in, then the streak as it stands.
+extension Context {
+    public func checkin(user id: String, streak: String, at: String?, tz: String?, eventID: String?, meta: [String]) throws {
+        var input = CheckinInput(user: id, streak: streak, at: at, tz: tz, id: eventID)
+        for item in meta {
+            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
+                throw StreakdError.data("--meta: \(quoted(item)) is not KEY=VALUE; use e.g. --meta reps=20")
+            }
+            let key = String(item[..<eq])
+            let raw = String(item[item.index(after: eq)...])
+            let value: MetaValue =
+                raw == "true" ? .bool(true) : raw == "false" ? .bool(false) : Int64(raw).map { .integer($0) } ?? .string(raw)
+            input.meta.append((key, value))
+        }
+        let (user, stored, state) = try store.write { w -> (User, InsertResult, StreakState) in
+            let user = try self.user(id, in: w)
+            var rules = CheckinRules(users: [user.id: user.zone], zones: zones, now: now)
+            rules.names = ["user": "ID", "streak": "--streak", "at": "--at", "tz": "--tz", "id": "--id", "meta": "--meta"]
+            let checkin = try rules.check(input).mapError(\.asError).get()
+            let result = try w.insertCheckins([checkin], storedAt: now)
+            try recordSettings(for: [streak], in: w)
+            return (user, result, Engine.evaluate(try history(of: user, streak: streak, in: w), at: now))
+        }
+        let verb = stored.inserted == 1 ? "checked in" : "already checked in (event \(eventID ?? ""))"
+        printer.record(
+            .object([
+                ("user", .string(user.id)), ("streak", .string(streak)), ("stored", .bool(stored.inserted == 1)),
+                ("today", .string(state.today.description)), ("today_count", .int(state.todayCount)),
+                ("goal", .int(state.goal)), ("current", .int(state.current)), ("longest", .int(state.longest)),
+            ]),
+            short: "\(user.id) \(verb) (\(streak)): today \(state.today) \(state.todayCount) of \(state.goal),"
+                + " current streak \(days(state.current)), longest \(days(state.longest))")
+    }
+}
+
+func days(_ n: Int) -> String { n == 1 ? "1 day" : "\(n) days" }

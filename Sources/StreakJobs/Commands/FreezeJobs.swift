@@ -1,0 +1,63 @@
+import StreakCore
+import StreakStore
+
+/// `streakd freeze add|use`.
+extension Context {
+    /// Grants one freeze, up to the streak's maximum.
+    public func addFreeze(user id: String, streak: String) throws {
+        let streak = try streakID(streak)
+        let (before, after) = try store.write { w -> (Int, Int) in
+            let user = try self.user(id, in: w)
+            let before = Engine.evaluate(try history(of: user, streak: streak, in: w), at: now).freezes
+            try w.addFreezeEvent(FreezeEvent(at: now, kind: .grant), user: id, streak: streak)
+            try recordSettings(for: [streak], in: w)
+            return (before, Engine.evaluate(try history(of: user, streak: streak, in: w), at: now).freezes)
+        }
+        let max = config.settings(for: streak).freeze.max
+        printer.record(
+            .object([("user", .string(id)), ("streak", .string(streak)), ("freezes", .int(after)), ("added", .bool(after > before))]),
+            short: after > before
+                ? "granted a freeze to \(id) (\(streak)): \(after) of \(max)"
+                : "\(id) (\(streak)) holds \(after) of \(max) freezes already (freeze.max); nothing added")
+    }
+
+    /// Uses a freeze for today or a coming date.
+    public func useFreeze(user id: String, streak: String, date: String?) throws {
+        let streak = try streakID(streak)
+        let settings = config.settings(for: streak)
+        let (day, left) = try store.write { w -> (LocalDate, Int) in
+            let user = try self.user(id, in: w)
+            let state = Engine.evaluate(try history(of: user, streak: streak, in: w), at: now)
+            var day = state.today
+            if let date {
+                guard let d = LocalDate(date) else {
+                    throw StreakdError.data("--date: \(quoted(date)) is not a date; use YYYY-MM-DD")
+                }
+                day = d
+            }
+            guard day >= state.today else {
+                throw StreakdError.data("--date: \(day) has begun or ended already; freeze today (\(state.today)) or a coming date")
+            }
+            guard day <= state.today + 366 else { throw StreakdError.data("--date: \(day) is more than a year ahead") }
+            guard state.mark(day) != .frozen else { throw StreakdError.data("\(day) is frozen already") }
+            guard state.mark(day) != .qualifying else {
+                throw StreakdError.data("\(day) qualifies already; it needs no freeze")
+            }
+            guard state.current >= settings.freeze.minStreak else {
+                throw StreakdError.data(
+                    "the current streak is \(days(state.current)); a freeze needs at least \(days(settings.freeze.minStreak)) (freeze.min_streak)")
+            }
+            guard state.freezes > 0 else { throw StreakdError.data("\(id) has no freeze left for \(streak)") }
+            try w.addFreezeEvent(FreezeEvent(at: now, kind: .use(day)), user: id, streak: streak)
+            return (day, state.freezes - 1)
+        }
+        printer.record(
+            .object([("user", .string(id)), ("streak", .string(streak)), ("date", .string(day.description)), ("freezes", .int(left))]),
+            short: "froze \(day) for \(id) (\(streak)); \(left) freeze\(left == 1 ? "" : "s") left")
+    }
+
+    /// `streakd config check`.
+    public func checkConfig() {
+        printer.record(config.json, short: config.toml)
+    }
+}

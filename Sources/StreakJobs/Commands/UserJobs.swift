@@ -1,0 +1,125 @@
+import StreakCore
+import StreakStore
+
+/// `streakd user add|set|list|remove|import`.
+extension Context {
+    public func addUser(id: String, tz: String, remindAt: String?, remind: Bool) throws {
+        let user = try checkedUser(id: id, tz: tz, remindAt: remindAt ?? "20:00", remind: remind, fields: ("ID", "--tz", "--remind-at"))
+            .mapError(\.asError).get()
+        let added = try store.write { w in try w.addUser(user, at: now) }
+        guard added else { throw StreakdError.data("user \(quoted(id)) exists already; change it with: streakd user set \(id)") }
+        printer.record(userJSON(user), short: "added user \(id) (\(user.zone), reminders \(reminderText(user)))")
+    }
+
+    public func setUser(id: String, tz: String?, remindAt: String?, remind: Bool?) throws {
+        let user = try store.write { w -> User in
+            var user = try self.user(id, in: w)
+            let checked = try checkedUser(
+                id: id, tz: tz ?? user.zone, remindAt: remindAt ?? Validate.wallTimeText(user.remindAt),
+                remind: remind ?? user.remind, fields: ("ID", "--tz", "--remind-at")
+            ).mapError(\.asError).get()
+            user = checked
+            try w.updateUser(user, at: now)
+            return user
+        }
+        printer.record(userJSON(user), short: "updated user \(id) (\(user.zone), reminders \(reminderText(user)))")
+    }
+
+    public func listUsers() throws {
+        let users = try store.read { r in try r.users() }
+        if printer.format == .short && users.isEmpty { printer.err("no users yet; add one with: streakd user add ID --tz ZONE") }
+        let width = max(4, users.map(\.id.count).max() ?? 0)
+        if printer.format == .short && !users.isEmpty {
+            printer.out(pad("USER", width) + "  " + pad("ZONE", 30) + "  REMINDERS")
+        }
+        for u in users {
+            printer.record(userJSON(u), short: pad(u.id, width) + "  " + pad(u.zone, 30) + "  " + reminderText(u))
+        }
+    }
+
+    public func removeUser(id: String) throws {
+        if let problem = Validate.userID(id) { throw StreakdError.data("\(quoted(id)) is not a user id; use \(problem)") }
+        let removed = try store.write { w in try w.removeUser(id) }
+        guard removed else { throw StreakdError.unknownUser(id) }
+        printer.record(.object([("user", .string(id)), ("removed", .bool(true))]), short: "removed user \(id) and all their data")
+    }
+
+    /// Bulk users from JSON lines; all-or-nothing. Existing users are updated.
+    public func importUsers(path: String) throws {
+        let file = try InputFile.read(path)
+        var users: [User] = []
+        var firstLine: [String: Int] = [:]
+        var problems: [String] = []
+        for (i, line) in file.lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
+            do {
+                let user = try userRecord(line)
+                if let seen = firstLine[user.id] {
+                    throw FieldProblem(field: "user", message: "\(quoted(user.id)) appears already on line \(seen)")
+                }
+                firstLine[user.id] = i + 1
+                users.append(user)
+            } catch let p as FieldProblem {
+                problems.append("\(file.name):\(i + 1):\(p.field.isEmpty ? "" : " field \(quoted(p.field)):") \(p.message)")
+            }
+        }
+        if !problems.isEmpty {
+            throw StreakdError.data(
+                problems.prefix(20).joined(separator: "\n")
+                    + "\n\(problems.count) invalid record\(problems.count == 1 ? "" : "s"); no user was added or changed")
+        }
+        let (added, updated) = try store.write { w -> (Int, Int) in
+            var added = 0
+            for u in users {
+                if try w.addUser(u, at: now) { added += 1 } else { try w.updateUser(u, at: now) }
+            }
+            return (added, users.count - added)
+        }
+        printer.record(
+            .object([("added", .int(added)), ("updated", .int(updated))]),
+            short: "imported users from \(file.name): \(added) added, \(updated) updated")
+    }
+
+    func userRecord(_ line: Substring) throws -> User {
+        let o = try JSONInput.object(line).get()
+        let fields = ["user", "tz", "remind_at", "remind"]
+        if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
+            throw FieldProblem(field: unknown, message: "unknown field; valid fields: \(fields.joined(separator: ", "))")
+        }
+        let id = try JSONInput.string(o, "user", required: true).get()!
+        let tz = try JSONInput.string(o, "tz", required: true).get()!
+        let at = try JSONInput.string(o, "remind_at", required: false).get() ?? "20:00"
+        var remind = true
+        switch o["remind"] {
+        case nil: break
+        case .bool(let b)?: remind = b
+        case let other?: throw FieldProblem(field: "remind", message: "must be true or false, not \(other.kind)")
+        }
+        return try checkedUser(id: id, tz: tz, remindAt: at, remind: remind, fields: ("user", "tz", "remind_at")).get()
+    }
+
+    /// A user whose id, zone and reminder time are valid, or the field that is not.
+    func checkedUser(
+        id: String, tz: String, remindAt: String, remind: Bool, fields: (String, String, String)
+    ) -> Result<User, FieldProblem> {
+        if let problem = Validate.userID(id) {
+            return .failure(FieldProblem(field: fields.0, message: "\(quoted(id)) is not a user id; use \(problem)"))
+        }
+        if case .failure(let e) = zones.zone(tz) { return .failure(FieldProblem(field: fields.1, message: e.message)) }
+        guard let seconds = Validate.wallTime(remindAt) else {
+            return .failure(
+                FieldProblem(field: fields.2, message: "\(quoted(remindAt)) is not a time of day; use HH:MM from 00:00 to 23:59"))
+        }
+        return .success(User(id: id, zone: tz, remindAt: seconds, remind: remind))
+    }
+
+    func userJSON(_ u: User) -> JSON {
+        .object([
+            ("user", .string(u.id)), ("timezone", .string(u.zone)), ("remind_at", .string(Validate.wallTimeText(u.remindAt))),
+            ("remind", .bool(u.remind)),
+        ])
+    }
+
+    func reminderText(_ u: User) -> String { u.remind ? "at \(Validate.wallTimeText(u.remindAt))" : "off" }
+}
+
+func pad(_ s: String, _ width: Int) -> String { s.count >= width ? s : s + String(repeating: " ", count: width - s.count) }

@@ -1,0 +1,74 @@
+import StreakCore
+
+/// The effective configuration (`streakd.toml`), defaults filled in.
+public struct Config: Equatable, Sendable {
+    /// Check-ins older than this many days when first stored never count.
+    public var backfillDays = 90
+    /// Freeze settings for every streak without its own.
+    public var freeze = FreezeSettings()
+    /// Streak lengths that earn an `at_risk` reminder.
+    public var reminderDays: [Int] = [5, 7, 14]
+    /// If set, an `at_risk` is sent only this long after its due instant.
+    public var maxLate: Int64?
+    /// Settings by streak id; others use the defaults.
+    public var streaks: [String: StreakSettings] = [:]
+    /// The file it came from, or nil for the built-in defaults.
+    public var source: String?
+
+    public init() {}
+
+    public func settings(for streak: String) -> StreakSettings {
+        if let s = streaks[streak] { return s }
+        var s = StreakSettings()
+        s.freeze = freeze
+        return s
+    }
+
+    /// The effective configuration as TOML.
+    public var toml: String {
+        var lines = [
+            "# effective configuration" + (source.map { " from " + $0 } ?? " (built-in defaults)"),
+            "[import]", "backfill_days = \(backfillDays)", "",
+            "[freeze]",
+        ]
+        lines += Config.freezeLines(freeze)
+        lines += ["", "[reminders]", "days = [\(reminderDays.map(String.init).joined(separator: ", "))]"]
+        if let maxLate { lines.append("max_late = \"\(DurationText.text(maxLate))\"") }
+        for id in streaks.keys.sorted() {
+            let s = streaks[id]!
+            lines += ["", "[streaks.\(id)]", "goal = \(s.goal)", "leeway_hours = \(s.leewayHours)"]
+            lines += ["", "[streaks.\(id).freeze]"] + Config.freezeLines(s.freeze)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func freezeLines(_ f: FreezeSettings) -> [String] {
+        ["initial = \(f.initial)", "max = \(f.max)", "min_streak = \(f.minStreak)", "auto_use = \(f.autoUse)"]
+    }
+
+    public var json: JSON {
+        func freezeJSON(_ f: FreezeSettings) -> JSON {
+            .object([
+                ("initial", .int(f.initial)), ("max", .int(f.max)), ("min_streak", .int(f.minStreak)),
+                ("auto_use", .bool(f.autoUse)),
+            ])
+        }
+        let streakItems: [(String, JSON)] = streaks.keys.sorted().map { id in
+            let s = streaks[id]!
+            return (id, .object([("goal", .int(s.goal)), ("leeway_hours", .int(s.leewayHours)), ("freeze", freezeJSON(s.freeze))]))
+        }
+        return .object([
+            ("source", .optional(source)),
+            ("import", .object([("backfill_days", .int(backfillDays))])),
+            ("freeze", freezeJSON(freeze)),
+            (
+                "reminders",
+                .object([
+                    ("days", .array(reminderDays.map { .int($0) })),
+                    ("max_late", maxLate.map { .string(DurationText.text($0)) } ?? .null),
+                ])
+            ),
+            ("streaks", .object(streakItems)),
+        ])
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import StreakCore
+import TOMLKit
+
+/// Reads `streakd.toml`: every key checked, errors naming file, line and key.
+public enum ConfigLoader {
+    /// Loads the configuration. A missing file at a default path means the
+    /// defaults; a missing file named on the command line is an error.
+    public static func load(path: String, explicit: Bool) throws -> Config {
+        guard FileManager.default.fileExists(atPath: path) else {
+            if explicit { throw StreakdError(.noInput, "\(path): no such configuration file") }
+            return Config()
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StreakdError.config("\(path): cannot read the configuration file")
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw StreakdError.config("\(path): the configuration is not valid UTF-8")
+        }
+        var config = try parse(text, file: path)
+        config.source = path
+        return config
+    }
+
+    public static func parse(_ text: String, file: String) throws -> Config {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw StreakdError.config("\(file):\(error.source.begin.line): \(error.description)")
+        }
+        let reader = TableReader(file: file, text: text)
+        var config = Config()
+        try reader.keys(table, in: "", allowed: ["import", "freeze", "reminders", "streaks"])
+        if let t = try reader.table(table, "import", in: "") {
+            try reader.keys(t, in: "import", allowed: ["backfill_days"])
+            config.backfillDays = try reader.int(t, "backfill_days", in: "import", range: 0...365) ?? config.backfillDays
+        }
+        if let t = try reader.table(table, "freeze", in: "") {
+            config.freeze = try reader.freeze(t, in: "freeze", base: config.freeze)
+        }
+        if let t = try reader.table(table, "reminders", in: "") {
+            try reader.keys(t, in: "reminders", allowed: ["days", "max_late"])
+            config.reminderDays = try reader.intArray(t, "days", in: "reminders", range: 1...100_000) ?? config.reminderDays
+            if let late = try reader.string(t, "max_late", in: "reminders") {
+                guard let s = DurationText.seconds(late), s > 0 else {
+                    throw reader.error("reminders", "max_late", "\(quoted(late)) is not a duration; use \(DurationText.rule)")
+                }
+                config.maxLate = s
+            }
+        }
+        if let streaks = try reader.table(table, "streaks", in: "") {
+            for id in streaks.keys {
+                if let problem = Validate.streakID(id) {
+                    throw reader.error("streaks", nil, "\(quoted(id)) is not a streak id; use \(problem)", header: "streaks.\(id)")
+                }
+                guard let t = try reader.table(streaks, id, in: "streaks") else { continue }
+                let section = "streaks.\(id)"
+                try reader.keys(t, in: section, allowed: ["goal", "leeway_hours", "freeze"])
+                var s = StreakSettings()
+                s.freeze = config.freeze
+                s.goal = try reader.int(t, "goal", in: section, range: 1...100) ?? s.goal
+                s.leewayHours = try reader.int(t, "leeway_hours", in: section, range: 0...24) ?? s.leewayHours
+                if let f = try reader.table(t, "freeze", in: section) {
+                    s.freeze = try reader.freeze(f, in: section + ".freeze", base: config.freeze)
+                }
+                config.streaks[id] = s
+            }
+        }
+        return config
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import StreakCore
+import TOMLKit
+
+/// Typed access to a TOML table, with errors that name file, line and key.
+struct TableReader {
+    let file: String
+    let text: String
+
+    func error(_ section: String, _ key: String?, _ message: String, header: String? = nil) -> StreakdError {
+        let name = [section, key].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ".")
+        let found = key.flatMap { self.line(of: $0, in: section) } ?? self.line(ofHeader: header ?? section)
+        return .config("\(file):\(found.map(String.init) ?? "1"): \(name): \(message)")
+    }
+
+    /// The line where `key = …` stands under `[section]`.
+    func line(of key: String, in section: String) -> Int? {
+        var current = ""
+        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let s = raw.trimmingCharacters(in: .whitespaces)
+            if s.hasPrefix("[") {
+                current = s.trimmingCharacters(in: CharacterSet(charactersIn: "[] \t")).replacingOccurrences(of: " ", with: "")
+                if let hash = current.firstIndex(of: "#") { current = String(current[..<hash]) }
+                continue
+            }
+            let name = s.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces) ?? ""
+            if current == section && name == key { return i + 1 }
+            if current.isEmpty && name == section + "." + key { return i + 1 }
+        }
+        return line(ofHeader: section + "." + key)
+    }
+
+    func line(ofHeader header: String) -> Int? {
+        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let s = raw.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: " ", with: "")
+            if s.hasPrefix("[" + header + "]") || s.hasPrefix("[[" + header + "]]") { return i + 1 }
+        }
+        return nil
+    }
+
+    func keys(_ table: TOMLTable, in section: String, allowed: [String]) throws {
+        for key in table.keys where !allowed.contains(key) {
+            let place = section.isEmpty ? "the top level" : "[\(section)]"
+            throw error(
+                section, key, "unknown setting; valid in \(place): \(allowed.joined(separator: ", "))",
+                header: section.isEmpty ? key : section + "." + key)
+        }
+    }
+
+    func table(_ t: TOMLTable, _ key: String, in section: String) throws -> TOMLTable? {
+        guard let v = t[key] else { return nil }
+        guard let table = v.table else {
+            throw error(section, key, "must be a table ([\(section.isEmpty ? key : section + "." + key)])")
+        }
+        return table
+    }
+
+    func int(_ t: TOMLTable, _ key: String, in section: String, range: ClosedRange<Int>) throws -> Int? {
+        guard let v = t[key] else { return nil }
+        guard v.type == .int, let i = v.int else {
+            throw error(section, key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        guard range.contains(i) else {
+            throw error(section, key, "\(i) is out of range; use a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return i
+    }
+
+    func bool(_ t: TOMLTable, _ key: String, in section: String) throws -> Bool? {
+        guard let v = t[key] else { return nil }
+        guard v.type == .bool, let b = v.bool else { throw error(section, key, "must be true or false") }
+        return b
+    }
+
+    func string(_ t: TOMLTable, _ key: String, in section: String) throws -> String? {
+        guard let v = t[key] else { return nil }
+        guard v.type == .string, let s = v.string else { throw error(section, key, "must be a string in quotes") }
+        return s
+    }
+
+    func intArray(_ t: TOMLTable, _ key: String, in section: String, range: ClosedRange<Int>) throws -> [Int]? {
+        guard let v = t[key] else { return nil }
+        let rule = "must be a list of whole numbers from \(range.lowerBound) to \(range.upperBound), such as [5, 7, 14]"
+        guard v.type == .array, let array = v.array else { throw error(section, key, rule) }
+        var result: [Int] = []
+        for item in array {
+            guard item.type == .int, let i = item.int, range.contains(i) else { throw error(section, key, rule) }
+            result.append(i)
+        }
+        return Array(Set(result)).sorted()
+    }
+
+    func freeze(_ t: TOMLTable, in section: String, base: FreezeSettings) throws -> FreezeSettings {
+        try keys(t, in: section, allowed: ["initial", "max", "min_streak", "auto_use"])
+        var f = base
+        f.max = try int(t, "max", in: section, range: 0...100) ?? f.max
+        f.initial = try int(t, "initial", in: section, range: 0...100) ?? min(f.initial, f.max)
+        guard f.initial <= f.max else {
+            throw error(section, "initial", "\(f.initial) is more than max (\(f.max)); use a number from 0 to \(f.max)")
+        }
+        f.minStreak = try int(t, "min_streak", in: section, range: 1...10_000) ?? f.minStreak
+        f.autoUse = try bool(t, "auto_use", in: section) ?? f.autoUse
+        return f
+    }
+}

@@ -1,0 +1,70 @@
+import Logging
+import StreakCore
+import StreakStore
+
+/// What every job runs with: the store, the configuration, "now" and where to print.
+public struct Context: Sendable {
+    public let store: any Store
+    public let config: Config
+    public let now: Instant
+    public let zones: ZoneBook
+    public let printer: Printer
+    public let logger: Logger
+
+    public init(
+        store: any Store, config: Config, now: Instant, zones: ZoneBook, printer: Printer,
+        logger: Logger = Logger(label: "streakd", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.store = store
+        self.config = config
+        self.now = now
+        self.zones = zones
+        self.printer = printer
+        self.logger = logger
+        logger.debug("context", metadata: ["now": "\(now)", "config": "\(config.source ?? "built-in defaults")"])
+    }
+
+    /// A user who must exist.
+    func user(_ id: String, in reader: any StoreReader) throws -> User {
+        if let problem = Validate.userID(id) { throw StreakdError.data("\(quoted(id)) is not a user id; use \(problem)") }
+        guard let user = try reader.user(id) else { throw StreakdError.unknownUser(id) }
+        return user
+    }
+
+    func streakID(_ id: String, field: String = "--streak") throws -> String {
+        if let problem = Validate.streakID(id) {
+            throw StreakdError.data("\(field): \(quoted(id)) is not a streak id; use \(problem)")
+        }
+        return id
+    }
+
+    /// Everything the engine needs about one (user, streak).
+    func history(of user: User, streak: String, in reader: any StoreReader) throws -> StreakHistory {
+        let changes = try reader.zoneHistory(of: user.id)
+        var zones = try changes.map { ZoneChange(since: $0.since, zone: try self.zones.stored($0.zone)) }
+        if zones.isEmpty { zones = [ZoneChange(since: Instant(seconds: 0), zone: try self.zones.stored(user.zone))] }
+        let checkins = try reader.checkins(of: user.id, streak: streak).map {
+            CheckIn(instant: $0.instant, zone: try self.zones.stored($0.zone), id: $0.eventID, storedAt: $0.storedAt)
+        }
+        return StreakHistory(
+            checkins: checkins, zones: zones, freezeEvents: try reader.freezeEvents(of: user.id, streak: streak),
+            epochs: try reader.settingsEpochs(of: streak), settings: config.settings(for: streak),
+            backfillDays: config.backfillDays)
+    }
+
+    /// Notes the goal and leeway in force, so later changes apply only to dates not ended.
+    func recordSettings(for streaks: Set<String>, in writer: any StoreWriter) throws {
+        for streak in streaks {
+            let s = config.settings(for: streak)
+            try writer.recordSettings(SettingsEpoch(since: now, goal: s.goal, leewayHours: s.leewayHours), streak: streak)
+        }
+    }
+
+    /// The user's current zone.
+    func currentZone(of user: User) throws -> Zone { try zones.stored(user.zone) }
+
+    /// A local time with its offset, e.g. `2026-11-21T20:00:00+01:00`.
+    func local(_ instant: Instant, in zone: Zone) -> String {
+        RFC3339.format(instant, offset: zone.offset(at: instant))
+    }
+}

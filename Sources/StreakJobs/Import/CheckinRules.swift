@@ -1,0 +1,86 @@
+import StreakCore
+import StreakStore
+
+/// A check-in as it comes in, before it is checked.
+struct CheckinInput {
+    var user: String
+    var streak: String?
+    var at: String?
+    var tz: String?
+    var id: String?
+    var meta: Metadata = []
+}
+
+/// One thing wrong with one input: which field, and what would be valid.
+struct FieldProblem: Error {
+    var field: String
+    var message: String
+
+    /// As an error of the command line: `FIELD: message`.
+    var asError: StreakdError { .data(field.isEmpty ? message : "\(field): \(message)") }
+}
+
+/// The rules every check-in must meet at the boundary (SPEC §1).
+struct CheckinRules {
+    /// Known users and their current zones.
+    let users: [String: String]
+    let zones: ZoneBook
+    let now: Instant
+    /// Field names as the input spells them (JSON keys, CSV columns or options).
+    var names = ["user": "user", "streak": "streak", "at": "at", "tz": "tz", "id": "id", "meta": "meta"]
+
+    static let futureSlack: Int64 = 5 * 60
+    static let maxAge: Int64 = 365 * Instant.day
+
+    func check(_ input: CheckinInput) -> Result<NewCheckin, FieldProblem> {
+        func fail(_ field: String, _ message: String) -> Result<NewCheckin, FieldProblem> {
+            .failure(FieldProblem(field: names[field] ?? field, message: message))
+        }
+        if let problem = Validate.userID(input.user) {
+            return fail("user", "\(quoted(input.user)) is not a user id; use \(problem)")
+        }
+        guard let userZone = users[input.user] else {
+            return fail("user", "unknown user \(quoted(input.user)); add it first with: streakd user add \(input.user) --tz ZONE")
+        }
+        let streak = input.streak ?? "daily"
+        if let problem = Validate.streakID(streak) { return fail("streak", "\(quoted(streak)) is not a streak id; use \(problem)") }
+        let instant: Instant
+        if let at = input.at {
+            guard let parsed = RFC3339.parse(at) else {
+                return fail("at", "\(quoted(at)) is not an RFC 3339 instant with an offset; use e.g. 2026-11-20T19:03:00-05:00")
+            }
+            instant = parsed
+        } else {
+            instant = now
+        }
+        if instant > now + Self.futureSlack {
+            return fail("at", "\(instant) is in the future (now is \(now)); a check-in may be at most 5 minutes ahead")
+        }
+        if instant < now - Self.maxAge {
+            return fail("at", "\(instant) is more than a year before now (\(now)); check-ins must be from the last 365 days")
+        }
+        let zone = input.tz ?? userZone
+        if case .failure(let e) = zones.zone(zone) { return fail("tz", e.message) }
+        if let id = input.id, let problem = Validate.eventID(id) {
+            return fail("id", "\(quoted(id)) is not an event id; use \(problem)")
+        }
+        if input.meta.count > 32 { return fail("meta", "too many keys (\(input.meta.count)); at most 32") }
+        var metaFields: [(String, JSON)] = []
+        for (key, value) in input.meta {
+            if let problem = Validate.metaKey(key) { return fail("meta", "key \(quoted(key)) is not valid; use \(problem)") }
+            switch value {
+            case .string(let s):
+                guard s.utf8.count <= Validate.maxMetaString else {
+                    return fail("meta", "value of \(quoted(key)) is \(s.utf8.count) bytes long; at most \(Validate.maxMetaString)")
+                }
+                metaFields.append((key, .string(s)))
+            case .bool(let b): metaFields.append((key, .bool(b)))
+            case .integer(let i): metaFields.append((key, .int(i)))
+            }
+        }
+        return .success(
+            NewCheckin(
+                user: input.user, streak: streak, instant: instant, zone: zone, eventID: input.id,
+                meta: metaFields.isEmpty ? nil : JSON.object(metaFields).text))
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// `-o short|json`.
+public enum OutputFormat: String, CaseIterable, Sendable {
+    case short
+    case json
+}
+
+/// Where a job writes: records and messages to `out`, warnings and progress to `err`.
+public struct Printer: Sendable {
+    public var format: OutputFormat
+    public var out: @Sendable (String) -> Void
+    public var err: @Sendable (String) -> Void
+    /// Whether standard error is a terminal (progress bars only then).
+    public var errIsTerminal: Bool
+
+    public init(
+        format: OutputFormat, out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
+        errIsTerminal: Bool = false
+    ) {
+        self.format = format
+        self.out = out
+        self.err = err
+        self.errIsTerminal = errIsTerminal
+    }
+
+    /// Prints to the process's standard output and error.
+    public static func standard(format: OutputFormat) -> Printer {
+        Printer(
+            format: format,
+            out: { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) },
+            err: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) },
+            errIsTerminal: isatty(2) == 1)
+    }
+
+    public func warn(_ message: String) { err("streakd: warning: " + message) }
+
+    /// Writes to standard error without a line break (progress bars).
+    func errRaw(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+
+    /// A record: its JSON object with `-o json`, else the short text.
+    public func record(_ json: JSON, short: @autoclosure () -> String) {
+        out(format == .json ? json.text : short())
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import StreakCore
+
+/// Checks zone names against the system's tzdata and hands out `Zone`s.
+public final class ZoneBook: @unchecked Sendable {
+    let directory: String
+    private var cache: [String: Zone] = [:]
+    private let lock = NSLock()
+
+    public init(directory: String = "/usr/share/zoneinfo") { self.directory = directory }
+
+    static let rule = "use an IANA zone name from the system's tzdata, such as Europe/Berlin or America/New_York"
+
+    /// The zone, or an explanation of why the name is not one.
+    public func zone(_ name: String) -> Result<Zone, StreakdError> {
+        lock.lock()
+        defer { lock.unlock() }
+        if let z = cache[name] { return .success(z) }
+        if let problem = shapeProblem(name) { return .failure(.data(problem)) }
+        guard isZoneFile(directory + "/" + name), let rules = FoundationZoneRules(identifier: name) else {
+            return .failure(.data("unknown time zone \(quoted(name)); \(Self.rule)"))
+        }
+        let zone = Zone(identifier: name, rules: rules)
+        cache[name] = zone
+        return .success(zone)
+    }
+
+    /// A zone known to be valid (from the store).
+    public func stored(_ name: String) throws -> Zone {
+        switch zone(name) {
+        case .success(let z): return z
+        case .failure(let e): throw StreakdError.data("the store holds \(e.message)")
+        }
+    }
+
+    func shapeProblem(_ name: String) -> String? {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        let allowed = name.utf8.allSatisfy {
+            ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 47 || $0 == 95
+                || $0 == 45 || $0 == 43
+        }
+        if name.isEmpty || name.utf8.count > 64 || !allowed || parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
+            || parts.first == "posix" || parts.first == "right" || name == "localtime" || name == "posixrules"
+            || name == "Factory"
+        {
+            if name.contains("/") && (name.hasPrefix("/") || name.contains("..")) {
+                return "\(quoted(name)) is a path, not a time zone name; \(Self.rule)"
+            }
+            return "\(quoted(name)) is not a time zone name; \(Self.rule)"
+        }
+        return nil
+    }
+
+    func isZoneFile(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 4)) == Data("TZif".utf8)
+    }
+}

@@ -1,0 +1,59 @@
+import StreakCore
+
+/// A user as stored.
+public struct User: Equatable, Sendable {
+    public var id: String
+    /// The current zone's IANA identifier.
+    public var zone: String
+    /// Reminder time, seconds after local midnight.
+    public var remindAt: Int
+    public var remind: Bool
+
+    public init(id: String, zone: String, remindAt: Int = 20 * 3600, remind: Bool = true) {
+        self.id = id
+        self.zone = zone
+        self.remindAt = remindAt
+        self.remind = remind
+    }
+}
+
+/// A check-in to store. `meta` is a JSON object's text, or nil.
+public struct NewCheckin: Equatable, Sendable {
+    public var user: String
+    public var streak: String
+    public var instant: Instant
+    public var zone: String
+    public var eventID: String?
+    public var meta: String?
+
+    public init(user: String, streak: String, instant: Instant, zone: String, eventID: String? = nil, meta: String? = nil) {
+        self.user = user
+        self.streak = streak
+        self.instant = instant
+        self.zone = zone
+        self.eventID = eventID
+        self.meta = meta
+    }
+}
+
+/// A check-in as stored.
+public struct StoredCheckin: Equatable, Sendable {
+    public var instant: Instant
+    public var zone: String
+    public var eventID: String?
+    public var storedAt: Instant
+}
+
+/// A zone a user took on at an instant.
+public struct StoredZoneChange: Equatable, Sendable {
+    public var since: Instant
+    public var zone: String
+}
+
+/// What an insert of check-ins did.
+public struct InsertResult: Equatable, Sendable {
+    public var inserted = 0
+    /// Check-ins whose event id was stored already (a no-op).
+    public var duplicates = 0
+    public init() {}
+}

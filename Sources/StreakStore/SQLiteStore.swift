@@ -1,0 +1,181 @@
+import Foundation
+import GRDB
+import StreakCore
+
+/// The embedded store: one SQLite file in WAL mode, safe for several
+/// processes at once (writers wait for each other up to `busyTimeout`).
+public final class SQLiteStore: Store {
+    public let path: String
+    let queue: DatabaseQueue
+
+    /// Opens the file, creating it and its folder on first use, and migrates it forward.
+    public init(path: String, busyTimeout: TimeInterval = 30) throws {
+        self.path = path
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError("cannot create the store's folder \(folder): \(Self.reason(error))")
+            }
+        }
+        var config = Configuration()
+        config.journalMode = .wal
+        config.busyMode = .timeout(busyTimeout)
+        config.foreignKeysEnabled = true
+        do {
+            queue = try DatabaseQueue(path: path, configuration: config)
+            try Schema.migrator.migrate(queue)
+        } catch {
+            throw StoreError("cannot open the store \(path): \(Self.reason(error))")
+        }
+    }
+
+    public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+        try wrap { try queue.read { db in try body(SQLiteAccess(db: db)) } }
+    }
+
+    public func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
+        try wrap { try queue.write { db in try body(SQLiteAccess(db: db)) } }
+    }
+
+    private func wrap<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw StoreError("store \(path): \(Self.reason(error))")
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let e = error as? DatabaseError { return e.message ?? "\(e.resultCode)" }
+        return "\(error)"
+    }
+}
+
+/// The reader and writer over one open transaction.
+struct SQLiteAccess: StoreWriter {
+    let db: Database
+
+    func user(_ id: String) throws -> User? {
+        try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map(Self.user)
+    }
+
+    func users() throws -> [User] {
+        try Row.fetchAll(db, sql: "SELECT * FROM users ORDER BY id").map(Self.user)
+    }
+
+    static func user(_ row: Row) -> User {
+        User(id: row["id"], zone: row["zone"], remindAt: row["remind_at"], remind: row["remind"])
+    }
+
+    func zoneHistory(of user: String) throws -> [StoredZoneChange] {
+        try Row.fetchAll(db, sql: "SELECT since, zone FROM user_zones WHERE user_id = ? ORDER BY since", arguments: [user])
+            .map { StoredZoneChange(since: Instant(seconds: $0["since"]), zone: $0["zone"]) }
+    }
+
+    func streaks(of user: String) throws -> [String] {
+        try String.fetchAll(
+            db,
+            sql: """
+                SELECT streak FROM checkins WHERE user_id = ?1
+                UNION SELECT streak FROM freeze_events WHERE user_id = ?1 ORDER BY 1
+                """, arguments: [user])
+    }
+
+    func checkins(of user: String, streak: String) throws -> [StoredCheckin] {
+        try Row.fetchAll(
+            db, sql: "SELECT at, zone, event_id, stored_at FROM checkins WHERE user_id = ? AND streak = ? ORDER BY at",
+            arguments: [user, streak]
+        ).map {
+            StoredCheckin(
+                instant: Instant(seconds: $0["at"]), zone: $0["zone"], eventID: $0["event_id"],
+                storedAt: Instant(seconds: $0["stored_at"]))
+        }
+    }
+
+    func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent] {
+        try Row.fetchAll(
+            db, sql: "SELECT at, kind, date FROM freeze_events WHERE user_id = ? AND streak = ? ORDER BY at, id",
+            arguments: [user, streak]
+        ).map { row in
+            let at = Instant(seconds: row["at"])
+            switch row["kind"] as String {
+            case "grant": return FreezeEvent(at: at, kind: .grant)
+            case "refill": return FreezeEvent(at: at, kind: .refill)
+            default: return FreezeEvent(at: at, kind: .use(LocalDate(day: row["date"])))
+            }
+        }
+    }
+
+    func settingsEpochs(of streak: String) throws -> [SettingsEpoch] {
+        try Row.fetchAll(db, sql: "SELECT * FROM settings_epochs WHERE streak = ? ORDER BY since", arguments: [streak])
+            .map { SettingsEpoch(since: Instant(seconds: $0["since"]), goal: $0["goal"], leewayHours: $0["leeway_hours"]) }
+    }
+
+    func addUser(_ user: User, at: Instant) throws -> Bool {
+        try db.execute(
+            sql: "INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            arguments: [user.id, user.zone, user.remindAt, user.remind, at.seconds])
+        guard db.changesCount == 1 else { return false }
+        try db.execute(
+            sql: "INSERT INTO user_zones (user_id, since, zone) VALUES (?, ?, ?)",
+            arguments: [user.id, at.seconds, user.zone])
+        return true
+    }
+
+    func updateUser(_ user: User, at: Instant) throws {
+        let old = try self.user(user.id)
+        try db.execute(
+            sql: "UPDATE users SET zone = ?, remind_at = ?, remind = ? WHERE id = ?",
+            arguments: [user.zone, user.remindAt, user.remind, user.id])
+        if let old, old.zone != user.zone {
+            try db.execute(
+                sql: """
+                    INSERT INTO user_zones (user_id, since, zone) VALUES (?, ?, ?)
+                    ON CONFLICT (user_id, since) DO UPDATE SET zone = excluded.zone
+                    """, arguments: [user.id, at.seconds, user.zone])
+        }
+    }
+
+    func removeUser(_ id: String) throws -> Bool {
+        try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id])
+        return db.changesCount == 1
+    }
+
+    func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult {
+        var result = InsertResult()
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO checkins (user_id, streak, at, zone, event_id, meta, stored_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """)
+        for c in checkins {
+            try statement.execute(arguments: [
+                c.user, c.streak, c.instant.seconds, c.zone, c.eventID, c.meta, storedAt.seconds,
+            ])
+            if db.changesCount == 1 { result.inserted += 1 } else { result.duplicates += 1 }
+        }
+        return result
+    }
+
+    func addFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws {
+        let (kind, date): (String, Int?) =
+            switch event.kind {
+            case .grant: ("grant", nil)
+            case .refill: ("refill", nil)
+            case .use(let d): ("use", d.day)
+            }
+        try db.execute(
+            sql: "INSERT INTO freeze_events (user_id, streak, at, kind, date) VALUES (?, ?, ?, ?, ?)",
+            arguments: [user, streak, event.at.seconds, kind, date])
+    }
+
+    func recordSettings(_ epoch: SettingsEpoch, streak: String) throws {
+        let last = try settingsEpochs(of: streak).last
+        guard last?.goal != epoch.goal || last?.leewayHours != epoch.leewayHours else { return }
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO settings_epochs (streak, since, goal, leeway_hours) VALUES (?, ?, ?, ?)",
+            arguments: [streak, epoch.since.seconds, epoch.goal, epoch.leewayHours])
+    }
+}

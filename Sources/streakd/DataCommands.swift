@@ -1,0 +1,90 @@
+import ArgumentParser
+import StreakJobs
+
+struct Checkin: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Record a check-in.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The user's id.") var id: String
+    @Option(help: "The streak.") var streak = "daily"
+    @Option(help: ArgumentHelp("When it happened (RFC 3339 with an offset); default now.", valueName: "rfc3339")) var at: String?
+    @Option(help: ArgumentHelp("The zone in force when it happened; default the user's.", valueName: "zone")) var tz: String?
+    @Option(name: .customLong("id"), help: ArgumentHelp("An event id; storing the same id again does nothing.", valueName: "event-id"))
+    var eventID: String?
+    @Option(help: ArgumentHelp("Metadata (repeatable); values are strings, true/false or integers.", valueName: "key=value"))
+    var meta: [String] = []
+
+    func run() throws {
+        try global.run { try $0.checkin(user: id, streak: streak, at: at, tz: tz, eventID: eventID, meta: meta) }
+    }
+}
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import check-ins from JSON lines or CSV; all or nothing.",
+        discussion: """
+            JSON lines: {"user":"u1","streak":"daily","at":"2026-11-20T19:03:00-05:00","tz":"America/New_York","id":"e1","meta":{"reps":20}} \
+            (streak, tz, id and meta optional). CSV: a header row naming the columns user,at[,tz][,streak][,id]. \
+            The format follows the file's extension (.csv), else JSON lines.
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The file, or - for standard input.") var file: String
+    @Option(help: "jsonl or csv (default: from the file's extension).") var format: Context.ImportFormat?
+    @Flag(help: "Import the valid records and report the invalid ones.") var skipInvalid = false
+
+    func run() throws {
+        try global.run { try $0.importCheckins(path: file, format: format, skipInvalid: skipInvalid) }
+    }
+}
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show current and longest streak, today's progress, freezes and the next reminder.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The user's id.") var id: String
+    @Option(help: "One streak (default: every streak of the user).") var streak: String?
+
+    func run() throws { try global.run { try $0.status(user: id, streak: streak) } }
+}
+
+struct Calendar: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the last weeks as a grid: qualifying, frozen, missed.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The user's id.") var id: String
+    @Option(help: "The streak.") var streak = "daily"
+    @Option(help: "How many weeks.") var weeks = 4
+
+    func run() throws { try global.run { try $0.calendar(user: id, streak: streak, weeks: weeks) } }
+}
+
+struct FreezeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "freeze", abstract: "Grant or use streak freezes.", subcommands: [Add.self, Use.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Grant a freeze (up to freeze.max).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The user's id.") var id: String
+        @Option(help: "The streak.") var streak = "daily"
+        func run() throws { try global.run { try $0.addFreeze(user: id, streak: streak) } }
+    }
+
+    struct Use: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Freeze today or a coming date in advance.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The user's id.") var id: String
+        @Option(help: "The streak.") var streak = "daily"
+        @Option(help: ArgumentHelp("The date to freeze (default today).", valueName: "yyyy-mm-dd")) var date: String?
+        func run() throws { try global.run { try $0.useFreeze(user: id, streak: streak, date: date) } }
+    }
+}
+
+struct ConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config", abstract: "Check the configuration.", subcommands: [Check.self])
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Validate the configuration and print the effective one.")
+        @OptionGroup var global: GlobalOptions
+        func run() throws { try global.run { $0.checkConfig() } }
+    }
+}

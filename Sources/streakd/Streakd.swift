@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import StreakJobs
+
+@main
+struct Streakd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "streakd",
+        abstract: "Daily habit streaks across time zones, with reminders before a streak breaks.",
+        discussion: """
+            Every command takes --store, --config, --now and -o. Exit codes: 0 success, 64 usage, \
+            65 bad input data, 66 input file missing, 69 service unavailable, 75 temporary failure, \
+            78 bad configuration.
+            """,
+        subcommands: [
+            UserCommand.self, Checkin.self, Import.self, Status.self, Calendar.self, FreezeCommand.self,
+            ConfigCommand.self,
+        ])
+
+    /// Runs the command; errors for people go to standard error with their sysexits code.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as StreakdError {
+            fail(error.message, error.status.rawValue)
+        } catch let error as StoreFailure {
+            fail(error.message, ExitStatus.unavailable.rawValue)
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    static func fail(_ message: String, _ code: Int32) -> Never {
+        let lines = message.split(separator: "\n", omittingEmptySubsequences: false)
+        let text = lines.enumerated().map { $0.offset == 0 ? "streakd: error: \($0.element)" : String($0.element) }
+        FileHandle.standardError.write(Data((text.joined(separator: "\n") + "\n").utf8))
+        Foundation.exit(code)
+    }
+}
