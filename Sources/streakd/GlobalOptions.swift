@@ -61,6 +61,9 @@ struct GlobalOptions: ParsableArguments {
         guard let instant = RFC3339.parse(text) else {
             throw StreakdError.usage("\(name): \"\(text)\" is not an RFC 3339 instant with an offset; use e.g. 2026-11-21T19:00:00Z")
         }
+        guard instant.seconds >= 0, instant.seconds < 7_258_118_400 else {
+            throw StreakdError.usage("\(name): \(instant) is out of range; use an instant from 1970 to 2199")
+        }
         return instant
     }
 

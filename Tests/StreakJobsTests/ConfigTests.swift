@@ -1,0 +1,82 @@
+import StreakCore
+import Testing
+
+@testable import StreakJobs
+
+@Suite struct ConfigTests {
+    @Test func emptyFileMeansDefaults() throws {
+        #expect(try ConfigLoader.parse("", file: "c.toml") == Config())
+    }
+
+    @Test func readsEverySection() throws {
+        let c = try ConfigLoader.parse(
+            """
+            [import]
+            backfill_days = 30
+            [freeze]
+            max = 2
+            initial = 2
+            min_streak = 5
+            auto_use = false
+            [reminders]
+            days = [3, 7]
+            max_late = "1h"
+            [streaks.workout]
+            goal = 2
+            leeway_hours = 3
+            [streaks.workout.freeze]
+            max = 3
+            """, file: "c.toml")
+        #expect(c.backfillDays == 30)
+        #expect(c.freeze.max == 2 && c.freeze.initial == 2 && c.freeze.minStreak == 5 && !c.freeze.autoUse)
+        #expect(c.reminderDays == [3, 7] && c.maxLate == 3600)
+        let w = c.settings(for: "workout")
+        #expect(w.goal == 2 && w.leewayHours == 3 && w.freeze.max == 3 && w.freeze.minStreak == 5)
+        #expect(c.settings(for: "daily").goal == 1 && c.settings(for: "daily").freeze.max == 2)
+    }
+
+    @Test(arguments: [
+        ("[streaks.workout]\ngoal = 0", "c.toml:2: streaks.workout.goal: 0 is out of range; use a whole number from 1 to 100"),
+        ("[freeze]\n\nmax = \"one\"", "c.toml:3: freeze.max: must be a whole number from 0 to 100"),
+        ("[reminders]\ndays = [5, -1]", "c.toml:2: reminders.days: must be a list of whole numbers from 1 to 100000, such as [5, 7, 14]"),
+        ("[reminders]\nmax_late = \"soon\"", "c.toml:2: reminders.max_late: \"soon\" is not a duration; use a whole number and a unit m, h, d or w, such as 90m, 24h or 2d"),
+        ("[freeze]\ninitial = 2", "c.toml:2: freeze.initial: 2 is more than max (1); use a number from 0 to 1"),
+        ("[remind]\ndays = [1]", "c.toml:1: remind: unknown setting; valid in the top level: import, freeze, reminders, streaks"),
+        ("[import]\nbackfil_days = 3", "c.toml:2: import.backfil_days: unknown setting; valid in [import]: backfill_days"),
+        ("[streaks.Work-Out]\ngoal = 2", "c.toml:1: streaks: \"Work-Out\" is not a streak id; use 1 to 64 characters of a-z, 0-9 and '_'"),
+        ("[freeze]\nauto_use = 1", "c.toml:2: freeze.auto_use: must be true or false"),
+    ])
+    func errorsNameFileLineAndKey(text: String, message: String) {
+        #expect {
+            _ = try ConfigLoader.parse(text, file: "c.toml")
+        } throws: { error in
+            let e = error as? StreakdError
+            return e?.status == .config && e?.message == message
+        }
+    }
+
+    @Test func syntaxErrorsNameTheLine() {
+        #expect {
+            _ = try ConfigLoader.parse("[import]\nbackfill_days = = 3\n", file: "c.toml")
+        } throws: { error in
+            (error as? StreakdError)?.message.hasPrefix("c.toml:2: ") == true
+        }
+    }
+
+    @Test func missingDefaultFileMeansDefaultsButMissingNamedFileIsAnError() throws {
+        #expect(try ConfigLoader.load(path: "/nonexistent/streakd.toml", explicit: false) == Config())
+        #expect(throws: StreakdError.self) { try ConfigLoader.load(path: "/nonexistent/streakd.toml", explicit: true) }
+    }
+
+    @Test func defaultPathsFollowSystemdThenXDG() {
+        let systemd = Paths(environment: ["STATE_DIRECTORY": "/var/lib/streakd:/other", "CONFIGURATION_DIRECTORY": "/etc/streakd"])
+        #expect(systemd.defaultStore == "/var/lib/streakd/streakd.sqlite")
+        #expect(systemd.defaultConfig == "/etc/streakd/streakd.toml")
+        let xdg = Paths(environment: ["XDG_STATE_HOME": "/h/st", "XDG_CONFIG_HOME": "/h/cf", "HOME": "/h"])
+        #expect(xdg.defaultStore == "/h/st/streakd/streakd.sqlite")
+        #expect(xdg.defaultConfig == "/h/cf/streakd/streakd.toml")
+        let bare = Paths(environment: ["HOME": "/home/ann"])
+        #expect(bare.defaultStore == "/home/ann/.local/state/streakd/streakd.sqlite")
+        #expect(bare.defaultConfig == "/etc/streakd/streakd.toml")
+    }
+}

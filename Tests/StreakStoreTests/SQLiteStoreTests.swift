@@ -1,0 +1,122 @@
+import Foundation
+import StreakCore
+import Testing
+
+@testable import StreakStore
+
+/// A fresh folder for one test's SQLite files.
+func scratch() -> String {
+    let dir = NSTemporaryDirectory() + "streakd-store-" + UUID().uuidString
+    return dir
+}
+
+let t0 = Instant(seconds: 1_795_000_000)
+
+@Suite struct SQLiteStoreTests {
+    @Test func createsTheFileAndFolderInWALMode() throws {
+        let path = scratch() + "/nested/dir/s.sqlite"
+        let store = try SQLiteStore(path: path)
+        _ = try store.write { w in try w.addUser(User(id: "u1", zone: "Europe/Berlin"), at: t0) }
+        #expect(FileManager.default.fileExists(atPath: path))
+        let header = try #require(FileManager.default.contents(atPath: path))
+        #expect(header[18] == 2 && header[19] == 2, "bytes 18-19 of the header are 2 in WAL mode")
+    }
+
+    @Test func reopeningMigratesNothingTwiceAndKeepsData() throws {
+        let path = scratch() + "/s.sqlite"
+        _ = try SQLiteStore(path: path).write { w in try w.addUser(User(id: "u1", zone: "Asia/Tokyo"), at: t0) }
+        let again = try SQLiteStore(path: path)
+        #expect(try again.read { r in try r.users() } == [User(id: "u1", zone: "Asia/Tokyo")])
+    }
+
+    @Test func usersAreUniqueAndZoneChangesAreKept() throws {
+        let store = try SQLiteStore(path: scratch() + "/s.sqlite")
+        try store.write { (w: any StoreWriter) throws in
+            #expect(try w.addUser(User(id: "u1", zone: "Asia/Tokyo"), at: t0))
+            #expect(try !w.addUser(User(id: "u1", zone: "Europe/Paris"), at: t0))
+            try w.updateUser(User(id: "u1", zone: "Pacific/Honolulu"), at: t0 + 3600)
+            try w.updateUser(User(id: "u1", zone: "Pacific/Honolulu", remindAt: 3600), at: t0 + 7200)
+        }
+        let history = try store.read { r in try r.zoneHistory(of: "u1") }
+        #expect(history == [StoredZoneChange(since: t0, zone: "Asia/Tokyo"), StoredZoneChange(since: t0 + 3600, zone: "Pacific/Honolulu")])
+    }
+
+    @Test func eventIDsMakeReimportANoOp() throws {
+        let store = try SQLiteStore(path: scratch() + "/s.sqlite")
+        _ = try store.write { w in try w.addUser(User(id: "u1", zone: "UTC"), at: t0) }
+        let batch = [
+            NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC", eventID: "e1"),
+            NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC"),
+            NewCheckin(user: "u1", streak: "workout", instant: t0, zone: "UTC", eventID: "e1"),
+        ]
+        let first = try store.write { w in try w.insertCheckins(batch, storedAt: t0) }
+        #expect(first.inserted == 2 && first.duplicates == 1)
+        let second = try store.write { w in try w.insertCheckins(batch, storedAt: t0) }
+        #expect(second.inserted == 1 && second.duplicates == 2, "check-ins without ids are never merged")
+        #expect(try store.read { r in try r.checkins(of: "u1", streak: "daily") }.count == 3)
+    }
+
+    @Test func removingAUserDeletesEverything() throws {
+        let store = try SQLiteStore(path: scratch() + "/s.sqlite")
+        try store.write { (w: any StoreWriter) throws in
+            _ = try w.addUser(User(id: "u1", zone: "UTC"), at: t0)
+            _ = try w.insertCheckins([NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC")], storedAt: t0)
+            try w.addFreezeEvent(FreezeEvent(at: t0, kind: .grant), user: "u1", streak: "daily")
+        }
+        #expect(try store.write { w in try w.removeUser("u1") })
+        try store.read { (r: any StoreReader) throws in
+            #expect(try r.checkins(of: "u1", streak: "daily").isEmpty)
+            #expect(try r.freezeEvents(of: "u1", streak: "daily").isEmpty)
+            #expect(try r.zoneHistory(of: "u1").isEmpty)
+            #expect(try r.streaks(of: "u1").isEmpty)
+        }
+        #expect(try !store.write { w in try w.removeUser("u1") })
+    }
+
+    struct Boom: Error {}
+
+    @Test func aFailedWriteLeavesTheStoreUnchanged() throws {
+        let store = try SQLiteStore(path: scratch() + "/s.sqlite")
+        #expect(throws: Boom.self) {
+            try store.write { (w: any StoreWriter) throws in
+                _ = try w.addUser(User(id: "u1", zone: "UTC"), at: t0)
+                throw Boom()
+            }
+        }
+        #expect(try store.read { r in try r.users() }.isEmpty)
+    }
+
+    @Test func settingsEpochsAreRecordedOnlyOnChange() throws {
+        let store = try SQLiteStore(path: scratch() + "/s.sqlite")
+        try store.write { (w: any StoreWriter) throws in
+            try w.recordSettings(SettingsEpoch(since: t0, goal: 1, leewayHours: 0), streak: "daily")
+            try w.recordSettings(SettingsEpoch(since: t0 + 10, goal: 1, leewayHours: 0), streak: "daily")
+            try w.recordSettings(SettingsEpoch(since: t0 + 20, goal: 2, leewayHours: 0), streak: "daily")
+        }
+        #expect(try store.read { r in try r.settingsEpochs(of: "daily") }.map(\.since) == [t0, t0 + 20])
+    }
+
+    @Test func concurrentWritersOnOneFileLoseNothing() async throws {
+        let path = scratch() + "/s.sqlite"
+        _ = try SQLiteStore(path: path).write { w in try w.addUser(User(id: "u1", zone: "UTC"), at: t0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    let store = try SQLiteStore(path: path)  // its own connection, as another process would have
+                    for chunk in 0..<10 {
+                        let batch = (0..<50).map { i in
+                            // writers 0 and 1 send the same 500 ids, as do 2 and 3
+                            NewCheckin(
+                                user: "u1", streak: "daily", instant: t0, zone: "UTC",
+                                eventID: "e\((writer / 2) * 1000 + chunk * 50 + i)")
+                        }
+                        _ = try store.write { w in try w.insertCheckins(batch, storedAt: t0) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let count = try SQLiteStore(path: path).read { r in try r.checkins(of: "u1", streak: "daily").count }
+        #expect(count == 1000)
+    }
+}
