@@ -91,4 +91,35 @@ struct EngineBasicsTests {
         #expect(!s.todaySafe)
         #expect(s.settlements.isEmpty)
     }
+
+    @Test func aDateWhoseMidnightDoesNotExist() {
+        // Santiago skips 00:00–01:00 on 2027-09-05: 23:59:59 -04 is followed by 01:00 -03.
+        let santiago = "America/Santiago"
+        let list = [checkin("2027-09-04T23:30:00-04:00", santiago), checkin("2027-09-05T01:00:00-03:00", santiago)]
+        let h = history(list, in: santiago)
+        let before = Engine.evaluate(h, at: at("2027-09-05T03:59:59Z"))
+        #expect(before.today == day("2027-09-04"))
+        #expect(before.current == 1)
+        let s = Engine.evaluate(h, at: at("2027-09-05T04:00:00Z"))
+        #expect(s.today == day("2027-09-05"))
+        #expect(s.endedThrough == day("2027-09-04"))
+        #expect(s.current == 2)
+        #expect(s.todayCount == 1)
+    }
+
+    @Test func springForwardAndFallBackDatesCountOnce() {
+        // The 23-hour and 25-hour dates of New York in 2027, each checked in during the odd hour.
+        let list = [
+            checkin("2027-03-13T12:00:00-05:00", ny), checkin("2027-03-14T03:30:00-04:00", ny),
+            checkin("2027-03-15T12:00:00-04:00", ny), checkin("2027-11-06T12:00:00-04:00", ny),
+            checkin("2027-11-07T01:30:00-04:00", ny), checkin("2027-11-07T01:30:00-05:00", ny),
+            checkin("2027-11-08T00:00:00-05:00", ny),
+        ]
+        let spring = Engine.evaluate(history(list, in: ny), at: at("2027-03-15T20:00:00-04:00"))
+        #expect(spring.current == 3)
+        let fall = Engine.evaluate(history(list, in: ny), at: at("2027-11-08T20:00:00-05:00"))
+        #expect(marks(fall, "2027-11-06", through: "2027-11-08") == [.qualifying, .qualifying, .qualifying])
+        #expect(fall.current == 3)
+        #expect(fall.longest == 3)
+    }
 }

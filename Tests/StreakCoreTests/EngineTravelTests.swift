@@ -152,4 +152,29 @@ struct EngineTravelTests {
             #expect(s.today > s.endedThrough)
         }
     }
+
+    @Test func kiritimatiToPagoPagoDoesNotLiveADateTwice() {
+        // 10:30Z June 10: 00:30 June 11 on Kiritimati, 23:30 June 9 in Pago Pago.
+        // June 10 has ended; June 11 lasts until midnight in Pago Pago (11:00Z June 12).
+        let kiritimati = "Pacific/Kiritimati"
+        let pago = "Pacific/Pago_Pago"
+        let list = daily("2027-06-08", through: "2027-06-10", kiritimati) + [checkin("2027-06-11T12:00:00-11:00", pago)]
+        let h = history(list, in: kiritimati, moves: [("2027-06-10T10:30:00Z", pago)])
+        for (now, today, ended) in [
+            ("2027-06-10T10:30:00Z", "2027-06-11", "2027-06-10"),
+            ("2027-06-11T11:00:00Z", "2027-06-11", "2027-06-10"),  // midnight of June 11 in Pago Pago
+            ("2027-06-12T10:59:59Z", "2027-06-11", "2027-06-10"),
+            ("2027-06-12T11:00:00Z", "2027-06-12", "2027-06-11"),
+        ] {
+            let s = Engine.evaluate(h, at: at(now))
+            #expect(s.today == day(today), "at \(now)")
+            #expect(s.endedThrough == day(ended), "at \(now)")
+            #expect(s.settlements.isEmpty, "at \(now)")
+            #expect(!s.marks.values.contains(.bridged), "at \(now)")
+        }
+        // The Pago Pago check-in at 12:00 June 11 (23:00Z) counts for June 11.
+        let s = Engine.evaluate(h, at: at("2027-06-12T11:00:00Z"))
+        #expect(s.current == 4)
+        #expect(s.mark(day("2027-06-11")) == .qualifying)
+    }
 }
