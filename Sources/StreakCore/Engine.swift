@@ -141,7 +141,11 @@ public enum Engine {
     static func goal(for date: LocalDate, days: DayEnds, history: StreakHistory) -> Int {
         if days.timeline.epochs.count == 1 { return days.timeline.epochs[0].goal }
         let zone = history.zone(at: history.zones[0].zone.start(of: date + 1))
-        return days.timeline.at(zone.start(of: date + 1)).goal
+        // SPEC §3: a change of goal applies to every date that has not ended
+        // when it is made. A date ends `leeway` hours after the next midnight,
+        // not at it, so a change made inside the leeway still applies to it:
+        // take the goal in force just before the date's end.
+        return days.timeline.at(days.end(of: date, in: zone) - 1).goal
     }
 
     /// For each qualifying date, the instant of the check-in that made it qualify.
