@@ -47,7 +47,9 @@ public enum Validate {
         Digits.pad(seconds / 3600, 2) + ":" + Digits.pad(seconds / 60 % 60, 2)
     }
 
-    private static func isAlnum(_ c: UInt8) -> Bool { (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) }
+    private static func isAlnum(_ c: UInt8) -> Bool {
+        (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+    }
     private static func isLowerOrDigit(_ c: UInt8) -> Bool { (c >= 48 && c <= 57) || (c >= 97 && c <= 122) }
 }
 

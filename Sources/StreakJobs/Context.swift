@@ -26,7 +26,9 @@ public struct Context: Sendable {
 
     /// A user who must exist.
     func user(_ id: String, in reader: any StoreReader) throws -> User {
-        if let problem = Validate.userID(id) { throw StreakdError.data("\(quoted(id)) is not a user id; use \(problem)") }
+        if let problem = Validate.userID(id) {
+            throw StreakdError.data("\(quoted(id)) is not a user id; use \(problem)")
+        }
         guard let user = try reader.user(id) else { throw StreakdError.unknownUser(id) }
         return user
     }
@@ -56,7 +58,8 @@ public struct Context: Sendable {
     func recordSettings(for streaks: Set<String>, in writer: any StoreWriter) throws {
         for streak in streaks {
             let s = config.settings(for: streak)
-            try writer.recordSettings(SettingsEpoch(since: now, goal: s.goal, leewayHours: s.leewayHours), streak: streak)
+            try writer.recordSettings(
+                SettingsEpoch(since: now, goal: s.goal, leewayHours: s.leewayHours), streak: streak)
         }
     }
 

@@ -26,7 +26,9 @@ public struct NewCheckin: Equatable, Sendable {
     public var eventID: String?
     public var meta: String?
 
-    public init(user: String, streak: String, instant: Instant, zone: String, eventID: String? = nil, meta: String? = nil) {
+    public init(
+        user: String, streak: String, instant: Instant, zone: String, eventID: String? = nil, meta: String? = nil
+    ) {
         self.user = user
         self.streak = streak
         self.instant = instant

@@ -70,8 +70,10 @@ struct SQLiteAccess: StoreWriter {
     }
 
     func zoneHistory(of user: String) throws -> [StoredZoneChange] {
-        try Row.fetchAll(db, sql: "SELECT since, zone FROM user_zones WHERE user_id = ? ORDER BY since", arguments: [user])
-            .map { StoredZoneChange(since: Instant(seconds: $0["since"]), zone: $0["zone"]) }
+        try Row.fetchAll(
+            db, sql: "SELECT since, zone FROM user_zones WHERE user_id = ? ORDER BY since", arguments: [user]
+        )
+        .map { StoredZoneChange(since: Instant(seconds: $0["since"]), zone: $0["zone"]) }
     }
 
     func streaks(of user: String) throws -> [String] {
@@ -110,12 +112,15 @@ struct SQLiteAccess: StoreWriter {
 
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch] {
         try Row.fetchAll(db, sql: "SELECT * FROM settings_epochs WHERE streak = ? ORDER BY since", arguments: [streak])
-            .map { SettingsEpoch(since: Instant(seconds: $0["since"]), goal: $0["goal"], leewayHours: $0["leeway_hours"]) }
+            .map {
+                SettingsEpoch(since: Instant(seconds: $0["since"]), goal: $0["goal"], leewayHours: $0["leeway_hours"])
+            }
     }
 
     func addUser(_ user: User, at: Instant) throws -> Bool {
         try db.execute(
-            sql: "INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            sql:
+                "INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             arguments: [user.id, user.zone, user.remindAt, user.remind, at.seconds])
         guard db.changesCount == 1 else { return false }
         try db.execute(

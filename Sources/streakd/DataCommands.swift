@@ -6,11 +6,17 @@ struct Checkin: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The user's id.") var id: String
     @Option(help: "The streak.") var streak = "daily"
-    @Option(help: ArgumentHelp("When it happened (RFC 3339 with an offset); default now.", valueName: "rfc3339")) var at: String?
-    @Option(help: ArgumentHelp("The zone in force when it happened; default the user's.", valueName: "zone")) var tz: String?
-    @Option(name: .customLong("id"), help: ArgumentHelp("An event id; storing the same id again does nothing.", valueName: "event-id"))
+    @Option(help: ArgumentHelp("When it happened (RFC 3339 with an offset); default now.", valueName: "rfc3339"))
+    var at: String?
+    @Option(help: ArgumentHelp("The zone in force when it happened; default the user's.", valueName: "zone")) var tz:
+        String?
+    @Option(
+        name: .customLong("id"),
+        help: ArgumentHelp("An event id; storing the same id again does nothing.", valueName: "event-id"))
     var eventID: String?
-    @Option(help: ArgumentHelp("Metadata (repeatable); values are strings, true/false or integers.", valueName: "key=value"))
+    @Option(
+        help: ArgumentHelp("Metadata (repeatable); values are strings, true/false or integers.", valueName: "key=value")
+    )
     var meta: [String] = []
 
     func run() throws {
@@ -47,7 +53,8 @@ struct Status: ParsableCommand {
 }
 
 struct Calendar: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the last weeks as a grid: qualifying, frozen, missed.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show the last weeks as a grid: qualifying, frozen, missed.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The user's id.") var id: String
     @Option(help: "The streak.") var streak = "daily"
@@ -83,7 +90,8 @@ struct ConfigCommand: ParsableCommand {
         commandName: "config", abstract: "Check the configuration.", subcommands: [Check.self])
 
     struct Check: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Validate the configuration and print the effective one.")
+        static let configuration = CommandConfiguration(
+            abstract: "Validate the configuration and print the effective one.")
         @OptionGroup var global: GlobalOptions
         func run() throws { try global.run { $0.checkConfig() } }
     }

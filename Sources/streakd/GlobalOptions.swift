@@ -21,7 +21,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("Run as if this RFC 3339 instant were now (or STREAKD_NOW).", valueName: "rfc3339"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Run as if this RFC 3339 instant were now (or STREAKD_NOW).", valueName: "rfc3339"))
     var now: String?
 
     @Option(name: .short, help: "Output format: short or json (one JSON object per line).")
@@ -47,7 +49,8 @@ struct GlobalOptions: ParsableArguments {
             throw StoreFailure(message: e.description)
         }
         let context = Context(
-            store: opened, config: config, now: instant, zones: ZoneBook(), printer: .standard(format: output), logger: logger)
+            store: opened, config: config, now: instant, zones: ZoneBook(), printer: .standard(format: output),
+            logger: logger)
         do {
             try job(context)
         } catch let e as StoreError {
@@ -57,9 +60,12 @@ struct GlobalOptions: ParsableArguments {
 
     func nowInstant(_ env: [String: String]) throws -> Instant {
         let (text, name) = now.map { ($0, "--now") } ?? (env["STREAKD_NOW"].map { ($0, "STREAKD_NOW") } ?? (nil, ""))
-        guard let text, !text.isEmpty else { return Instant(seconds: Int64(Date().timeIntervalSince1970.rounded(.down))) }
+        guard let text, !text.isEmpty else {
+            return Instant(seconds: Int64(Date().timeIntervalSince1970.rounded(.down)))
+        }
         guard let instant = RFC3339.parse(text) else {
-            throw StreakdError.usage("\(name): \"\(text)\" is not an RFC 3339 instant with an offset; use e.g. 2026-11-21T19:00:00Z")
+            throw StreakdError.usage(
+                "\(name): \"\(text)\" is not an RFC 3339 instant with an offset; use e.g. 2026-11-21T19:00:00Z")
         }
         guard instant.seconds >= 0, instant.seconds < 7_258_118_400 else {
             throw StreakdError.usage("\(name): \(instant) is out of range; use an instant from 1970 to 2199")
@@ -69,7 +75,9 @@ struct GlobalOptions: ParsableArguments {
 
     func storePath(_ value: String) throws -> String {
         if value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") {
-            throw StreakdError(.unavailable, "--store: PostgreSQL stores are not available in this version yet; use a SQLite file path")
+            throw StreakdError(
+                .unavailable, "--store: PostgreSQL stores are not available in this version yet; use a SQLite file path"
+            )
         }
         if value.hasPrefix("sqlite://") { return String(value.dropFirst("sqlite://".count)) }
         if value.contains("://") {

@@ -7,9 +7,10 @@ struct EngineBackfillTests {
     static let instant = "2027-06-01T12:00:00-04:00"
 
     /// (seconds between the check-in and its storing, whether it counts), with the default 90 days.
-    @Test(arguments: [
-        (Int64(0), true), (80 * 86400, true), (90 * 86400, true), (90 * 86400 + 1, false), (100 * 86400, false),
-    ] as [(Int64, Bool)])
+    @Test(
+        arguments: [
+            (Int64(0), true), (80 * 86400, true), (90 * 86400, true), (90 * 86400 + 1, false), (100 * 86400, false),
+        ] as [(Int64, Bool)])
     func backfillCap(delay: Int64, counts: Bool) {
         let stored = at(Self.instant) + delay
         let c = CheckIn(instant: at(Self.instant), zone: zone(ny), storedAt: stored)

@@ -38,7 +38,8 @@ struct EngineBasicsTests {
     @Test func identicalCheckinsWithoutIDsAreNotMerged() {
         // Same instant, same zone, no id: two check-ins (SPEC §1), so goal 2 is met.
         let c = checkin("2027-06-10T09:00:00-04:00", ny)
-        let s = Engine.evaluate(history([c, c], in: ny, settings: settings(goal: 2)), at: at("2027-06-10T12:00:00-04:00"))
+        let s = Engine.evaluate(
+            history([c, c], in: ny, settings: settings(goal: 2)), at: at("2027-06-10T12:00:00-04:00"))
         #expect(s.todayCount == 2)
         #expect(s.current == 1)
         #expect(s.mark(day("2027-06-10")) == .qualifying)
@@ -76,7 +77,8 @@ struct EngineBasicsTests {
             settings: settings(initial: 0))
         let s = Engine.evaluate(h, at: at("2027-06-09T20:00:00-04:00"))
         #expect(summary(s.settlements) == ["streak_broken 2027-06-06 len=5 at=2027-06-07T04:00:00Z"])
-        #expect(marks(s, "2027-06-05", through: "2027-06-09") == [.qualifying, .missed, .missed, .qualifying, .qualifying])
+        #expect(
+            marks(s, "2027-06-05", through: "2027-06-09") == [.qualifying, .missed, .missed, .qualifying, .qualifying])
         #expect(s.current == 2)
         #expect(s.longest == 5)
         #expect(s.freezes == 0)

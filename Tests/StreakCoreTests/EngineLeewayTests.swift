@@ -18,7 +18,8 @@ struct EngineLeewayTests {
         var list = [checkin("2027-06-08T12:00:00-04:00", ny)]
         if june9 { list.append(checkin("2027-06-09T12:00:00-04:00", ny)) }
         list.append(checkin("2027-06-10T\(time)-04:00", ny))
-        let s = Engine.evaluate(history(list, in: ny, settings: settings(leeway: 3)), at: at("2027-06-10T12:00:00-04:00"))
+        let s = Engine.evaluate(
+            history(list, in: ny, settings: settings(leeway: 3)), at: at("2027-06-10T12:00:00-04:00"))
         let forJune9 = counts == "2027-06-09"
         #expect(s.mark(day("2027-06-09")) == (june9 || forJune9 ? .qualifying : .missed))
         #expect(s.mark(day("2027-06-10")) == (forJune9 ? .open : .qualifying))
@@ -65,12 +66,14 @@ struct EngineLeewayTests {
         // 2027-03-14 in New York starts at 05:00Z; 02:00-03:00 does not exist, so
         // 3 hours of elapsed time end at 04:00 EDT (08:00Z).
         let list = [checkin("2027-03-12T12:00:00-05:00", ny), checkin("2027-03-14T03:59:59-04:00", ny)]
-        let s = Engine.evaluate(history(list, in: ny, settings: settings(leeway: 3)), at: at("2027-03-14T12:00:00-04:00"))
+        let s = Engine.evaluate(
+            history(list, in: ny, settings: settings(leeway: 3)), at: at("2027-03-14T12:00:00-04:00"))
         #expect(s.mark(day("2027-03-13")) == .qualifying)
         #expect(s.todayCount == 0)
         #expect(s.current == 2)
         let late = [checkin("2027-03-12T12:00:00-05:00", ny), checkin("2027-03-14T04:00:00-04:00", ny)]
-        let t = Engine.evaluate(history(late, in: ny, settings: settings(leeway: 3)), at: at("2027-03-14T12:00:00-04:00"))
+        let t = Engine.evaluate(
+            history(late, in: ny, settings: settings(leeway: 3)), at: at("2027-03-14T12:00:00-04:00"))
         #expect(t.todayCount == 1)
         #expect(t.mark(day("2027-03-13")) == .missed)
         #expect(t.endedThrough == day("2027-03-13"))

@@ -62,8 +62,10 @@ struct EngineOrderTests {
         // the 02:00 one finds June 2 qualifying and stays on June 3.
         #expect(
             marks(s, "2027-06-01", through: "2027-06-10")
-                == [.qualifying, .qualifying, .qualifying, .qualifying, .qualifying, .frozen, .missed, .missed,
-                    .qualifying, .open])
+                == [
+                    .qualifying, .qualifying, .qualifying, .qualifying, .qualifying, .frozen, .missed, .missed,
+                    .qualifying, .open,
+                ])
         #expect(
             summary(s.settlements) == [
                 "freeze_used 2027-06-06 len=5 at=2027-06-07T07:00:00Z",

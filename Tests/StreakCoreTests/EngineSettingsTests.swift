@@ -16,7 +16,10 @@ struct EngineSettingsTests {
         let h = history(list, in: ny, epochs: epochs, settings: settings(goal: 2))
         let s = Engine.evaluate(h, at: at("2027-06-05T20:00:00-04:00"))
         #expect(s.goal == 2)
-        #expect(marks(s, "2027-06-01", through: "2027-06-05") == [.qualifying, .qualifying, .qualifying, .qualifying, .open])
+        #expect(
+            marks(s, "2027-06-01", through: "2027-06-05") == [
+                .qualifying, .qualifying, .qualifying, .qualifying, .open,
+            ])
         #expect(s.todayCount == 1)
         #expect(s.current == 4)
         // June 5 ends short of the new goal.
@@ -43,7 +46,10 @@ struct EngineSettingsTests {
         let epochs = [epoch(early, goal: 2), epoch(at("2027-06-04T08:00:00-04:00"), goal: 1)]
         let s = Engine.evaluate(
             history(list, in: ny, epochs: epochs, settings: settings(goal: 1)), at: at("2027-06-05T20:00:00-04:00"))
-        #expect(marks(s, "2027-06-01", through: "2027-06-05") == [.qualifying, .qualifying, .missed, .qualifying, .qualifying])
+        #expect(
+            marks(s, "2027-06-01", through: "2027-06-05") == [
+                .qualifying, .qualifying, .missed, .qualifying, .qualifying,
+            ])
         #expect(summary(s.settlements) == ["streak_broken 2027-06-03 len=2 at=2027-06-04T04:00:00Z"])
         #expect(s.current == 2)
         #expect(s.longest == 2)

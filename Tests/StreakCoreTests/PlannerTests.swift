@@ -58,7 +58,8 @@ private func history(zone: String, today: String, days: Int) -> StreakHistory {
         let now = instant("2026-11-21T20:00:00Z")  // 21:00 local: today's reminder has passed
         let state = Engine.evaluate(h, at: now)
         let next = Planner.next(history: h, remindAt: 72000, policy: ReminderPolicy(), now: now, stateNow: state)
-        #expect(next == PlannedReminder(date: LocalDate("2026-11-22")!, due: instant("2026-11-22T19:00:00Z"), length: 7))
+        #expect(
+            next == PlannedReminder(date: LocalDate("2026-11-22")!, due: instant("2026-11-22T19:00:00Z"), length: 7))
     }
 
     @Test func refillEveryThirtyDays() {

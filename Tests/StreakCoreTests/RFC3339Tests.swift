@@ -58,15 +58,16 @@ struct RFC3339Tests {
         #expect(RFC3339.parse(text) == nil)
     }
 
-    @Test(arguments: [
-        (base, 0, true, "2026-11-21T00:03:00Z"),
-        (base, 0, false, "2026-11-21T00:03:00+00:00"),
-        (base, -5 * 3600, true, "2026-11-20T19:03:00-05:00"),
-        (base, 5 * 3600 + 45 * 60, false, "2026-11-21T05:48:00+05:45"),
-        (base, 14 * 3600, false, "2026-11-21T14:03:00+14:00"),
-        (base, -(9 * 3600 + 30 * 60), false, "2026-11-20T14:33:00-09:30"),
-        (-1, 0, true, "1969-12-31T23:59:59Z"),
-    ] as [(Int64, Int, Bool, String)])
+    @Test(
+        arguments: [
+            (base, 0, true, "2026-11-21T00:03:00Z"),
+            (base, 0, false, "2026-11-21T00:03:00+00:00"),
+            (base, -5 * 3600, true, "2026-11-20T19:03:00-05:00"),
+            (base, 5 * 3600 + 45 * 60, false, "2026-11-21T05:48:00+05:45"),
+            (base, 14 * 3600, false, "2026-11-21T14:03:00+14:00"),
+            (base, -(9 * 3600 + 30 * 60), false, "2026-11-20T14:33:00-09:30"),
+            (-1, 0, true, "1969-12-31T23:59:59Z"),
+        ] as [(Int64, Int, Bool, String)])
     func formats(seconds: Int64, offset: Int, utcZ: Bool, text: String) {
         let instant = Instant(seconds: seconds)
         #expect(RFC3339.format(instant, offset: offset, utcZ: utcZ) == text)

@@ -36,14 +36,32 @@ import Testing
     }
 
     @Test(arguments: [
-        ("[streaks.workout]\ngoal = 0", "c.toml:2: streaks.workout.goal: 0 is out of range; use a whole number from 1 to 100"),
+        (
+            "[streaks.workout]\ngoal = 0",
+            "c.toml:2: streaks.workout.goal: 0 is out of range; use a whole number from 1 to 100"
+        ),
         ("[freeze]\n\nmax = \"one\"", "c.toml:3: freeze.max: must be a whole number from 0 to 100"),
-        ("[reminders]\ndays = [5, -1]", "c.toml:2: reminders.days: must be a list of whole numbers from 1 to 100000, such as [5, 7, 14]"),
-        ("[reminders]\nmax_late = \"soon\"", "c.toml:2: reminders.max_late: \"soon\" is not a duration; use a whole number and a unit m, h, d or w, such as 90m, 24h or 2d"),
+        (
+            "[reminders]\ndays = [5, -1]",
+            "c.toml:2: reminders.days: must be a list of whole numbers from 1 to 100000, such as [5, 7, 14]"
+        ),
+        (
+            "[reminders]\nmax_late = \"soon\"",
+            "c.toml:2: reminders.max_late: \"soon\" is not a duration; use a whole number and a unit m, h, d or w, such as 90m, 24h or 2d"
+        ),
         ("[freeze]\ninitial = 2", "c.toml:2: freeze.initial: 2 is more than max (1); use a number from 0 to 1"),
-        ("[remind]\ndays = [1]", "c.toml:1: remind: unknown setting; valid in the top level: import, freeze, reminders, streaks"),
-        ("[import]\nbackfil_days = 3", "c.toml:2: import.backfil_days: unknown setting; valid in [import]: backfill_days"),
-        ("[streaks.Work-Out]\ngoal = 2", "c.toml:1: streaks: \"Work-Out\" is not a streak id; use 1 to 64 characters of a-z, 0-9 and '_'"),
+        (
+            "[remind]\ndays = [1]",
+            "c.toml:1: remind: unknown setting; valid in the top level: import, freeze, reminders, streaks"
+        ),
+        (
+            "[import]\nbackfil_days = 3",
+            "c.toml:2: import.backfil_days: unknown setting; valid in [import]: backfill_days"
+        ),
+        (
+            "[streaks.Work-Out]\ngoal = 2",
+            "c.toml:1: streaks: \"Work-Out\" is not a streak id; use 1 to 64 characters of a-z, 0-9 and '_'"
+        ),
         ("[freeze]\nauto_use = 1", "c.toml:2: freeze.auto_use: must be true or false"),
     ])
     func errorsNameFileLineAndKey(text: String, message: String) {
@@ -69,7 +87,9 @@ import Testing
     }
 
     @Test func defaultPathsFollowSystemdThenXDG() {
-        let systemd = Paths(environment: ["STATE_DIRECTORY": "/var/lib/streakd:/other", "CONFIGURATION_DIRECTORY": "/etc/streakd"])
+        let systemd = Paths(environment: [
+            "STATE_DIRECTORY": "/var/lib/streakd:/other", "CONFIGURATION_DIRECTORY": "/etc/streakd",
+        ])
         #expect(systemd.defaultStore == "/var/lib/streakd/streakd.sqlite")
         #expect(systemd.defaultConfig == "/etc/streakd/streakd.toml")
         let xdg = Paths(environment: ["XDG_STATE_HOME": "/h/st", "XDG_CONFIG_HOME": "/h/cf", "HOME": "/h"])

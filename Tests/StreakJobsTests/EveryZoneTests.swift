@@ -53,7 +53,9 @@ import Testing
             let eight = calendar.date(bySettingHour: 20, minute: 0, second: 0, of: nowDate)!
             let due = eight > nowDate ? eight : calendar.date(byAdding: .day, value: 1, to: eight)!
             let reminder = status["next_reminder"] as? [String: Any]
-            #expect(reminder?["due"] as? String == Instant(seconds: Int64(due.timeIntervalSince1970)).description, "\(zone)")
+            #expect(
+                reminder?["due"] as? String == Instant(seconds: Int64(due.timeIntervalSince1970)).description, "\(zone)"
+            )
             #expect(reminder?["streak_length"] as? Int == 7, "\(zone)")
         }
     }

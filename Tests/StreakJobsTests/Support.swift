@@ -28,7 +28,9 @@ func makeContext(
 
 /// The same store and output, at another instant.
 func at(_ context: Context, _ now: String) -> Context {
-    Context(store: context.store, config: context.config, now: RFC3339.parse(now)!, zones: context.zones, printer: context.printer)
+    Context(
+        store: context.store, config: context.config, now: RFC3339.parse(now)!, zones: context.zones,
+        printer: context.printer)
 }
 
 /// Every zone name of the system tzdata that ZoneBook should accept.

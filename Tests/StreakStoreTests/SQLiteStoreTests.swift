@@ -38,7 +38,11 @@ let t0 = Instant(seconds: 1_795_000_000)
             try w.updateUser(User(id: "u1", zone: "Pacific/Honolulu", remindAt: 3600), at: t0 + 7200)
         }
         let history = try store.read { r in try r.zoneHistory(of: "u1") }
-        #expect(history == [StoredZoneChange(since: t0, zone: "Asia/Tokyo"), StoredZoneChange(since: t0 + 3600, zone: "Pacific/Honolulu")])
+        #expect(
+            history == [
+                StoredZoneChange(since: t0, zone: "Asia/Tokyo"),
+                StoredZoneChange(since: t0 + 3600, zone: "Pacific/Honolulu"),
+            ])
     }
 
     @Test func eventIDsMakeReimportANoOp() throws {

@@ -4,7 +4,9 @@ import StreakStore
 /// `streakd calendar`: the last weeks as a grid, Monday first.
 extension Context {
     public func calendar(user id: String, streak: String, weeks: Int) throws {
-        guard (1...520).contains(weeks) else { throw StreakdError.usage("--weeks: \(weeks) is out of range; use 1 to 520") }
+        guard (1...520).contains(weeks) else {
+            throw StreakdError.usage("--weeks: \(weeks) is out of range; use 1 to 520")
+        }
         let streak = try streakID(streak)
         let (user, history) = try store.read { r -> (User, StreakHistory) in
             let user = try self.user(id, in: r)
@@ -25,7 +27,9 @@ extension Context {
             }
             return
         }
-        printer.out("\(user.id) · \(streak) · \(history.zone(at: now).identifier)   current \(days(state.current)), longest \(days(state.longest)), freezes \(state.freezes)")
+        printer.out(
+            "\(user.id) · \(streak) · \(history.zone(at: now).identifier)   current \(days(state.current)), longest \(days(state.longest)), freezes \(state.freezes)"
+        )
         printer.out("week of       Mon Tue Wed Thu Fri Sat Sun")
         for w in 0..<weeks {
             let monday = firstMonday + 7 * w

@@ -3,7 +3,9 @@ import StreakStore
 
 /// `streakd checkin`: one check-in, then the streak as it stands.
 extension Context {
-    public func checkin(user id: String, streak: String, at: String?, tz: String?, eventID: String?, meta: [String]) throws {
+    public func checkin(user id: String, streak: String, at: String?, tz: String?, eventID: String?, meta: [String])
+        throws
+    {
         var input = CheckinInput(user: id, streak: streak, at: at, tz: tz, id: eventID)
         for item in meta {
             guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
@@ -12,13 +14,16 @@ extension Context {
             let key = String(item[..<eq])
             let raw = String(item[item.index(after: eq)...])
             let value: MetaValue =
-                raw == "true" ? .bool(true) : raw == "false" ? .bool(false) : Int64(raw).map { .integer($0) } ?? .string(raw)
+                raw == "true"
+                ? .bool(true) : raw == "false" ? .bool(false) : Int64(raw).map { .integer($0) } ?? .string(raw)
             input.meta.append((key, value))
         }
         let (user, stored, state) = try store.write { w -> (User, InsertResult, StreakState) in
             let user = try self.user(id, in: w)
             var rules = CheckinRules(users: [user.id: user.zone], zones: zones, now: now)
-            rules.names = ["user": "ID", "streak": "--streak", "at": "--at", "tz": "--tz", "id": "--id", "meta": "--meta"]
+            rules.names = [
+                "user": "ID", "streak": "--streak", "at": "--at", "tz": "--tz", "id": "--id", "meta": "--meta",
+            ]
             let checkin = try rules.check(input).mapError(\.asError).get()
             let result = try w.insertCheckins([checkin], storedAt: now)
             try recordSettings(for: [streak], in: w)

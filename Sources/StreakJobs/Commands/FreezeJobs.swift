@@ -15,7 +15,10 @@ extension Context {
         }
         let max = config.settings(for: streak).freeze.max
         printer.record(
-            .object([("user", .string(id)), ("streak", .string(streak)), ("freezes", .int(after)), ("added", .bool(after > before))]),
+            .object([
+                ("user", .string(id)), ("streak", .string(streak)), ("freezes", .int(after)),
+                ("added", .bool(after > before)),
+            ]),
             short: after > before
                 ? "granted a freeze to \(id) (\(streak)): \(after) of \(max)"
                 : "\(id) (\(streak)) holds \(after) of \(max) freezes already (freeze.max); nothing added")
@@ -36,7 +39,8 @@ extension Context {
                 day = d
             }
             guard day >= state.today else {
-                throw StreakdError.data("--date: \(day) has begun or ended already; freeze today (\(state.today)) or a coming date")
+                throw StreakdError.data(
+                    "--date: \(day) has begun or ended already; freeze today (\(state.today)) or a coming date")
             }
             guard day <= state.today + 366 else { throw StreakdError.data("--date: \(day) is more than a year ahead") }
             guard state.mark(day) != .frozen else { throw StreakdError.data("\(day) is frozen already") }
@@ -45,14 +49,18 @@ extension Context {
             }
             guard state.current >= settings.freeze.minStreak else {
                 throw StreakdError.data(
-                    "the current streak is \(days(state.current)); a freeze needs at least \(days(settings.freeze.minStreak)) (freeze.min_streak)")
+                    "the current streak is \(days(state.current)); a freeze needs at least \(days(settings.freeze.minStreak)) (freeze.min_streak)"
+                )
             }
             guard state.freezes > 0 else { throw StreakdError.data("\(id) has no freeze left for \(streak)") }
             try w.addFreezeEvent(FreezeEvent(at: now, kind: .use(day)), user: id, streak: streak)
             return (day, state.freezes - 1)
         }
         printer.record(
-            .object([("user", .string(id)), ("streak", .string(streak)), ("date", .string(day.description)), ("freezes", .int(left))]),
+            .object([
+                ("user", .string(id)), ("streak", .string(streak)), ("date", .string(day.description)),
+                ("freezes", .int(left)),
+            ]),
             short: "froze \(day) for \(id) (\(streak)); \(left) freeze\(left == 1 ? "" : "s") left")
     }
 

@@ -13,7 +13,8 @@ extension Context {
         let format = format ?? (path.lowercased().hasSuffix(".csv") ? .csv : .jsonl)
         let parsed = format == .csv ? try CheckinCSV.parse(file) : CheckinJSONLines.parse(file)
         let users = try store.read { r in try r.users() }
-        var rules = CheckinRules(users: Dictionary(uniqueKeysWithValues: users.map { ($0.id, $0.zone) }), zones: zones, now: now)
+        var rules = CheckinRules(
+            users: Dictionary(uniqueKeysWithValues: users.map { ($0.id, $0.zone) }), zones: zones, now: now)
         if format == .jsonl { rules.names = [:] }
         var good: [NewCheckin] = []
         var problems: [String] = []

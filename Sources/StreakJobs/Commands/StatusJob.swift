@@ -35,7 +35,8 @@ extension Context {
             } ?? .null
         let json = JSON.object([
             ("user", .string(user.id)), ("streak", .string(streak)), ("timezone", .string(zone.identifier)),
-            ("today", .string(state.today.description)), ("current", .int(state.current)), ("longest", .int(state.longest)),
+            ("today", .string(state.today.description)), ("current", .int(state.current)),
+            ("longest", .int(state.longest)),
             ("freezes", .int(state.freezes)), ("today_count", .int(state.todayCount)), ("goal", .int(state.goal)),
             ("total_checkins", .int(state.totalCheckins)),
             ("last_qualifying_date", .optional(state.lastQualifying?.description)),
@@ -46,7 +47,8 @@ extension Context {
             ?? (user.remind ? "none due" : "off for this user")
         let lines = [
             "\(user.id) · \(streak) · \(zone.identifier) · today \(state.today)",
-            "  current streak   \(days(state.current))" + (state.todaySafe ? "" : state.current > 0 ? " (today not done yet)" : ""),
+            "  current streak   \(days(state.current))"
+                + (state.todaySafe ? "" : state.current > 0 ? " (today not done yet)" : ""),
             "  longest streak   \(days(state.longest))",
             "  today            \(state.todayCount) of \(state.goal) check-in\(state.goal == 1 ? "" : "s")",
             "  check-ins        \(state.totalCheckins) in all, last qualifying date \(state.lastQualifying?.description ?? "none")",

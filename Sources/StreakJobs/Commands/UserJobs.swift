@@ -4,10 +4,14 @@ import StreakStore
 /// `streakd user add|set|list|remove|import`.
 extension Context {
     public func addUser(id: String, tz: String, remindAt: String?, remind: Bool) throws {
-        let user = try checkedUser(id: id, tz: tz, remindAt: remindAt ?? "20:00", remind: remind, fields: ("ID", "--tz", "--remind-at"))
-            .mapError(\.asError).get()
+        let user = try checkedUser(
+            id: id, tz: tz, remindAt: remindAt ?? "20:00", remind: remind, fields: ("ID", "--tz", "--remind-at")
+        )
+        .mapError(\.asError).get()
         let added = try store.write { w in try w.addUser(user, at: now) }
-        guard added else { throw StreakdError.data("user \(quoted(id)) exists already; change it with: streakd user set \(id)") }
+        guard added else {
+            throw StreakdError.data("user \(quoted(id)) exists already; change it with: streakd user set \(id)")
+        }
         printer.record(userJSON(user), short: "added user \(id) (\(user.zone), reminders \(reminderText(user)))")
     }
 
@@ -27,7 +31,9 @@ extension Context {
 
     public func listUsers() throws {
         let users = try store.read { r in try r.users() }
-        if printer.format == .short && users.isEmpty { printer.err("no users yet; add one with: streakd user add ID --tz ZONE") }
+        if printer.format == .short && users.isEmpty {
+            printer.err("no users yet; add one with: streakd user add ID --tz ZONE")
+        }
         let width = max(4, users.map(\.id.count).max() ?? 0)
         if printer.format == .short && !users.isEmpty {
             printer.out(pad("USER", width) + "  " + pad("ZONE", 30) + "  REMINDERS")
@@ -38,10 +44,13 @@ extension Context {
     }
 
     public func removeUser(id: String) throws {
-        if let problem = Validate.userID(id) { throw StreakdError.data("\(quoted(id)) is not a user id; use \(problem)") }
+        if let problem = Validate.userID(id) {
+            throw StreakdError.data("\(quoted(id)) is not a user id; use \(problem)")
+        }
         let removed = try store.write { w in try w.removeUser(id) }
         guard removed else { throw StreakdError.unknownUser(id) }
-        printer.record(.object([("user", .string(id)), ("removed", .bool(true))]), short: "removed user \(id) and all their data")
+        printer.record(
+            .object([("user", .string(id)), ("removed", .bool(true))]), short: "removed user \(id) and all their data")
     }
 
     /// Bulk users from JSON lines; all-or-nothing. Existing users are updated.
@@ -59,13 +68,15 @@ extension Context {
                 firstLine[user.id] = i + 1
                 users.append(user)
             } catch let p as FieldProblem {
-                problems.append("\(file.name):\(i + 1):\(p.field.isEmpty ? "" : " field \(quoted(p.field)):") \(p.message)")
+                problems.append(
+                    "\(file.name):\(i + 1):\(p.field.isEmpty ? "" : " field \(quoted(p.field)):") \(p.message)")
             }
         }
         if !problems.isEmpty {
             throw StreakdError.data(
                 problems.prefix(20).joined(separator: "\n")
-                    + "\n\(problems.count) invalid record\(problems.count == 1 ? "" : "s"); no user was added or changed")
+                    + "\n\(problems.count) invalid record\(problems.count == 1 ? "" : "s"); no user was added or changed"
+            )
         }
         let (added, updated) = try store.write { w -> (Int, Int) in
             var added = 0
@@ -83,7 +94,8 @@ extension Context {
         let o = try JSONInput.object(line).get()
         let fields = ["user", "tz", "remind_at", "remind"]
         if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
-            throw FieldProblem(field: unknown, message: "unknown field; valid fields: \(fields.joined(separator: ", "))")
+            throw FieldProblem(
+                field: unknown, message: "unknown field; valid fields: \(fields.joined(separator: ", "))")
         }
         let id = try JSONInput.string(o, "user", required: true).get()!
         let tz = try JSONInput.string(o, "tz", required: true).get()!
@@ -107,14 +119,17 @@ extension Context {
         if case .failure(let e) = zones.zone(tz) { return .failure(FieldProblem(field: fields.1, message: e.message)) }
         guard let seconds = Validate.wallTime(remindAt) else {
             return .failure(
-                FieldProblem(field: fields.2, message: "\(quoted(remindAt)) is not a time of day; use HH:MM from 00:00 to 23:59"))
+                FieldProblem(
+                    field: fields.2, message: "\(quoted(remindAt)) is not a time of day; use HH:MM from 00:00 to 23:59")
+            )
         }
         return .success(User(id: id, zone: tz, remindAt: seconds, remind: remind))
     }
 
     func userJSON(_ u: User) -> JSON {
         .object([
-            ("user", .string(u.id)), ("timezone", .string(u.zone)), ("remind_at", .string(Validate.wallTimeText(u.remindAt))),
+            ("user", .string(u.id)), ("timezone", .string(u.zone)),
+            ("remind_at", .string(Validate.wallTimeText(u.remindAt))),
             ("remind", .bool(u.remind)),
         ])
     }
@@ -122,4 +137,6 @@ extension Context {
     func reminderText(_ u: User) -> String { u.remind ? "at \(Validate.wallTimeText(u.remindAt))" : "off" }
 }
 
-func pad(_ s: String, _ width: Int) -> String { s.count >= width ? s : s + String(repeating: " ", count: width - s.count) }
+func pad(_ s: String, _ width: Int) -> String {
+    s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
+}

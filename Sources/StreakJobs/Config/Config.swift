@@ -55,7 +55,12 @@ public struct Config: Equatable, Sendable {
         }
         let streakItems: [(String, JSON)] = streaks.keys.sorted().map { id in
             let s = streaks[id]!
-            return (id, .object([("goal", .int(s.goal)), ("leeway_hours", .int(s.leewayHours)), ("freeze", freezeJSON(s.freeze))]))
+            return (
+                id,
+                .object([
+                    ("goal", .int(s.goal)), ("leeway_hours", .int(s.leewayHours)), ("freeze", freezeJSON(s.freeze)),
+                ])
+            )
         }
         return .object([
             ("source", .optional(source)),

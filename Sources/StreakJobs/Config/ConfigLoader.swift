@@ -34,17 +34,20 @@ public enum ConfigLoader {
         try reader.keys(table, in: "", allowed: ["import", "freeze", "reminders", "streaks"])
         if let t = try reader.table(table, "import", in: "") {
             try reader.keys(t, in: "import", allowed: ["backfill_days"])
-            config.backfillDays = try reader.int(t, "backfill_days", in: "import", range: 0...365) ?? config.backfillDays
+            config.backfillDays =
+                try reader.int(t, "backfill_days", in: "import", range: 0...365) ?? config.backfillDays
         }
         if let t = try reader.table(table, "freeze", in: "") {
             config.freeze = try reader.freeze(t, in: "freeze", base: config.freeze)
         }
         if let t = try reader.table(table, "reminders", in: "") {
             try reader.keys(t, in: "reminders", allowed: ["days", "max_late"])
-            config.reminderDays = try reader.intArray(t, "days", in: "reminders", range: 1...100_000) ?? config.reminderDays
+            config.reminderDays =
+                try reader.intArray(t, "days", in: "reminders", range: 1...100_000) ?? config.reminderDays
             if let late = try reader.string(t, "max_late", in: "reminders") {
                 guard let s = DurationText.seconds(late), s > 0 else {
-                    throw reader.error("reminders", "max_late", "\(quoted(late)) is not a duration; use \(DurationText.rule)")
+                    throw reader.error(
+                        "reminders", "max_late", "\(quoted(late)) is not a duration; use \(DurationText.rule)")
                 }
                 config.maxLate = s
             }
@@ -52,7 +55,8 @@ public enum ConfigLoader {
         if let streaks = try reader.table(table, "streaks", in: "") {
             for id in streaks.keys {
                 if let problem = Validate.streakID(id) {
-                    throw reader.error("streaks", nil, "\(quoted(id)) is not a streak id; use \(problem)", header: "streaks.\(id)")
+                    throw reader.error(
+                        "streaks", nil, "\(quoted(id)) is not a streak id; use \(problem)", header: "streaks.\(id)")
                 }
                 guard let t = try reader.table(streaks, id, in: "streaks") else { continue }
                 let section = "streaks.\(id)"

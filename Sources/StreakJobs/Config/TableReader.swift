@@ -19,7 +19,8 @@ struct TableReader {
         for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let s = raw.trimmingCharacters(in: .whitespaces)
             if s.hasPrefix("[") {
-                current = s.trimmingCharacters(in: CharacterSet(charactersIn: "[] \t")).replacingOccurrences(of: " ", with: "")
+                current = s.trimmingCharacters(in: CharacterSet(charactersIn: "[] \t")).replacingOccurrences(
+                    of: " ", with: "")
                 if let hash = current.firstIndex(of: "#") { current = String(current[..<hash]) }
                 continue
             }
@@ -61,7 +62,9 @@ struct TableReader {
             throw error(section, key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         guard range.contains(i) else {
-            throw error(section, key, "\(i) is out of range; use a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw error(
+                section, key, "\(i) is out of range; use a whole number from \(range.lowerBound) to \(range.upperBound)"
+            )
         }
         return i
     }

@@ -22,7 +22,8 @@ enum CheckinJSONLines {
         Result {
             let o = try JSONInput.object(line).get()
             if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
-                throw FieldProblem(field: unknown, message: "unknown field; valid fields: \(fields.joined(separator: ", "))")
+                throw FieldProblem(
+                    field: unknown, message: "unknown field; valid fields: \(fields.joined(separator: ", "))")
             }
             return CheckinInput(
                 user: try JSONInput.string(o, "user", required: true).get()!,
@@ -53,24 +54,35 @@ enum CheckinCSV {
         for required in ["user", "at"] where !names.contains(required) {
             throw StreakdError.data("\(file.name):1: the header has no \(quoted(required)) column; it is required")
         }
-        if Set(names).count != names.count { throw StreakdError.data("\(file.name):1: the header names a column twice") }
+        if Set(names).count != names.count {
+            throw StreakdError.data("\(file.name):1: the header names a column twice")
+        }
         var out: [ParsedLine<CheckinInput>] = []
         for (i, line) in file.lines.enumerated().dropFirst() where !line.allSatisfy(\.isWhitespace) {
             let result = fields(line).flatMap { values -> Result<CheckinInput, FieldProblem> in
                 guard values.count == names.count else {
                     return .failure(
-                        FieldProblem(field: "", message: "\(values.count) fields, but the header names \(names.count) columns"))
+                        FieldProblem(
+                            field: "", message: "\(values.count) fields, but the header names \(names.count) columns"))
                 }
                 var row: [String: String] = [:]
                 for (name, value) in zip(names, values) {
                     guard value.utf8.count <= 1024 else {
-                        return .failure(FieldProblem(field: name, message: "is \(value.utf8.count) bytes long; far longer than any valid value"))
+                        return .failure(
+                            FieldProblem(
+                                field: name,
+                                message: "is \(value.utf8.count) bytes long; far longer than any valid value"))
                     }
                     if !value.isEmpty { row[name] = value }
                 }
-                guard let user = row["user"] else { return .failure(FieldProblem(field: "user", message: "empty; it is required")) }
-                guard row["at"] != nil else { return .failure(FieldProblem(field: "at", message: "empty; it is required")) }
-                return .success(CheckinInput(user: user, streak: row["streak"], at: row["at"], tz: row["tz"], id: row["id"]))
+                guard let user = row["user"] else {
+                    return .failure(FieldProblem(field: "user", message: "empty; it is required"))
+                }
+                guard row["at"] != nil else {
+                    return .failure(FieldProblem(field: "at", message: "empty; it is required"))
+                }
+                return .success(
+                    CheckinInput(user: user, streak: row["streak"], at: row["at"], tz: row["tz"], id: row["id"]))
             }
             out.append(ParsedLine(line: i + 1, result: result))
         }

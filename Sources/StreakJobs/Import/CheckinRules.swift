@@ -40,14 +40,19 @@ struct CheckinRules {
             return fail("user", "\(quoted(input.user)) is not a user id; use \(problem)")
         }
         guard let userZone = users[input.user] else {
-            return fail("user", "unknown user \(quoted(input.user)); add it first with: streakd user add \(input.user) --tz ZONE")
+            return fail(
+                "user",
+                "unknown user \(quoted(input.user)); add it first with: streakd user add \(input.user) --tz ZONE")
         }
         let streak = input.streak ?? "daily"
-        if let problem = Validate.streakID(streak) { return fail("streak", "\(quoted(streak)) is not a streak id; use \(problem)") }
+        if let problem = Validate.streakID(streak) {
+            return fail("streak", "\(quoted(streak)) is not a streak id; use \(problem)")
+        }
         let instant: Instant
         if let at = input.at {
             guard let parsed = RFC3339.parse(at) else {
-                return fail("at", "\(quoted(at)) is not an RFC 3339 instant with an offset; use e.g. 2026-11-20T19:03:00-05:00")
+                return fail(
+                    "at", "\(quoted(at)) is not an RFC 3339 instant with an offset; use e.g. 2026-11-20T19:03:00-05:00")
             }
             instant = parsed
         } else {
@@ -57,7 +62,8 @@ struct CheckinRules {
             return fail("at", "\(instant) is in the future (now is \(now)); a check-in may be at most 5 minutes ahead")
         }
         if instant < now - Self.maxAge {
-            return fail("at", "\(instant) is more than a year before now (\(now)); check-ins must be from the last 365 days")
+            return fail(
+                "at", "\(instant) is more than a year before now (\(now)); check-ins must be from the last 365 days")
         }
         let zone = input.tz ?? userZone
         if case .failure(let e) = zones.zone(zone) { return fail("tz", e.message) }
@@ -67,11 +73,15 @@ struct CheckinRules {
         if input.meta.count > 32 { return fail("meta", "too many keys (\(input.meta.count)); at most 32") }
         var metaFields: [(String, JSON)] = []
         for (key, value) in input.meta {
-            if let problem = Validate.metaKey(key) { return fail("meta", "key \(quoted(key)) is not valid; use \(problem)") }
+            if let problem = Validate.metaKey(key) {
+                return fail("meta", "key \(quoted(key)) is not valid; use \(problem)")
+            }
             switch value {
             case .string(let s):
                 guard s.utf8.count <= Validate.maxMetaString else {
-                    return fail("meta", "value of \(quoted(key)) is \(s.utf8.count) bytes long; at most \(Validate.maxMetaString)")
+                    return fail(
+                        "meta",
+                        "value of \(quoted(key)) is \(s.utf8.count) bytes long; at most \(Validate.maxMetaString)")
                 }
                 metaFields.append((key, .string(s)))
             case .bool(let b): metaFields.append((key, .bool(b)))

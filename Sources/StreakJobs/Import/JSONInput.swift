@@ -69,10 +69,12 @@ enum JSONInput: Decodable {
     static func string(_ fields: [String: JSONInput], _ key: String, required: Bool) -> Result<String?, FieldProblem> {
         switch fields[key] {
         case nil where required: return .failure(FieldProblem(field: key, message: "missing; it is required"))
-        case nil, .null?: return required ? .failure(FieldProblem(field: key, message: "must not be null")) : .success(nil)
+        case nil, .null?:
+            return required ? .failure(FieldProblem(field: key, message: "must not be null")) : .success(nil)
         case .string(let s)?:
             guard s.utf8.count <= 1024 else {
-                return .failure(FieldProblem(field: key, message: "is \(s.utf8.count) bytes long; far longer than any valid value"))
+                return .failure(
+                    FieldProblem(field: key, message: "is \(s.utf8.count) bytes long; far longer than any valid value"))
             }
             return .success(s)
         case let other?: return .failure(FieldProblem(field: key, message: "must be a string, not \(other.kind)"))
@@ -96,7 +98,8 @@ enum JSONInput: Decodable {
                 return .failure(
                     FieldProblem(
                         field: "meta",
-                        message: "value of \(quoted(key)) is \(other.kind); metadata values must be strings, booleans or integers"
+                        message:
+                            "value of \(quoted(key)) is \(other.kind); metadata values must be strings, booleans or integers"
                     ))
             }
         }

@@ -39,7 +39,8 @@ public final class ZoneBook: @unchecked Sendable {
             ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 47 || $0 == 95
                 || $0 == 45 || $0 == 43
         }
-        if name.isEmpty || name.utf8.count > 64 || !allowed || parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
+        if name.isEmpty || name.utf8.count > 64 || !allowed
+            || parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
             || parts.first == "posix" || parts.first == "right" || name == "localtime" || name == "posixrules"
             || name == "Factory"
         {
