@@ -2,7 +2,8 @@
 // streakd: daily habit streaks across time zones, reminded by a systemd timer.
 //
 // Dependencies point one way:
-//   streakd (CLI wiring) -> StreakJobs -> StreakStore -> StreakCore (pure)
+//   streakd (CLI wiring) -> StreakJobs -> StreakDelivery, StreakStore -> StreakCore (pure)
+// Only StreakDelivery imports the libsystemd C target (CSystemd).
 import PackageDescription
 
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
@@ -23,10 +24,12 @@ let package = Package(
             name: "StreakStore",
             dependencies: ["StreakCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "StreakDelivery", dependencies: ["StreakCore", "CSystemd"], swiftSettings: strict),
         .target(
             name: "StreakJobs",
             dependencies: [
-                "StreakCore", "StreakStore", "TOMLKit",
+                "StreakCore", "StreakStore", "StreakDelivery", "TOMLKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -36,6 +39,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "StreakCoreTests", dependencies: ["StreakCore"], swiftSettings: strict),
         .testTarget(name: "StreakStoreTests", dependencies: ["StreakStore"], swiftSettings: strict),
+        .testTarget(name: "StreakDeliveryTests", dependencies: ["StreakDelivery"], swiftSettings: strict),
         .testTarget(name: "StreakJobsTests", dependencies: ["StreakJobs"], swiftSettings: strict),
         .testTarget(name: "StreakdCLITests", dependencies: ["StreakCore"], swiftSettings: strict),
     ]

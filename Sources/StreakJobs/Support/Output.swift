@@ -1,3 +1,4 @@
+import StreakCore
 import Foundation
 
 /// `-o short|json`.

@@ -1,0 +1,81 @@
+import StreakCore
+
+/// The kinds of notification (SPEC §4), each with a fixed journal MESSAGE_ID.
+public enum NotificationKind: String, CaseIterable, Sendable {
+    case atRisk = "at_risk"
+    case freezeUsed = "freeze_used"
+    case streakBroken = "streak_broken"
+    case freezeRefilled = "freeze_refilled"
+
+    /// The 128-bit journal MESSAGE_ID, as 32 lowercase hex digits (see deploy/streakd.catalog).
+    public var messageID: String {
+        switch self {
+        case .atRisk: "cf4039696c9c459e89e0e7f18de192c5"
+        case .freezeUsed: "76f95083794c4232b790117a598a968a"
+        case .streakBroken: "f5195bfdfc6c4e19bb9006c1f3d9bff6"
+        case .freezeRefilled: "cf494c00cced4596850808f5f9c0456a"
+        }
+    }
+
+    /// syslog priority: 4 warning, 5 notice, 6 info.
+    public var priority: Int {
+        switch self {
+        case .atRisk: 5
+        case .freezeUsed, .freezeRefilled: 6
+        case .streakBroken: 4
+        }
+    }
+}
+
+/// One notification, as every sink receives it.
+public struct Notification: Equatable, Sendable {
+    public var kind: NotificationKind
+    public var user: String
+    public var streak: String
+    /// The date the notification is about (the missed date for settlements).
+    public var localDate: LocalDate
+    /// When it was due (UTC).
+    public var due: Instant
+    /// The user's zone, and `due` in it (RFC 3339 with offset).
+    public var timezone: String
+    public var localDue: String
+    public var streakLength: Int
+    public var message: String
+
+    public init(
+        kind: NotificationKind, user: String, streak: String, localDate: LocalDate, due: Instant, timezone: String,
+        localDue: String, streakLength: Int, message: String
+    ) {
+        self.kind = kind
+        self.user = user
+        self.streak = streak
+        self.localDate = localDate
+        self.due = due
+        self.timezone = timezone
+        self.localDue = localDue
+        self.streakLength = streakLength
+        self.message = message
+    }
+
+    /// At most one notification per key (SPEC §4): kind, user, streak, local date.
+    public var key: String { "\(kind.rawValue)/\(user)/\(streak)/\(localDate)" }
+
+    /// The JSON object of `preview -o json`, `log -o json` and hooks' stdin.
+    public var json: JSON {
+        .object([
+            ("kind", .string(kind.rawValue)), ("user", .string(user)), ("streak", .string(streak)),
+            ("due", .string(due.description)), ("local_due", .string(localDue)), ("timezone", .string(timezone)),
+            ("local_date", .string(localDate.description)), ("streak_length", .int(streakLength)),
+            ("message", .string(message)), ("key", .string(key)),
+        ])
+    }
+
+    /// The `STREAKD_*` fields of the journal entry and of a hook's environment.
+    public var fields: [(String, String)] {
+        [
+            ("STREAKD_KIND", kind.rawValue), ("STREAKD_USER", user), ("STREAKD_STREAK", streak),
+            ("STREAKD_LOCAL_DATE", localDate.description), ("STREAKD_STREAK_LENGTH", String(streakLength)),
+            ("STREAKD_DUE", due.description), ("STREAKD_TIMEZONE", timezone), ("STREAKD_KEY", key),
+        ]
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// What became of one delivery attempt.
+public enum DeliveryOutcome: Equatable, Sendable {
+    case delivered
+    /// Worth another try on a later run.
+    case failed(String)
+}
+
+/// A place notifications go: the journal, the desktop, a hook.
+public protocol Sink: Sendable {
+    /// A stable name for the ledger (`journal`, `desktop`, `hook:NAME`).
+    var name: String { get }
+    func deliver(_ notification: Notification) -> DeliveryOutcome
+}
+
+/// A sink that keeps what it receives: the twin for unit tests.
+public final class MemorySink: Sink, @unchecked Sendable {
+    public let name: String
+    private var outcomes: [DeliveryOutcome]
+    private var kept: [Notification] = []
+    private let lock = NSLock()
+
+    /// `outcomes` are answered in turn, then `.delivered`.
+    public init(name: String = "memory", outcomes: [DeliveryOutcome] = []) {
+        self.name = name
+        self.outcomes = outcomes
+    }
+
+    public var received: [Notification] { lock.withLock { kept } }
+
+    public func deliver(_ notification: Notification) -> DeliveryOutcome {
+        lock.withLock {
+            kept.append(notification)
+            return outcomes.isEmpty ? .delivered : outcomes.removeFirst()
+        }
+    }
+}
