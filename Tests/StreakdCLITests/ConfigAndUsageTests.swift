@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+@Suite("config check and usage errors")
+struct ConfigAndUsageTests {
+    static let defaults = """
+        # effective configuration (built-in defaults)
+        [import]
+        backfill_days = 90
+
+        [freeze]
+        initial = 1
+        max = 1
+        min_streak = 3
+        auto_use = true
+
+        [reminders]
+        days = [5, 7, 14]
+
+        """
+
+    @Test func defaultsWhenTheDefaultFileIsMissing() throws {
+        let s = try Sandbox()
+        let r = s.run(["config", "check"])
+        #expect(r.code == 0)
+        #expect(r.err == "")
+        #expect(r.out == Self.defaults)
+        let json = s.run(["config", "check", "-o", "json"])
+        #expect(json.code == 0)
+        #expect(
+            json.out == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"streaks":{}}"#
+                + "\n")
+    }
+
+    @Test func aValidFileIsPrinted() throws {
+        let s = try Sandbox()
+        let path = try s.file(
+            "config/streakd/streakd.toml",
+            "[streaks.workout]\ngoal = 2\nleeway_hours = 3\n[freeze]\nmax = 2\n[reminders]\nmax_late = \"1h\"\n")
+        let r = s.run(["config", "check"])
+        #expect(r.code == 0)
+        #expect(
+            r.out == """
+                # effective configuration from \(path)
+                [import]
+                backfill_days = 90
+
+                [freeze]
+                initial = 1
+                max = 2
+                min_streak = 3
+                auto_use = true
+
+                [reminders]
+                days = [5, 7, 14]
+                max_late = "1h"
+
+                [streaks.workout]
+                goal = 2
+                leeway_hours = 3
+
+                [streaks.workout.freeze]
+                initial = 1
+                max = 2
+                min_streak = 3
+                auto_use = true
+
+                """)
+        // An explicit --config wins over the default path.
+        let other = try s.file("other.toml", "[import]\nbackfill_days = 30\n")
+        let o = s.run(["config", "check", "--config", other, "-o", "json"])
+        #expect(try jsonObject(o.out)["source"] as? String == other)
+    }
+
+    @Test(arguments: [
+        ("w.toml", "[streaks.workout]\ngoal = 0\n", "w.toml:2: streaks.workout.goal: 0 is out of range; use a whole number from 1 to 100"),
+        ("u.toml", "[import]\nbackfill_days = 30\ncolour = 1\n", "u.toml:3: import.colour: unknown setting; valid in [import]: backfill_days"),
+        ("y.toml", "bogus = 1\n", "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, streaks"),
+        ("x.toml", "[freeze]\nmax = 3\n\n[reminders\ndays = [1]\n", "x.toml:4: Error while parsing table header: expected ']', saw '\\n'"),
+        ("l.toml", "[streaks.daily]\nleeway_hours = 25\n", "l.toml:2: streaks.daily.leeway_hours: 25 is out of range; use a whole number from 0 to 24"),
+        ("i.toml", "[freeze]\nmax = 1\ninitial = 2\n", "i.toml:3: freeze.initial: 2 is more than max (1); use a number from 0 to 1"),
+    ])
+    func badConfigurationIsExit78(_ name: String, _ text: String, _ message: String) throws {
+        let s = try Sandbox()
+        let path = try s.file(name, text)
+        let r = s.run(["config", "check", "--config", path])
+        #expect(r.code == 78)
+        #expect(r.out == "")
+        #expect(r.err == error(s.dir.path + "/" + message))
+        // Every command refuses to run with it, from the default path as well.
+        try s.file("config/streakd/streakd.toml", text)
+        let status = s.run(["user", "list"])
+        #expect(status.code == 78)
+        #expect(status.err.hasPrefix("streakd: error: \(s.dir.path)/config/streakd/streakd.toml:"))
+    }
+
+    @Test func missingExplicitConfigIsExit66() throws {
+        let s = try Sandbox()
+        let path = s.dir.path + "/missing.toml"
+        let r = s.run(["config", "check", "--config", path])
+        #expect(r.code == 66)
+        #expect(r.out == "")
+        #expect(r.err == error("\(path): no such configuration file"))
+    }
+
+    @Test func badNowIsUsage() throws {
+        let s = try Sandbox()
+        s.addUser()
+        let r = s.run(["status", "u1", "--now", "garbage"])
+        #expect(r.code == 64)
+        #expect(r.out == "")
+        #expect(r.err == error(#"--now: "garbage" is not an RFC 3339 instant with an offset; use e.g. 2026-11-21T19:00:00Z"#))
+        let env = s.run(["status", "u1"], env: ["STREAKD_NOW": "garbage"])
+        #expect(env.code == 64)
+        #expect(env.err == error(#"STREAKD_NOW: "garbage" is not an RFC 3339 instant with an offset; use e.g. 2026-11-21T19:00:00Z"#))
+        let noOffset = s.run(["status", "u1", "--now", "2026-11-21T11:00:00"])
+        #expect(noOffset.code == 64)
+        // --now wins over STREAKD_NOW.
+        let both = s.run(["status", "u1", "--now", "2026-11-22T11:00:00Z", "-o", "json"], env: ["STREAKD_NOW": "garbage"])
+        #expect(both.code == 0)
+        #expect(try jsonObject(both.out)["today"] as? String == "2026-11-22")
+    }
+
+    @Test func unknownSubcommandIsUsage() throws {
+        let s = try Sandbox()
+        let r = s.runBare(["frobnicate"])
+        #expect(r.code == 64)
+        #expect(r.out == "")
+        #expect(r.err.contains("frobnicate"), "\(r)")
+        let sub = s.run(["user", "frobnicate"])
+        #expect(sub.code == 64)
+        let option = s.run(["status", "u1", "--bogus"])
+        #expect(option.code == 64)
+        #expect(option.err.hasPrefix("Error: Unknown option '--bogus'"), "\(option)")
+        let format = s.run(["user", "list", "-o", "xml"])
+        #expect(format.code == 64)
+    }
+
+    @Test func defaultStoreFollowsXDGStateHome() throws {
+        let s = try Sandbox()
+        let r = s.runBare(["user", "add", "u1", "--tz", "UTC"])
+        #expect(r.code == 0)
+        #expect(FileManager.default.fileExists(atPath: s.dir.path + "/state/streakd/streakd.sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: s.store))
+    }
+}

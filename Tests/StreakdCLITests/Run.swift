@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+
+/// What one run of the built `streakd` binary did.
+struct RunResult: CustomStringConvertible {
+    var code: Int32
+    var out: String
+    var err: String
+
+    var description: String { "exit \(code)\n--- stdout\n\(out)--- stderr\n\(err)" }
+}
+
+/// The package root: the first folder above this file that holds Package.swift.
+let packageRoot: URL = {
+    var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    while url.path != "/" {
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        url = url.deletingLastPathComponent()
+    }
+    return URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+}()
+
+/// The built binary (`swift test` builds it: it is a product of the package).
+let streakdBinary = packageRoot.appendingPathComponent(".build/debug/streakd").path
+
+/// Runs the built binary with `args` (an argv array, never a shell) and a
+/// minimal environment plus `env`; `stdin` is fed to standard input (else /dev/null).
+func streakd(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) -> RunResult {
+    guard FileManager.default.isExecutableFile(atPath: streakdBinary) else {
+        Issue.record("streakd is not built at \(streakdBinary); run `swift build` in \(packageRoot.path) first")
+        return RunResult(code: -1, out: "", err: "")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: streakdBinary)
+    process.arguments = args
+    process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"].merging(env) { $1 }
+    let started = try! Spawned(process, stdin: stdin)
+    return started.wait()
+}
+
+/// A started child whose output goes to temporary files (no pipe can fill up).
+final class Spawned {
+    let process: Process
+    let outURL: URL
+    let errURL: URL
+    let scratch: URL
+
+    init(_ process: Process, stdin: String?) throws {
+        self.process = process
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("streakd-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        outURL = scratch.appendingPathComponent("out")
+        errURL = scratch.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        if let stdin {
+            let inURL = scratch.appendingPathComponent("in")
+            try Data(stdin.utf8).write(to: inURL)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
+        try process.run()
+    }
+
+    func wait() -> RunResult {
+        process.waitUntilExit()
+        let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? "<stdout not UTF-8>"
+        let err = (try? String(contentsOf: errURL, encoding: .utf8)) ?? "<stderr not UTF-8>"
+        try? FileManager.default.removeItem(at: scratch)
+        return RunResult(code: process.terminationStatus, out: out, err: err)
+    }
+}
+
+/// The instant every test runs at unless it says otherwise: Saturday
+/// 2026-11-21, 12:00 in Europe/Berlin.
+let fixedNow = "2026-11-21T11:00:00Z"
+
+/// A fresh temporary directory with its own store, HOME and XDG folders.
+final class Sandbox {
+    let dir: URL
+    let store: String
+    var now = fixedNow
+
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("streakd-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        store = dir.appendingPathComponent("s.sqlite").path
+    }
+
+    deinit { try? FileManager.default.removeItem(at: dir) }
+
+    /// The child's environment: every default path inside the sandbox, so a
+    /// missing default configuration means the defaults.
+    var environment: [String: String] {
+        [
+            "HOME": dir.path, "XDG_STATE_HOME": dir.path + "/state", "XDG_CONFIG_HOME": dir.path + "/config",
+            "STREAKD_NOW": now,
+        ]
+    }
+
+    /// Runs `streakd ARGS --store DIR/s.sqlite` at `now`.
+    @discardableResult
+    func run(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) -> RunResult {
+        streakd(args + ["--store", store], stdin: stdin, env: environment.merging(env) { $1 })
+    }
+
+    /// Runs without adding `--store`.
+    func runBare(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) -> RunResult {
+        streakd(args, stdin: stdin, env: environment.merging(env) { $1 })
+    }
+
+    /// Starts `streakd ARGS --store …` without waiting for it.
+    func spawn(_ args: [String]) throws -> Spawned {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: streakdBinary)
+        process.arguments = args + ["--store", store]
+        process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"].merging(environment) { $1 }
+        return try Spawned(process, stdin: nil)
+    }
+
+    /// Writes a text file in the sandbox and answers its path.
+    @discardableResult
+    func file(_ name: String, _ text: String) throws -> String {
+        try file(name, bytes: Array(text.utf8))
+    }
+
+    @discardableResult
+    func file(_ name: String, bytes: [UInt8]) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
+    /// Adds a user, expecting success.
+    func addUser(_ id: String = "u1", tz: String = "Europe/Berlin", _ extra: [String] = [],
+                 sourceLocation: SourceLocation = #_sourceLocation) {
+        let r = run(["user", "add", id, "--tz", tz] + extra)
+        #expect(r.code == 0, "user add \(id): \(r)", sourceLocation: sourceLocation)
+    }
+
+    /// Imports JSON lines, expecting success.
+    func importLines(_ lines: [String], name: String = "setup.jsonl", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let path = try file(name, lines.joined(separator: "\n") + "\n")
+        let r = run(["import", path])
+        #expect(r.code == 0, "import: \(r)", sourceLocation: sourceLocation)
+    }
+
+    /// `status ID -o json` (one streak), expecting success.
+    func status(_ user: String = "u1", streak: String = "daily", sourceLocation: SourceLocation = #_sourceLocation) -> String {
+        let r = run(["status", user, "--streak", streak, "-o", "json"])
+        #expect(r.code == 0 && r.err.isEmpty, "status: \(r)", sourceLocation: sourceLocation)
+        return r.out
+    }
+
+    /// `status` parsed as one JSON object.
+    func statusObject(_ user: String = "u1", streak: String = "daily",
+                      sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+        try jsonObject(status(user, streak: streak, sourceLocation: sourceLocation))
+    }
+}
+
+/// One JSON object from one line.
+func jsonObject(_ line: String) throws -> [String: Any] {
+    let data = Data(line.trimmingCharacters(in: .newlines).utf8)
+    return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "not a JSON object: \(line)")
+}
+
+/// Every line of `text` as a JSON object.
+func jsonLines(_ text: String) throws -> [[String: Any]] {
+    try text.split(separator: "\n").map { try jsonObject(String($0)) }
+}
+
+/// A JSON line for one check-in of `u1`.
+func checkinLine(_ at: String, id: String? = nil, user: String = "u1", extra: String = "") -> String {
+    var s = #"{"user":"\#(user)","at":"\#(at)""#
+    if let id { s += #","id":"\#(id)""# }
+    return s + extra + "}"
+}
+
+/// Seven consecutive days of check-ins ending yesterday (2026-11-14 … 2026-11-20), Berlin evenings.
+let sevenDays = (14...20).map { checkinLine("2026-11-\($0)T18:00:00+01:00", id: "d\($0)") }
+
+/// The error line streakd writes for a message.
+func error(_ message: String) -> String { "streakd: error: \(message)\n" }
+
+let zoneRule = "use an IANA zone name from the system's tzdata, such as Europe/Berlin or America/New_York"
