@@ -1,6 +1,10 @@
 /// The streak rules of SPEC §1–3 as one pure function of a history and an
 /// instant. It reads no clock, zone or environment: everything comes in.
 public enum Engine {
+    /// Check-ins up to this far ahead of `now` are accepted (SPEC §1: clock
+    /// skew between devices) and count as present.
+    public static let clockSkew: Int64 = 300
+
     public static func evaluate(_ history: StreakHistory, at now: Instant) -> StreakState {
         let timeline = SettingsTimeline(epochs: history.epochs, current: history.settings, now: now)
         let days = DayEnds(zones: history.zones, timeline: timeline)
@@ -95,7 +99,7 @@ public enum Engine {
         return StreakState(
             today: today, endedThrough: walk.endedThrough, current: current, longest: longest,
             aliveBeforeToday: alive, freezes: freezes, todayCount: attribution.counts[today] ?? 0,
-            goal: timeline.at(now).goal, totalCheckins: history.checkins.filter { $0.instant <= now }.count,
+            goal: timeline.at(now).goal, totalCheckins: history.checkins.filter { $0.instant <= now + clockSkew }.count,
             lastQualifying: lastQualifying, settlements: settlements, marks: marks,
             firstStored: history.checkins.map(\.storedAt).min())
     }
@@ -105,7 +109,7 @@ public enum Engine {
     static func countingCheckins(_ history: StreakHistory, now: Instant) -> [CheckIn] {
         let cap = Int64(history.backfillDays) * Instant.day
         return history.checkins
-            .filter { $0.instant <= now && $0.instant >= $0.storedAt - cap }
+            .filter { $0.instant <= now + clockSkew && $0.instant >= $0.storedAt - cap }
             .sorted {
                 if $0.instant != $1.instant { return $0.instant < $1.instant }
                 if $0.zone.identifier != $1.zone.identifier { return $0.zone.identifier < $1.zone.identifier }

@@ -25,9 +25,22 @@ public final class SQLiteStore: Store {
         config.foreignKeysEnabled = true
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
-            try Schema.migrator.migrate(queue)
+            try Self.migrate(queue)
         } catch {
             throw StoreError("cannot open the store \(path): \(Self.reason(error))")
+        }
+    }
+
+    /// Migrates forward. GRDB checks which migrations are applied before it
+    /// takes the write lock, so two processes creating one new file can both
+    /// try the first migration; the loser rolls back and tries again.
+    static func migrate(_ queue: DatabaseQueue) throws {
+        for attempt in 1... {
+            do {
+                return try Schema.migrator.migrate(queue)
+            } catch let error as DatabaseError where attempt < 5 && error.resultCode == .SQLITE_ERROR {
+                usleep(UInt32(20_000 * attempt))
+            }
         }
     }
 

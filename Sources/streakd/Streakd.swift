@@ -20,7 +20,7 @@ struct Streakd: ParsableCommand {
     /// Runs the command; errors for people go to standard error with their sysexits code.
     static func main() {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(globalOptionsLast(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let error as StreakdError {
             fail(error.message, error.status.rawValue)
@@ -29,6 +29,30 @@ struct Streakd: ParsableCommand {
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// Moves global options written before the subcommand (`streakd --now T
+    /// status u1`) to after it, where the parser takes them.
+    static func globalOptionsLast(_ args: [String]) -> [String] {
+        let withValue = ["--store", "--config", "--now", "-o"]
+        var leading: [String] = []
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            if withValue.contains(a) && i + 1 < args.count {
+                leading += [a, args[i + 1]]
+                i += 2
+            } else if a == "-v" || a == "--verbose" || withValue.contains(where: { a.hasPrefix($0 + "=") }) {
+                leading.append(a)
+                i += 1
+            } else {
+                break
+            }
+        }
+        guard !leading.isEmpty, i < args.count else { return args }
+        var rest = Array(args[i...])
+        rest.insert(contentsOf: leading, at: rest.firstIndex(of: "--") ?? rest.endIndex)
+        return rest
     }
 
     static func fail(_ message: String, _ code: Int32) -> Never {

@@ -16,7 +16,8 @@ struct ConcurrencyTests {
             for i in 0..<2000 {
                 let n = p * 1500 + i
                 ids.insert(n)
-                text += checkinLine(format.string(from: now.addingTimeInterval(Double(-n * 7 * 60))), id: "ev\(n)") + "\n"
+                text +=
+                    checkinLine(format.string(from: now.addingTimeInterval(Double(-n * 7 * 60))), id: "ev\(n)") + "\n"
             }
             paths.append(try s.file("p\(p).jsonl", text))
         }
@@ -42,7 +43,7 @@ struct ConcurrencyTests {
     /// SPEC §7: the SQLite file is "created on first use ... safe under concurrent
     /// processes". Several first uses at once race in the schema migration.
     @Test func concurrentFirstUseOfAFreshStore() throws {
-        withKnownIssue("concurrent first use of a fresh store fails with 'table users already exists' (exit 69)", isIntermittent: true) { () throws in
+        do {
             for round in 0..<4 {
                 let s = try Sandbox()
                 let children = try (0..<5).map { try s.spawn(["user", "add", "v\($0)", "--tz", "UTC"]) }

@@ -28,7 +28,8 @@ struct ConfigAndUsageTests {
         let json = s.run(["config", "check", "-o", "json"])
         #expect(json.code == 0)
         #expect(
-            json.out == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"streaks":{}}"#
+            json.out
+                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"streaks":{}}"#
                 + "\n")
     }
 
@@ -73,12 +74,30 @@ struct ConfigAndUsageTests {
     }
 
     @Test(arguments: [
-        ("w.toml", "[streaks.workout]\ngoal = 0\n", "w.toml:2: streaks.workout.goal: 0 is out of range; use a whole number from 1 to 100"),
-        ("u.toml", "[import]\nbackfill_days = 30\ncolour = 1\n", "u.toml:3: import.colour: unknown setting; valid in [import]: backfill_days"),
-        ("y.toml", "bogus = 1\n", "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, streaks"),
-        ("x.toml", "[freeze]\nmax = 3\n\n[reminders\ndays = [1]\n", "x.toml:4: Error while parsing table header: expected ']', saw '\\n'"),
-        ("l.toml", "[streaks.daily]\nleeway_hours = 25\n", "l.toml:2: streaks.daily.leeway_hours: 25 is out of range; use a whole number from 0 to 24"),
-        ("i.toml", "[freeze]\nmax = 1\ninitial = 2\n", "i.toml:3: freeze.initial: 2 is more than max (1); use a number from 0 to 1"),
+        (
+            "w.toml", "[streaks.workout]\ngoal = 0\n",
+            "w.toml:2: streaks.workout.goal: 0 is out of range; use a whole number from 1 to 100"
+        ),
+        (
+            "u.toml", "[import]\nbackfill_days = 30\ncolour = 1\n",
+            "u.toml:3: import.colour: unknown setting; valid in [import]: backfill_days"
+        ),
+        (
+            "y.toml", "bogus = 1\n",
+            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, streaks"
+        ),
+        (
+            "x.toml", "[freeze]\nmax = 3\n\n[reminders\ndays = [1]\n",
+            "x.toml:4: Error while parsing table header: expected ']', saw '\\n'"
+        ),
+        (
+            "l.toml", "[streaks.daily]\nleeway_hours = 25\n",
+            "l.toml:2: streaks.daily.leeway_hours: 25 is out of range; use a whole number from 0 to 24"
+        ),
+        (
+            "i.toml", "[freeze]\nmax = 1\ninitial = 2\n",
+            "i.toml:3: freeze.initial: 2 is more than max (1); use a number from 0 to 1"
+        ),
     ])
     func badConfigurationIsExit78(_ name: String, _ text: String, _ message: String) throws {
         let s = try Sandbox()
@@ -109,14 +128,21 @@ struct ConfigAndUsageTests {
         let r = s.run(["status", "u1", "--now", "garbage"])
         #expect(r.code == 64)
         #expect(r.out == "")
-        #expect(r.err == error(#"--now: "garbage" is not an RFC 3339 instant with an offset; use e.g. 2026-11-21T19:00:00Z"#))
+        #expect(
+            r.err
+                == error(#"--now: "garbage" is not an RFC 3339 instant with an offset; use e.g. 2026-11-21T19:00:00Z"#))
         let env = s.run(["status", "u1"], env: ["STREAKD_NOW": "garbage"])
         #expect(env.code == 64)
-        #expect(env.err == error(#"STREAKD_NOW: "garbage" is not an RFC 3339 instant with an offset; use e.g. 2026-11-21T19:00:00Z"#))
+        #expect(
+            env.err
+                == error(
+                    #"STREAKD_NOW: "garbage" is not an RFC 3339 instant with an offset; use e.g. 2026-11-21T19:00:00Z"#)
+        )
         let noOffset = s.run(["status", "u1", "--now", "2026-11-21T11:00:00"])
         #expect(noOffset.code == 64)
         // --now wins over STREAKD_NOW.
-        let both = s.run(["status", "u1", "--now", "2026-11-22T11:00:00Z", "-o", "json"], env: ["STREAKD_NOW": "garbage"])
+        let both = s.run(
+            ["status", "u1", "--now", "2026-11-22T11:00:00Z", "-o", "json"], env: ["STREAKD_NOW": "garbage"])
         #expect(both.code == 0)
         #expect(try jsonObject(both.out)["today"] as? String == "2026-11-22")
     }

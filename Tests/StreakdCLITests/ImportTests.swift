@@ -40,7 +40,8 @@ struct ImportTests {
         s.addUser()
         let path = try s.file("n.jsonl", checkinLine("2026-11-20T10:00:00Z") + "\n")
         #expect(s.run(["import", path]).code == 0)
-        #expect(s.run(["import", path]).out == "imported 1 check-in from \(path) (0 already stored, 0 invalid skipped)\n")
+        #expect(
+            s.run(["import", path]).out == "imported 1 check-in from \(path) (0 already stored, 0 invalid skipped)\n")
         #expect(try s.statusObject()["total_checkins"] as? Int == 2)
     }
 
@@ -110,7 +111,8 @@ struct ImportTests {
         mixed.swapAt(1, 6)
         try shuffled.importLines(mixed)
         #expect(shuffled.run(["status", "u1", "-o", "json"]).out == expected)
-        #expect(shuffled.run(["calendar", "u1", "-o", "json"]).out == inOrder.run(["calendar", "u1", "-o", "json"]).out)
+        #expect(
+            shuffled.run(["calendar", "u1", "-o", "json"]).out == inOrder.run(["calendar", "u1", "-o", "json"]).out)
 
         // Split in two imports, later days first: the same streak (only the refill clock,
         // which starts at the first stored check-in, may differ).
@@ -221,12 +223,30 @@ struct ImportTests {
         let s = try Sandbox()
         s.addUser()
         let good = Array((checkinLine("2026-11-19T10:00:00Z", id: "g1") + "\n").utf8)
-        let bad = Array(#"{"user":"u1","at":"2026-11-20T10:00:00Z","meta":{"n":""#.utf8) + [0xFF, 0xFE] + Array("\"}}\n".utf8)
+        let bad =
+            Array(#"{"user":"u1","at":"2026-11-20T10:00:00Z","meta":{"n":""#.utf8) + [0xFF, 0xFE] + Array("\"}}\n".utf8)
         let path = try s.file("bad.jsonl", bytes: good + bad)
         let r = s.run(["import", path])
         #expect(r.code == 65)
-        #expect(r.err == error("\(path):2: invalid UTF-8; the file must be UTF-8 text"))
+        #expect(
+            r.err
+                == error(
+                    "\(path):2: invalid UTF-8; the file must be UTF-8 text\n"
+                        + "1 invalid record; nothing was imported (use --skip-invalid to import the valid ones)"))
         #expect(try s.statusObject()["total_checkins"] as? Int == 0)
+        // --skip-invalid skips an unreadable line like any other invalid one.
+        let skip = s.run(["import", path, "--skip-invalid"])
+        #expect(skip.code == 0)
+        #expect(skip.err == "streakd: warning: skipped \(path):2: invalid UTF-8; the file must be UTF-8 text\n")
+        #expect(try s.statusObject()["total_checkins"] as? Int == 1)
+    }
+
+    @Test func csvWithAByteOrderMark() throws {
+        let s = try Sandbox()
+        s.addUser()
+        let path = try s.file("bom.csv", bytes: [0xEF, 0xBB, 0xBF] + Array("user,at\nu1,2026-11-20T10:00:00Z\n".utf8))
+        #expect(s.run(["import", path]).code == 0)
+        #expect(try s.statusObject()["total_checkins"] as? Int == 1)
     }
 
     @Test func csvProblems() throws {
@@ -237,12 +257,17 @@ struct ImportTests {
             return (path, s.run(["import", path]))
         }
         let tail = "1 invalid record; nothing was imported (use --skip-invalid to import the valid ones)\n"
-        var (p, r) = try attempt("count.csv", "user,at,id\nu1,2026-11-17T19:00:00+01:00,k1\nu1,2026-11-17T19:00:00+01:00\n")
+        var (p, r) = try attempt(
+            "count.csv", "user,at,id\nu1,2026-11-17T19:00:00+01:00,k1\nu1,2026-11-17T19:00:00+01:00\n")
         #expect(r.code == 65)
         #expect(r.err == error("\(p):3: 2 fields, but the header names 3 columns") + tail)
         (p, r) = try attempt("col.csv", "user,at,color\nu1,2026-11-17T19:00:00+01:00,red\n")
         #expect(r.code == 65)
-        #expect(r.err == error(#"\#(p):1: column "color" is unknown; the header names the columns user, at and optionally tz, streak, id"#))
+        #expect(
+            r.err
+                == error(
+                    #"\#(p):1: column "color" is unknown; the header names the columns user, at and optionally tz, streak, id"#
+                ))
         (p, r) = try attempt("noat.csv", "user,tz\nu1,UTC\n")
         #expect(r.code == 65)
         #expect(r.err == error(#"\#(p):1: the header has no "at" column; it is required"#))
@@ -260,7 +285,9 @@ struct ImportTests {
         #expect(r.err == error(#"\#(p):2: field "user": empty; it is required"#) + tail)
         (p, r) = try attempt("zone.csv", "user,at,tz\nu1,2026-11-17T19:00:00+01:00,../../etc/passwd\n")
         #expect(r.code == 65)
-        #expect(r.err == error(#"\#(p):2: field "tz": "../../etc/passwd" is a path, not a time zone name; "# + zoneRule) + tail)
+        #expect(
+            r.err == error(#"\#(p):2: field "tz": "../../etc/passwd" is a path, not a time zone name; "# + zoneRule)
+                + tail)
         #expect(try s.statusObject()["total_checkins"] as? Int == 0)
     }
 

@@ -136,29 +136,37 @@ final class Sandbox {
     }
 
     /// Adds a user, expecting success.
-    func addUser(_ id: String = "u1", tz: String = "Europe/Berlin", _ extra: [String] = [],
-                 sourceLocation: SourceLocation = #_sourceLocation) {
+    func addUser(
+        _ id: String = "u1", tz: String = "Europe/Berlin", _ extra: [String] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let r = run(["user", "add", id, "--tz", tz] + extra)
         #expect(r.code == 0, "user add \(id): \(r)", sourceLocation: sourceLocation)
     }
 
     /// Imports JSON lines, expecting success.
-    func importLines(_ lines: [String], name: String = "setup.jsonl", sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func importLines(_ lines: [String], name: String = "setup.jsonl", sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let path = try file(name, lines.joined(separator: "\n") + "\n")
         let r = run(["import", path])
         #expect(r.code == 0, "import: \(r)", sourceLocation: sourceLocation)
     }
 
     /// `status ID -o json` (one streak), expecting success.
-    func status(_ user: String = "u1", streak: String = "daily", sourceLocation: SourceLocation = #_sourceLocation) -> String {
+    func status(_ user: String = "u1", streak: String = "daily", sourceLocation: SourceLocation = #_sourceLocation)
+        -> String
+    {
         let r = run(["status", user, "--streak", streak, "-o", "json"])
         #expect(r.code == 0 && r.err.isEmpty, "status: \(r)", sourceLocation: sourceLocation)
         return r.out
     }
 
     /// `status` parsed as one JSON object.
-    func statusObject(_ user: String = "u1", streak: String = "daily",
-                      sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+    func statusObject(
+        _ user: String = "u1", streak: String = "daily",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [String: Any] {
         try jsonObject(status(user, streak: streak, sourceLocation: sourceLocation))
     }
 }

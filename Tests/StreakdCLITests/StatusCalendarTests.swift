@@ -18,7 +18,8 @@ struct StatusCalendarTests {
         // The keys SPEC §6 requires, whatever else is there.
         let o = try jsonObject(r.out)
         let required = [
-            "user", "streak", "current", "longest", "freezes", "today_count", "goal", "total_checkins", "last_qualifying_date",
+            "user", "streak", "current", "longest", "freezes", "today_count", "goal", "total_checkins",
+            "last_qualifying_date",
             "next_reminder",
         ]
         for key in required { #expect(o.keys.contains(key), "status -o json lacks \(key)") }

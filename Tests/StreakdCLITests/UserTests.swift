@@ -53,7 +53,11 @@ struct UserTests {
         s.addUser("alice")
         let r1 = s.run(["user", "add", "bad id", "--tz", "UTC"])
         #expect(r1.code == 65)
-        #expect(r1.err == error(#"ID: "bad id" is not a user id; use 1 to 128 characters: a letter or digit, then letters, digits, '.', '_', '@' or '-'"#))
+        #expect(
+            r1.err
+                == error(
+                    #"ID: "bad id" is not a user id; use 1 to 128 characters: a letter or digit, then letters, digits, '.', '_', '@' or '-'"#
+                ))
         let r2 = s.run(["user", "add", "zed", "--tz", "Mars/Olympus"])
         #expect(r2.code == 65)
         #expect(r2.err == error(#"--tz: unknown time zone "Mars/Olympus"; "# + zoneRule))

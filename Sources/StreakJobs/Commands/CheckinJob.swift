@@ -13,9 +13,12 @@ extension Context {
             }
             let key = String(item[..<eq])
             let raw = String(item[item.index(after: eq)...])
-            let value: MetaValue =
-                raw == "true"
-                ? .bool(true) : raw == "false" ? .bool(false) : Int64(raw).map { .integer($0) } ?? .string(raw)
+            guard !input.meta.contains(where: { $0.key == key }) else {
+                throw StreakdError.data("--meta: key \(quoted(key)) is given twice; give each key once")
+            }
+            // Integers only as written canonically: "007" and "+5" stay strings.
+            let integer = Int64(raw).flatMap { String($0) == raw ? MetaValue.integer($0) : nil }
+            let value: MetaValue = raw == "true" ? .bool(true) : raw == "false" ? .bool(false) : integer ?? .string(raw)
             input.meta.append((key, value))
         }
         let (user, stored, state) = try store.write { w -> (User, InsertResult, StreakState) in

@@ -9,6 +9,7 @@ extension Context {
         let (before, after) = try store.write { w -> (Int, Int) in
             let user = try self.user(id, in: w)
             let before = Engine.evaluate(try history(of: user, streak: streak, in: w), at: now).freezes
+            guard before < config.settings(for: streak).freeze.max else { return (before, before) }
             try w.addFreezeEvent(FreezeEvent(at: now, kind: .grant), user: id, streak: streak)
             try recordSettings(for: [streak], in: w)
             return (before, Engine.evaluate(try history(of: user, streak: streak, in: w), at: now).freezes)

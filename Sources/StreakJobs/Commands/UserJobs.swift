@@ -59,17 +59,17 @@ extension Context {
         var users: [User] = []
         var firstLine: [String: Int] = [:]
         var problems: [String] = []
-        for (i, line) in file.lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
+        for (number, line) in file.records {
             do {
-                let user = try userRecord(line)
+                let user = try userRecord(try line.get())
                 if let seen = firstLine[user.id] {
                     throw FieldProblem(field: "user", message: "\(quoted(user.id)) appears already on line \(seen)")
                 }
-                firstLine[user.id] = i + 1
+                firstLine[user.id] = number
                 users.append(user)
             } catch let p as FieldProblem {
                 problems.append(
-                    "\(file.name):\(i + 1):\(p.field.isEmpty ? "" : " field \(quoted(p.field)):") \(p.message)")
+                    "\(file.name):\(number):\(p.field.isEmpty ? "" : " field \(quoted(p.field)):") \(p.message)")
             }
         }
         if !problems.isEmpty {

@@ -12,8 +12,8 @@ enum CheckinJSONLines {
 
     static func parse(_ file: InputFile) -> [ParsedLine<CheckinInput>] {
         var out: [ParsedLine<CheckinInput>] = []
-        for (i, line) in file.lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
-            out.append(ParsedLine(line: i + 1, result: record(line)))
+        for (number, line) in file.records {
+            out.append(ParsedLine(line: number, result: line.flatMap(record)))
         }
         return out
     }
@@ -42,6 +42,7 @@ enum CheckinCSV {
 
     static func parse(_ file: InputFile) throws -> [ParsedLine<CheckinInput>] {
         guard let headerLine = file.lines.first else { return [] }
+        if let why = file.unreadable[0] { throw StreakdError.data("\(file.name):1: \(why)") }
         guard case .success(let header) = fields(headerLine) else {
             throw StreakdError.data("\(file.name):1: the header row is not valid CSV")
         }
@@ -58,8 +59,8 @@ enum CheckinCSV {
             throw StreakdError.data("\(file.name):1: the header names a column twice")
         }
         var out: [ParsedLine<CheckinInput>] = []
-        for (i, line) in file.lines.enumerated().dropFirst() where !line.allSatisfy(\.isWhitespace) {
-            let result = fields(line).flatMap { values -> Result<CheckinInput, FieldProblem> in
+        for (number, line) in file.records where number > 1 {
+            let result = line.flatMap(fields).flatMap { values -> Result<CheckinInput, FieldProblem> in
                 guard values.count == names.count else {
                     return .failure(
                         FieldProblem(
@@ -84,7 +85,7 @@ enum CheckinCSV {
                 return .success(
                     CheckinInput(user: user, streak: row["streak"], at: row["at"], tz: row["tz"], id: row["id"]))
             }
-            out.append(ParsedLine(line: i + 1, result: result))
+            out.append(ParsedLine(line: number, result: result))
         }
         return out
     }

@@ -29,7 +29,7 @@ struct CheckinRules {
     /// Field names as the input spells them (JSON keys, CSV columns or options).
     var names = ["user": "user", "streak": "streak", "at": "at", "tz": "tz", "id": "id", "meta": "meta"]
 
-    static let futureSlack: Int64 = 5 * 60
+    static let futureSlack = Engine.clockSkew
     static let maxAge: Int64 = 365 * Instant.day
 
     func check(_ input: CheckinInput) -> Result<NewCheckin, FieldProblem> {

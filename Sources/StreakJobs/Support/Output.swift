@@ -1,5 +1,5 @@
-import StreakCore
 import Foundation
+import StreakCore
 
 /// `-o short|json`.
 public enum OutputFormat: String, CaseIterable, Sendable {
