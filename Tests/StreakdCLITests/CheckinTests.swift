@@ -83,13 +83,8 @@ struct CheckinTests {
             "note=hi",
         ])
         #expect(r.code == 0, "\(r)")
-        // Read back with the sqlite3 tool, when the host has it.
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        p.arguments = [s.store, "SELECT meta FROM checkins WHERE event_id = 'm1'"]
-        let out = try Spawned(p, stdin: nil).wait()
-        #expect(out.out == #"{"reps":20,"ok":true,"off":false,"note":"hi"}"# + "\n")
+        guard let meta = try storedMeta(s, event: "m1") else { return }
+        #expect(meta == #"{"reps":20,"ok":true,"off":false,"note":"hi"}"# + "\n")
     }
 
     @Test func metadataIntegersOnlyAsWrittenAndKeysOnce() throws {
@@ -100,11 +95,8 @@ struct CheckinTests {
         let twice = s.run(["checkin", "u1", "--meta", "reps=20", "--meta", "reps=21"])
         #expect(twice.code == 65)
         #expect(twice.err == error(#"--meta: key "reps" is given twice; give each key once"#))
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        p.arguments = [s.store, "SELECT meta FROM checkins WHERE event_id = 'm2'"]
-        #expect(try Spawned(p, stdin: nil).wait().out == #"{"zip":"007","n":"+5","k":-3}"# + "\n")
+        guard let meta = try storedMeta(s, event: "m2") else { return }
+        #expect(meta == #"{"zip":"007","n":"+5","k":-3}"# + "\n")
     }
 
     @Test func globalOptionsMayComeBeforeTheSubcommand() throws {
@@ -211,4 +203,14 @@ struct CheckinTests {
         let old = s.run(["checkin", "u1", "--at", "2025-11-21T11:00:00Z"])
         #expect(old.code == 0, "\(old)")
     }
+}
+
+/// A check-in's stored metadata, read back with the sqlite3 tool (no command
+/// prints it); nil when the host has no sqlite3.
+func storedMeta(_ s: Sandbox, event: String) throws -> String? {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return nil }
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    p.arguments = [s.store, "SELECT meta FROM checkins WHERE event_id = '\(event)'"]
+    return try Spawned(p, stdin: nil).wait().out
 }
