@@ -21,10 +21,11 @@ import Testing
     @Test func theEntryCarriesEveryField() {
         let sample = Self.notification(.streakBroken, user: "u1")
         let entry = JournalSink.entry(for: sample)
-        #expect(Array(entry.prefix(4)) == [
-            "MESSAGE=\(sample.message)", "MESSAGE_ID=f5195bfdfc6c4e19bb9006c1f3d9bff6", "PRIORITY=4",
-            "SYSLOG_IDENTIFIER=streakd",
-        ])
+        #expect(
+            Array(entry.prefix(4)) == [
+                "MESSAGE=\(sample.message)", "MESSAGE_ID=f5195bfdfc6c4e19bb9006c1f3d9bff6", "PRIORITY=4",
+                "SYSLOG_IDENTIFIER=streakd",
+            ])
         #expect(entry.dropFirst(4).contains("STREAKD_KEY=streak_broken/u1/daily/2026-11-21"))
         #expect(entry.count == 4 + sample.fields.count)
         #expect(JournalSink().name == "journal")

@@ -132,8 +132,9 @@ struct RateLimitedUnit {
     let original: String
 
     static func enter(_ name: String) -> RateLimitedUnit? {
-        guard let line = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)
-            .split(separator: "\n").first(where: { $0.hasPrefix("0::") })
+        guard
+            let line = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)
+                .split(separator: "\n").first(where: { $0.hasPrefix("0::") })
         else { return nil }
         let current = String(line.dropFirst(3))
         guard current == "/" else { return nil }  // already somewhere (maybe a unit): leave it
