@@ -1,0 +1,88 @@
+import Foundation
+import StreakCore
+import Testing
+
+@testable import StreakDelivery
+
+@Suite struct JournalSinkTests {
+    /// Unique per test run, so entries of earlier runs never match.
+    static let run = UUID().uuidString.lowercased().prefix(8)
+
+    static func notification(
+        _ kind: NotificationKind, user: String, streak: String = "daily", date: String = "2026-11-21",
+        message: String = "Your 7-day streak is at risk! Check in today to keep it going."
+    ) -> StreakDelivery.Notification {
+        Notification(
+            kind: kind, user: user, streak: streak, localDate: LocalDate(date)!,
+            due: RFC3339.parse("\(date)T19:00:00Z")!, timezone: "Europe/Berlin", localDue: "\(date)T20:00:00+01:00",
+            streakLength: 7, message: message)
+    }
+
+    @Test func theEntryCarriesEveryField() {
+        let sample = Self.notification(.streakBroken, user: "u1")
+        let entry = JournalSink.entry(for: sample)
+        #expect(
+            Array(entry.prefix(4)) == [
+                "MESSAGE=\(sample.message)", "MESSAGE_ID=f5195bfdfc6c4e19bb9006c1f3d9bff6", "PRIORITY=4",
+                "SYSLOG_IDENTIFIER=streakd",
+            ])
+        #expect(entry.dropFirst(4).contains("STREAKD_KEY=streak_broken/u1/daily/2026-11-21"))
+        #expect(entry.count == 4 + sample.fields.count)
+        #expect(JournalSink().name == "journal")
+    }
+
+    @Test func eachNotificationIsOneJournalEntryWithEveryField() throws {
+        try Journald.ensureRunning()
+        let user = "journal-fields-\(Self.run)"
+        let sent = [
+            Self.notification(.atRisk, user: user),
+            Self.notification(.freezeUsed, user: user, message: "A freeze covered 2026-11-20.\nTwo left."),
+            Self.notification(.streakBroken, user: user, streak: "reading"),
+            Self.notification(.freezeRefilled, user: user, message: "Ünïcode ✓ freeze refilled"),
+        ]
+        let sink = JournalSink()
+        for notification in sent { #expect(sink.deliver(notification) == .delivered) }
+
+        let entries = try Journald.entries("STREAKD_USER=\(user)", expected: sent.count)
+        #expect(entries.count == sent.count)
+        for notification in sent {
+            let matching = entries.filter { $0["STREAKD_KEY"] as? String == notification.key }
+            try #require(matching.count == 1, "one entry for \(notification.key)")
+            let entry = matching[0]
+            #expect(entry["MESSAGE"] as? String == notification.message)
+            #expect(entry["MESSAGE_ID"] as? String == notification.kind.messageID)
+            #expect(entry["PRIORITY"] as? String == String(notification.kind.priority))
+            #expect(entry["SYSLOG_IDENTIFIER"] as? String == "streakd")
+            for (name, value) in notification.fields {
+                #expect(entry[name] as? String == value, "\(name) of \(notification.key)")
+            }
+        }
+    }
+
+    /// SPEC §5: journald keeps 37,500 of 100,000 sent at once (its burst scaled with free disk);
+    /// through the paced sink all 100,000 must be readable. Takes about five minutes.
+    @Test func aHundredThousandAtRiskEntriesAreAllKept() throws {
+        try Journald.ensureRunning()
+        let count = 100_000
+        let user = "journal-burst-\(Self.run)"
+        let unit = RateLimitedUnit.enter("streakd-journal-test-\(Self.run).service")
+        defer { unit?.leave() }
+        let notifications = (0..<count).map { Self.notification(.atRisk, user: user, streak: "s\($0)") }
+
+        let sink = JournalSink()
+        let clock = ContinuousClock()
+        var failures = 0
+        let elapsed = clock.measure {
+            for notification in notifications where sink.deliver(notification) != .delivered { failures += 1 }
+        }
+        let keys = try Journald.distinctValues(of: "STREAKD_KEY", "STREAKD_USER=\(user)", expected: count)
+
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        print(
+            "journal burst: \(count) at_risk entries sent in \(String(format: "%.1f", seconds)) s "
+                + "(\(String(format: "%.0f", Double(count) / seconds)) entries/s), \(keys.count) readable, "
+                + "rate limiter in effect: \(unit.map { "yes (\($0.directory))" } ?? "unknown (cgroup not moved)")")
+        #expect(failures == 0)
+        #expect(keys.count == count)
+    }
+}

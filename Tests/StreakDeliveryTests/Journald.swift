@@ -1,0 +1,159 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real systemd-journald for the journal sink's tests, and journalctl to read it back.
+enum Journald {
+    static let socketPath = "/run/systemd/journal/socket"
+    static let daemon = "/lib/systemd/systemd-journald"
+
+    struct Unavailable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Started at most once per test process; every journal test awaits this first.
+    static let ready: Result<Void, Unavailable> = {
+        do throws(Unavailable) {
+            try startIfNeeded()
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }()
+
+    static func ensureRunning() throws {
+        try ready.get()
+    }
+
+    /// Does something receive datagrams on the socket? (A socket file outlives its journald.)
+    static func answers() -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = Array(socketPath.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0
+    }
+
+    private static func startIfNeeded() throws(Unavailable) {
+        if answers() { return }
+        do {
+            try FileManager.default.createDirectory(atPath: "/run/systemd/journal", withIntermediateDirectories: true)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: daemon)
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Left running for later test runs (PID 1 is not systemd here: nobody else starts it).
+            for _ in 0..<100 {
+                if answers() { return }
+                if !process.isRunning {
+                    throw Unavailable(description: "\(daemon) exited with status \(process.terminationStatus)")
+                }
+                usleep(100_000)
+            }
+            throw Unavailable(description: "\(daemon) started but \(socketPath) does not answer after 10 s")
+        } catch let error as Unavailable {
+            throw error
+        } catch {
+            throw Unavailable(description: "cannot start \(daemon): \(error)")
+        }
+    }
+
+    /// Runs journalctl with these arguments (never through a shell) and returns its stdout.
+    static func journalctl(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/journalctl")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Unavailable(description: "journalctl \(arguments) exited with \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Asks journald to write out what it has received (pending datagrams are processed first).
+    static func sync() {
+        _ = try? journalctl(["--sync"])
+    }
+
+    /// The JSON entries matching `match` (e.g. `STREAKD_USER=u1`), retried until there are
+    /// `expected` of them or `timeout` has passed.
+    static func entries(_ match: String, expected: Int, timeout: Duration = .seconds(20)) throws -> [[String: Any]] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            sync()
+            let text = try journalctl(["-o", "json", "--no-pager", match])
+            let entries = text.split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+            }
+            if entries.count >= expected || ContinuousClock.now >= deadline { return entries }
+            usleep(200_000)
+        }
+    }
+
+    /// The distinct values of `field` over the entries matching `match`, retried likewise.
+    static func distinctValues(of field: String, _ match: String, expected: Int, timeout: Duration = .seconds(60))
+        throws -> Set<Substring>
+    {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            sync()
+            let text = try journalctl(["-o", "cat", "--output-fields=\(field)", "--no-pager", match])
+            let values = Set(text.split(separator: "\n"))
+            if values.count >= expected || ContinuousClock.now >= deadline { return values }
+            usleep(500_000)
+        }
+    }
+}
+
+/// journald rate-limits only clients whose cgroup names a unit. Under a systemd that is not PID 1
+/// (as in a container) the tests run in the root cgroup, which it never limits: to put the pacer
+/// against the real limiter, the test process moves itself into a cgroup named like a service,
+/// and back out afterwards. Only where the process is in the root cgroup v2 path and may do so.
+struct RateLimitedUnit {
+    let directory: String
+    let original: String
+
+    static func enter(_ name: String) -> RateLimitedUnit? {
+        guard
+            let line = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)
+                .split(separator: "\n").first(where: { $0.hasPrefix("0::") })
+        else { return nil }
+        let current = String(line.dropFirst(3))
+        guard current == "/" else { return nil }  // already somewhere (maybe a unit): leave it
+        let roots = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
+        guard let root = roots.first(where: { FileManager.default.fileExists(atPath: "\($0)/cgroup.procs") })
+        else { return nil }
+        let directory = "\(root)/\(name)"
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+            try "\(getpid())\n".write(toFile: "\(directory)/cgroup.procs", atomically: false, encoding: .utf8)
+        } catch {
+            rmdir(directory)
+            return nil
+        }
+        return RateLimitedUnit(directory: directory, original: root)
+    }
+
+    func leave() {
+        try? "\(getpid())\n".write(toFile: "\(original)/cgroup.procs", atomically: false, encoding: .utf8)
+        rmdir(directory)
+    }
+}
