@@ -3,8 +3,6 @@ import StreakCore
 
 #if canImport(Glibc)
     import Glibc
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// One configured hook (SPEC §5): an argv array, never a shell string.
@@ -79,41 +77,46 @@ public final class HookSink: Sink {
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
         do {
-            try process.run()
+            try Self.launch(process)
         } catch {
             return .failed("cannot run \(program): \(Self.reason(error))")
         }
-        // Foundation starts the child in a process group of its own (POSIX_SPAWN_SETPGROUP), led by it.
-        let group = process.processIdentifier
-
         let run = Self.supervise(
-            group: group, exited: exited, output: [out.fileHandleForReading.fileDescriptor, err.fileHandleForReading.fileDescriptor],
+            process, exited: exited,
+            output: [out.fileHandleForReading.fileDescriptor, err.fileHandleForReading.fileDescriptor],
             timeout: command.timeout)
         if run.timedOut { return .failed("timed out after \(Self.seconds(command.timeout))s") }
-        guard run.exited else { return .failed("lost track of \(program) (pid \(group))") }
-        let status = process.terminationStatus
         let detail = Self.firstLine(run.stderr).map { ": " + $0 } ?? ""
-        switch process.terminationReason {
-        case .exit: return status == 0 ? .delivered : .failed("exit \(status)\(detail)")
-        case .uncaughtSignal: return .failed("killed by signal \(status)\(detail)")
-        @unknown default: return .failed("ended with status \(status)\(detail)")
+        switch run.ending {
+        case .exit(0): return .delivered
+        case .exit(let status): return .failed("exit \(status)\(detail)")
+        case .signal(let signal): return .failed("killed by signal \(signal)\(detail)")
+        case nil: return .failed("lost track of \(program) (pid \(process.processIdentifier))")
         }
     }
 
     // MARK: - Running
 
+    enum Ending: Equatable {
+        case exit(Int32)
+        case signal(Int32)
+    }
+
     struct Run {
-        var exited = false
+        var ending: Ending?
         var timedOut = false
         var stderr: [UInt8] = []
     }
 
     /// Reads the hook's stdout (discarded) and stderr (the head kept) until it has exited and its output is closed,
     /// terminating its whole process group when it runs past `timeout`.
-    static func supervise(group: pid_t, exited: DispatchSemaphore, output: [Int32], timeout: Double) -> Run {
+    ///
+    /// Foundation starts the child in a process group of its own (POSIX_SPAWN_SETPGROUP), led by it, so the
+    /// group id is its pid.
+    static func supervise(_ process: Process, exited: DispatchSemaphore, output: [Int32], timeout: Double) -> Run {
+        let group = process.processIdentifier
         let clock = ContinuousClock()
-        let start = clock.now
-        let deadline = start + .seconds(timeout)
+        let deadline = clock.now + .seconds(max(timeout, 0))
         var run = Run()
         var open = output  // [stdout, stderr]; -1 once at EOF
         var exitedAt: ContinuousClock.Instant?
@@ -121,16 +124,18 @@ public final class HookSink: Sink {
         var buffer = [UInt8](repeating: 0, count: 65536)
 
         while true {
-            if !run.exited, exited.wait(timeout: .now()) == .success {
-                run.exited = true
+            if run.ending == nil, let ending = ending(of: process, exited: exited) {
+                run.ending = ending
                 exitedAt = clock.now
             }
             let now = clock.now
             if let terminatedAt {
-                if run.exited, !groupAlive(group) { break }
+                if run.ending != nil, !groupAlive(group) { break }
                 if now >= terminatedAt + .seconds(killGrace) {
                     _ = killpg(group, SIGKILL)
-                    if !run.exited { run.exited = exited.wait(timeout: .now() + 5) == .success }
+                    if run.ending == nil, exited.wait(timeout: .now() + 5) == .success {
+                        run.ending = foundationEnding(process)
+                    }
                     break
                 }
             } else if let exitedAt {
@@ -164,9 +169,55 @@ public final class HookSink: Sink {
         return run
     }
 
-    /// Whether any process is left in the group.
+    /// How the hook ended, if it has. Foundation only reaps the child once every holder of the socket it watches
+    /// has gone, which includes background children the hook left behind; so the exit is also peeked at with
+    /// `waitid(WNOWAIT)`, which leaves the reaping to Foundation.
+    static func ending(of process: Process, exited: DispatchSemaphore) -> Ending? {
+        if exited.wait(timeout: .now()) == .success { return foundationEnding(process) }
+        var info = siginfo_t()
+        let result = waitid(P_PID, id_t(process.processIdentifier), &info, WEXITED | WNOHANG | WNOWAIT)
+        if result == 0 {
+            let child = info._sifields._sigchld
+            guard child.si_pid == process.processIdentifier else { return nil }  // still running
+            return info.si_code == Int32(CLD_EXITED) ? .exit(child.si_status) : .signal(child.si_status)
+        }
+        // ECHILD: Foundation has just reaped it; its termination handler is on its way.
+        if errno == ECHILD, exited.wait(timeout: .now() + 2) == .success { return foundationEnding(process) }
+        return nil
+    }
+
+    static func foundationEnding(_ process: Process) -> Ending {
+        process.terminationReason == .exit ? .exit(process.terminationStatus) : .signal(process.terminationStatus)
+    }
+
+    /// Starts the process with no signal blocked. A child inherits the spawning thread's signal mask, Foundation does
+    /// not reset it, and Dispatch and Swift concurrency threads block most signals: a hook started from one would
+    /// ignore the SIGTERM of its time-out.
+    static func launch(_ process: Process) throws {
+        var none = sigset_t()
+        var saved = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &saved)
+        defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+        try process.run()
+    }
+
+    /// Whether any live process is left in the group. Zombies do not count: in a container the init that inherits
+    /// them may be slow to reap them, or never do.
     static func groupAlive(_ group: pid_t) -> Bool {
-        killpg(group, 0) == 0 || errno == EPERM
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else {
+            return killpg(group, 0) == 0 || errno == EPERM
+        }
+        for entry in entries where entry.first?.isNumber == true {
+            guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After "(comm)": state, ppid, pgrp, …
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, let pgrp = pid_t(fields[2]), pgrp == group else { continue }
+            if fields[0] != "Z" && fields[0] != "X" { return true }
+        }
+        return false
     }
 
     /// The notification's JSON in an unlinked temporary file, at offset 0: a hook may read it or not, and no
@@ -194,11 +245,12 @@ public final class HookSink: Sink {
     /// `argv[0]` as a path to execute: taken as it is when it contains a slash, else looked up in `path`.
     static func resolve(_ program: String, path: String?) -> Result<String, Reason> {
         if program.contains("/") {
-            if access(program, X_OK) == 0, !isDirectory(program) { return .success(program) }
-            let code = isDirectory(program) ? EISDIR : errno
-            return .failure(Reason(text: String(cString: strerror(code))))
+            if isDirectory(program) { return .failure(Reason(text: String(cString: strerror(EISDIR)))) }
+            guard access(program, X_OK) == 0 else { return .failure(Reason(text: String(cString: strerror(errno)))) }
+            return .success(program)
         }
-        let directories = (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false)
+        let directories = (path ?? "/usr/local/bin:/usr/bin:/bin").split(
+            separator: ":", omittingEmptySubsequences: false)
         for directory in directories {
             let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + program
             if access(candidate, X_OK) == 0, !isDirectory(candidate) { return .success(candidate) }
