@@ -1,0 +1,303 @@
+import Foundation
+import StreakCore
+import Testing
+
+@testable import StreakDelivery
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A throwaway directory of `#!/bin/sh` hooks, removed when the test ends.
+final class HookDir {
+    let url: URL
+    var path: String { url.path }
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("streakd-hooks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// Writes an executable script and returns its path.
+    func script(_ name: String, _ body: String) throws -> String {
+        let file = url.appendingPathComponent(name).path
+        try ("#!/bin/sh\n" + body + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o755)
+        return file
+    }
+
+    func read(_ name: String) -> String? {
+        try? String(contentsOfFile: url.appendingPathComponent(name).path, encoding: .utf8)
+    }
+
+    func exists(_ name: String) -> Bool {
+        FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path)
+    }
+
+    func pid(_ name: String) -> pid_t? {
+        read(name).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+}
+
+/// Whether a process still runs: absent or a zombie (dead, not yet reaped by whoever inherited it) is gone.
+func isRunning(_ pid: pid_t) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return kill(pid, 0) == 0 }
+    let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
+    return state != "Z" && state != "X"
+}
+
+/// Waits up to `seconds` for a process to be gone.
+func isGone(_ pid: pid_t, within seconds: Double = 2) -> Bool {
+    let end = Date().addingTimeInterval(seconds)
+    while Date() < end {
+        if !isRunning(pid) { return true }
+        usleep(20_000)
+    }
+    return !isRunning(pid)
+}
+
+@Suite struct HookSinkTests {
+    let sample = Notification(
+        kind: .atRisk, user: "u1", streak: "daily", localDate: LocalDate("2026-11-21")!,
+        due: RFC3339.parse("2026-11-21T19:00:00Z")!, timezone: "Europe/Berlin", localDue: "2026-11-21T20:00:00+01:00",
+        streakLength: 7, message: "Your 7-day streak is at risk! Check in today to keep it going.")
+
+    func sink(_ argv: [String], timeout: Double = 5, kinds: Set<NotificationKind>? = nil) -> HookSink {
+        HookSink(command: HookCommand(name: "test", argv: argv, timeout: timeout, kinds: kinds))
+    }
+
+    @Test func nameIsHookColonName() {
+        #expect(sink(["/bin/true"]).name == "hook:test")
+        #expect(HookCommand(name: "n", argv: ["x"]).timeout == 10)
+        #expect(HookCommand(name: "n", argv: ["x"]).kinds == nil)
+    }
+
+    @Test func stdinCarriesTheJSONAndTheEnvironmentTheFields() throws {
+        let dir = try HookDir()
+        let hook = try dir.script(
+            "save",
+            """
+            d=$(dirname "$0")
+            cat > "$d/stdin"
+            printf '%s\\n' "$STREAKD_KIND" "$STREAKD_USER" "$STREAKD_STREAK" "$STREAKD_LOCAL_DATE" \
+                "$STREAKD_STREAK_LENGTH" "$STREAKD_DUE" "$STREAKD_TIMEZONE" "$STREAKD_KEY" "$STREAKD_MESSAGE" > "$d/vars"
+            env | cut -d= -f1 | sort > "$d/names"
+            """)
+        #expect(sink([hook]).deliver(sample) == .delivered)
+        #expect(dir.read("stdin") == sample.json.text + "\n")
+        #expect(
+            dir.read("vars")?.split(separator: "\n").map(String.init) == [
+                "at_risk", "u1", "daily", "2026-11-21", "7", "2026-11-21T19:00:00Z", "Europe/Berlin",
+                "at_risk/u1/daily/2026-11-21", sample.message,
+            ])
+        // Only PATH, HOME, LANG come from the parent; the shell may add PWD and the like.
+        let allowed = Set(sample.fields.map(\.0) + ["STREAKD_MESSAGE", "PATH", "HOME", "LANG", "PWD", "SHLVL", "_"])
+        let names = Set(dir.read("names")?.split(separator: "\n").map(String.init) ?? [])
+        #expect(names.isSuperset(of: sample.fields.map(\.0) + ["STREAKD_MESSAGE"]))
+        #expect(names.subtracting(allowed).isEmpty, "leaked: \(names.subtracting(allowed).sorted())")
+    }
+
+    @Test func argumentsReachTheHookLiterallyWithoutAShell() throws {
+        let dir = try HookDir()
+        let hook = try dir.script("print-args", #"printf '%s\n' "$#" "$@" > "$(dirname "$0")/args""#)
+        try "keep".write(toFile: dir.path + "/x", atomically: true, encoding: .utf8)
+        #expect(sink([hook, "two words", "$(rm -rf x)", "; touch y"]).deliver(sample) == .delivered)
+        #expect(dir.read("args") == "3\ntwo words\n$(rm -rf x)\n; touch y\n")
+        #expect(dir.exists("x"))
+        #expect(!dir.exists("y"))
+    }
+
+    @Test func nonZeroExitFailsWithTheFirstLineOfStderr() throws {
+        let dir = try HookDir()
+        let hook = try dir.script("fail", "echo 'webhook refused: 503' >&2\necho 'second line' >&2\nexit 3")
+        #expect(sink([hook]).deliver(sample) == .failed("exit 3: webhook refused: 503"))
+
+        let quiet = try dir.script("quiet", "exit 1")
+        #expect(sink([quiet]).deliver(sample) == .failed("exit 1"))
+
+        let long = try dir.script("long", "printf '%0300d\\n' 0 >&2\nexit 2")
+        #expect(sink([long]).deliver(sample) == .failed("exit 2: " + String(repeating: "0", count: 200)))
+    }
+
+    @Test func aMissingExecutableCannotRun() throws {
+        let dir = try HookDir()
+        let outcome = sink([dir.path + "/no-such-hook"]).deliver(sample)
+        #expect(outcome == .failed("cannot run \(dir.path)/no-such-hook: No such file or directory"))
+
+        #expect(
+            sink(["streakd-no-such-hook-\(UUID())"]).deliver(sample).failure?.hasSuffix(": not found in PATH") == true)
+        #expect(sink([]).deliver(sample) == .failed("cannot run hook test: empty argv"))
+
+        let plain = dir.path + "/not-executable"
+        try "#!/bin/sh\n".write(toFile: plain, atomically: true, encoding: .utf8)
+        #expect(sink([plain]).deliver(sample) == .failed("cannot run \(plain): Permission denied"))
+    }
+
+    @Test func bareNamesAreLookedUpInPATH() throws {
+        let dir = try HookDir()
+        let hook = try dir.script("streakd-test-hook", "exit 0")
+        #expect(HookSink.resolve("streakd-test-hook", path: "/nonexistent:" + dir.path) == .success(hook))
+        #expect(
+            HookSink.resolve("streakd-test-hook", path: "/nonexistent") == .failure(.init(text: "not found in PATH")))
+        #expect(HookSink.resolve(dir.path, path: nil) == .failure(.init(text: "Is a directory")))
+        #expect(sink(["true"]).deliver(sample) == .delivered)
+    }
+
+    @Test func aHookPastItsTimeoutIsTerminated() throws {
+        let dir = try HookDir()
+        let hook = try dir.script("slow", "echo $$ > \"$(dirname \"$0\")/pid\"\nexec sleep 30")
+        let start = Date()
+        #expect(sink([hook], timeout: 1).deliver(sample) == .failed("timed out after 1s"))
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed >= 1 && elapsed < 3)
+        let pid = try #require(dir.pid("pid"))
+        #expect(isGone(pid))
+    }
+
+    @Test func theTimeoutKillsTheHooksChildrenToo() throws {
+        let dir = try HookDir()
+        let hook = try dir.script(
+            "parent",
+            """
+            d=$(dirname "$0")
+            sleep 30 &
+            echo $! > "$d/child"
+            echo $$ > "$d/pid"
+            wait
+            """)
+        let start = Date()
+        #expect(sink([hook], timeout: 1).deliver(sample) == .failed("timed out after 1s"))
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed >= 1 && elapsed < 1.8, "took \(elapsed)s")
+        let child = try #require(dir.pid("child"))
+        let pid = try #require(dir.pid("pid"))
+        #expect(isGone(pid))
+        #expect(isGone(child))
+    }
+
+    @Test func aHookIgnoringSIGTERMIsKilledASecondLater() throws {
+        let dir = try HookDir()
+        // The ignored disposition is inherited by sleep too: only SIGKILL ends either.
+        let hook = try dir.script(
+            "stubborn",
+            """
+            trap '' TERM
+            d=$(dirname "$0")
+            sleep 30 &
+            echo $! > "$d/child"
+            echo $$ > "$d/pid"
+            wait
+            """)
+        let start = Date()
+        #expect(sink([hook], timeout: 1).deliver(sample) == .failed("timed out after 1s"))
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed >= 2 && elapsed < 4)
+        #expect(isGone(try #require(dir.pid("pid"))))
+        #expect(isGone(try #require(dir.pid("child"))))
+    }
+
+    @Test func theHookStartsWithNoSignalBlocked() async throws {
+        // Swift concurrency threads block most signals, and a child inherits the mask.
+        let dir = try HookDir()
+        // exec: the shell itself blocks every signal while it waits for a child.
+        let hook = try dir.script("sigblk", #"exec grep '^SigBlk:' /proc/self/status > "$(dirname "$0")/mask""#)
+        #expect(sink([hook]).deliver(sample) == .delivered)
+        #expect(dir.read("mask") == "SigBlk:\t0000000000000000\n")
+    }
+
+    @Test func aChattyHookCannotBlock() throws {
+        let dir = try HookDir()
+        let hook = try dir.script("chatty", "head -c 2000000 /dev/zero\nhead -c 2000000 /dev/zero >&2\nexit 0")
+        let start = Date()
+        #expect(sink([hook]).deliver(sample) == .delivered)
+        #expect(Date().timeIntervalSince(start) < 3)
+    }
+
+    @Test func aHookIgnoringStdinIsFine() throws {
+        let dir = try HookDir()
+        let hook = try dir.script("deaf", "exit 0")
+        #expect(sink([hook]).deliver(sample) == .delivered)
+    }
+
+    @Test func aBackgroundChildHoldingStdoutDoesNotHoldTheRun() throws {
+        let dir = try HookDir()
+        let hook = try dir.script("detach", "sleep 3 &\necho $! > \"$(dirname \"$0\")/child\"\nexit 0")
+        let start = Date()
+        #expect(sink([hook]).deliver(sample) == .delivered)
+        #expect(Date().timeIntervalSince(start) < 2)
+        if let child = dir.pid("child") { kill(child, SIGKILL) }
+    }
+
+    @Test func otherKindsAreDeliveredWithoutRunning() throws {
+        let dir = try HookDir()
+        let hook = try dir.script("touch", "touch \"$(dirname \"$0\")/ran\"")
+        let only = sink([hook], kinds: [.streakBroken, .freezeUsed])
+        #expect(only.deliver(sample) == .delivered)
+        #expect(!dir.exists("ran"))
+        var broken = sample
+        broken.kind = .streakBroken
+        #expect(only.deliver(broken) == .delivered)
+        #expect(dir.exists("ran"))
+    }
+
+    @Test func secondsAreWrittenWithoutANeedlessFraction() {
+        #expect(HookSink.seconds(10) == "10")
+        #expect(HookSink.seconds(1.5) == "1.5")
+    }
+}
+
+extension DeliveryOutcome {
+    var failure: String? {
+        if case .failed(let text) = self { return text }
+        return nil
+    }
+}
+
+@Suite struct RetryPolicyTests {
+    let policy = RetryPolicy()
+    let t0 = RFC3339.parse("2026-11-21T19:00:00Z")!
+
+    @Test func backsOffOneFiveThirtyMinutesThenTwoHours() {
+        #expect(policy.next(attempts: 1, lastAttempt: t0) == .due(t0 + 60))
+        #expect(policy.next(attempts: 2, lastAttempt: t0) == .due(t0 + 300))
+        #expect(policy.next(attempts: 3, lastAttempt: t0) == .due(t0 + 1800))
+        #expect(policy.next(attempts: 4, lastAttempt: t0) == .due(t0 + 7200))
+    }
+
+    @Test func deadAfterFiveAttemptsByDefault() {
+        #expect(policy.maxAttempts == 5)
+        #expect(!policy.isDead(attempts: 4))
+        #expect(policy.isDead(attempts: 5))
+        #expect(policy.next(attempts: 5, lastAttempt: t0) == .dead)
+        #expect(policy.next(attempts: 9, lastAttempt: t0) == .dead)
+    }
+
+    @Test func theLastStepRepeatsForLongerPolicies() {
+        let patient = RetryPolicy(maxAttempts: 8)
+        #expect(patient.next(attempts: 6, lastAttempt: t0) == .due(t0 + 7200))
+        #expect(patient.delay(afterAttempts: 7) == 7200)
+        #expect(patient.next(attempts: 8, lastAttempt: t0) == .dead)
+    }
+
+    @Test func noAttemptYetIsDueAtOnce() {
+        #expect(policy.next(attempts: 0, lastAttempt: t0) == .due(t0))
+        #expect(policy.isDue(attempts: 0, lastAttempt: t0, now: t0))
+    }
+
+    @Test func isDueComparesWithNow() {
+        #expect(!policy.isDue(attempts: 2, lastAttempt: t0, now: t0 + 299))
+        #expect(policy.isDue(attempts: 2, lastAttempt: t0, now: t0 + 300))
+        #expect(!policy.isDue(attempts: 5, lastAttempt: t0, now: t0 + 365 * Instant.day))
+    }
+
+    @Test func customSteps() {
+        let fast = RetryPolicy(backoff: [1, 2], maxAttempts: 3)
+        #expect(fast.next(attempts: 1, lastAttempt: t0) == .due(t0 + 1))
+        #expect(fast.next(attempts: 2, lastAttempt: t0) == .due(t0 + 2))
+        #expect(fast.next(attempts: 3, lastAttempt: t0) == .dead)
+    }
+}
