@@ -9,10 +9,11 @@ extension Context {
         let (before, after) = try store.write { w -> (Int, Int) in
             let user = try self.user(id, in: w)
             let before = Engine.evaluate(try history(of: user, streak: streak, in: w), at: now).freezes
-            guard before < config.settings(for: streak).freeze.max else { return (before, before) }
+            let max = config.settings(for: streak).freeze.max
+            guard before < max else { return (before, before) }
             try w.addFreezeEvent(FreezeEvent(at: now, kind: .grant), user: id, streak: streak)
             try recordSettings(for: [streak], in: w)
-            return (before, Engine.evaluate(try history(of: user, streak: streak, in: w), at: now).freezes)
+            return (before, Refill.apply(freezes: before, max: max))  // a grant adds one, as a refill does
         }
         let max = config.settings(for: streak).freeze.max
         printer.record(
