@@ -24,8 +24,32 @@ public final class JournalSink: Sink, @unchecked Sendable {
         ] + notification.fields.map { "\($0.0)=\($0.1)" }
     }
 
+    /// The MESSAGE_ID of a "delivery given up" entry: a hook (or another sink) failed
+    /// `attempts` times and is marked dead. `streakd log` shows these beside the notifications.
+    public static let deadMessageID = "2db9f1e4acff47b88525fce4e8028ae4"
+
+    /// The entry written when a sink gives up on a notification: the notification's `STREAKD_*`
+    /// fields plus `STREAKD_SINK`, `STREAKD_ATTEMPTS`, `STREAKD_ERROR`, priority 3 (error).
+    public static func deadEntry(for notification: Notification, sink: String, attempts: Int, error: String) -> [String] {
+        [
+            "MESSAGE=\(sink) gave up on \(notification.key) after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(error)",
+            "MESSAGE_ID=\(deadMessageID)",
+            "PRIORITY=3",
+            "SYSLOG_IDENTIFIER=streakd",
+        ] + notification.fields.map { "\($0.0)=\($0.1)" }
+            + ["STREAKD_SINK=\(sink)", "STREAKD_ATTEMPTS=\(attempts)", "STREAKD_ERROR=\(error)"]
+    }
+
+    /// Writes a "delivery given up" entry (paced like notifications).
+    public func recordDead(_ notification: Notification, sink: String, attempts: Int, error: String) -> DeliveryOutcome {
+        write(Self.deadEntry(for: notification, sink: sink, attempts: attempts, error: error))
+    }
+
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
-        let fields = Self.entry(for: notification)
+        write(Self.entry(for: notification))
+    }
+
+    private func write(_ fields: [String]) -> DeliveryOutcome {
         // The lock is held while waiting: concurrent deliveries queue behind the pacer.
         let result: Int32 = lock.withLock {
             waitForPacer()

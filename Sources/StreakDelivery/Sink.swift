@@ -5,6 +5,9 @@ public enum DeliveryOutcome: Equatable, Sendable {
     case delivered
     /// Worth another try on a later run.
     case failed(String)
+    /// The sink cannot be reached at all (no session bus, no notification server): a warning, never
+    /// retried and never a failure of the run. The ledger records it `expired` with the reason.
+    case unavailable(String)
 }
 
 /// A place notifications go: the journal, the desktop, a hook.

@@ -1,4 +1,5 @@
 import StreakCore
+import StreakDelivery
 
 /// The effective configuration (`streakd.toml`), defaults filled in.
 public struct Config: Equatable, Sendable {
@@ -10,6 +11,13 @@ public struct Config: Equatable, Sendable {
     public var reminderDays: [Int] = [5, 7, 14]
     /// If set, an `at_risk` is sent only this long after its due instant.
     public var maxLate: Int64?
+    /// The streakd users whose notifications go to this desktop's session bus (`[desktop] users`).
+    public var desktopUsers: [String] = []
+    /// Hook commands (`[[hooks]]`), run once per notification.
+    public var hooks: [HookCommand] = []
+    /// Journal pacing (`[journal]`): entries per interval (0: no pacing) and the interval in seconds.
+    public var journalBurst = 9_500
+    public var journalInterval = 30
     /// Settings by streak id; others use the defaults.
     public var streaks: [String: StreakSettings] = [:]
     /// The file it came from, or nil for the built-in defaults.
@@ -34,10 +42,20 @@ public struct Config: Equatable, Sendable {
         lines += Config.freezeLines(freeze)
         lines += ["", "[reminders]", "days = [\(reminderDays.map(String.init).joined(separator: ", "))]"]
         if let maxLate { lines.append("max_late = \"\(DurationText.text(maxLate))\"") }
+        lines += ["", "[desktop]", "users = [\(desktopUsers.map { JSON.string($0).text }.joined(separator: ", "))]"]
+        lines += ["", "[journal]", "burst = \(journalBurst)", "interval_seconds = \(journalInterval)"]
         for id in streaks.keys.sorted() {
             let s = streaks[id]!
             lines += ["", "[streaks.\(id)]", "goal = \(s.goal)", "leeway_hours = \(s.leewayHours)"]
             lines += ["", "[streaks.\(id).freeze]"] + Config.freezeLines(s.freeze)
+        }
+        for h in hooks {
+            lines += ["", "[[hooks]]", "name = \(JSON.string(h.name).text)"]
+            lines.append("command = [\(h.argv.map { JSON.string($0).text }.joined(separator: ", "))]")
+            lines.append("timeout_seconds = \(Int(h.timeout))")
+            if let kinds = h.kinds {
+                lines.append("kinds = [\(kinds.map(\.rawValue).sorted().map { "\"\($0)\"" }.joined(separator: ", "))]")
+            }
         }
         return lines.joined(separator: "\n")
     }
@@ -73,6 +91,19 @@ public struct Config: Equatable, Sendable {
                     ("max_late", maxLate.map { .string(DurationText.text($0)) } ?? .null),
                 ])
             ),
+            ("desktop", .object([("users", .array(desktopUsers.map { .string($0) }))])),
+            (
+                "hooks",
+                .array(
+                    hooks.map { h in
+                        .object([
+                            ("name", .string(h.name)), ("command", .array(h.argv.map { .string($0) })),
+                            ("timeout_seconds", .int(Int(h.timeout))),
+                            ("kinds", h.kinds.map { .array($0.map(\.rawValue).sorted().map { .string($0) }) } ?? .null),
+                        ])
+                    })
+            ),
+            ("journal", .object([("burst", .int(journalBurst)), ("interval_seconds", .int(journalInterval))])),
             ("streaks", .object(streakItems)),
         ])
     }

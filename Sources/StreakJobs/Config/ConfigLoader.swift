@@ -31,7 +31,7 @@ public enum ConfigLoader {
         }
         let reader = TableReader(file: file, text: text)
         var config = Config()
-        try reader.keys(table, in: "", allowed: ["import", "freeze", "reminders", "streaks"])
+        try reader.keys(table, in: "", allowed: ["import", "freeze", "reminders", "desktop", "hooks", "journal", "streaks"])
         if let t = try reader.table(table, "import", in: "") {
             try reader.keys(t, in: "import", allowed: ["backfill_days"])
             config.backfillDays =
@@ -52,6 +52,7 @@ public enum ConfigLoader {
                 config.maxLate = s
             }
         }
+        try readDelivery(table, reader: reader, into: &config)
         if let streaks = try reader.table(table, "streaks", in: "") {
             for id in streaks.keys {
                 if let problem = Validate.streakID(id) {
