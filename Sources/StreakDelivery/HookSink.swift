@@ -40,8 +40,12 @@ public final class HookSink: Sink {
         self.command = command
     }
 
+    public func accepts(_ notification: Notification) -> Bool {
+        command.kinds?.contains(notification.kind) ?? true
+    }
+
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
-        if let kinds = command.kinds, !kinds.contains(notification.kind) { return .delivered }
+        if !accepts(notification) { return .delivered }
         let parent = ProcessInfo.processInfo.environment
         guard let program = command.argv.first, !program.isEmpty else {
             return .failed("cannot run hook \(command.name): empty argv")

@@ -75,7 +75,8 @@ public struct Notification: Equatable, Sendable {
         [
             ("STREAKD_KIND", kind.rawValue), ("STREAKD_USER", user), ("STREAKD_STREAK", streak),
             ("STREAKD_LOCAL_DATE", localDate.description), ("STREAKD_STREAK_LENGTH", String(streakLength)),
-            ("STREAKD_DUE", due.description), ("STREAKD_TIMEZONE", timezone), ("STREAKD_KEY", key),
+            ("STREAKD_DUE", due.description), ("STREAKD_LOCAL_DUE", localDue), ("STREAKD_TIMEZONE", timezone),
+            ("STREAKD_KEY", key),
         ]
     }
 }

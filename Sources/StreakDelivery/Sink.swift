@@ -14,7 +14,14 @@ public enum DeliveryOutcome: Equatable, Sendable {
 public protocol Sink: Sendable {
     /// A stable name for the ledger (`journal`, `desktop`, `hook:NAME`).
     var name: String { get }
+    /// Whether this notification is for this sink at all (a hook's kinds, the desktop's users).
+    /// The ledger keeps a delivery row only for the sinks that accept it.
+    func accepts(_ notification: Notification) -> Bool
     func deliver(_ notification: Notification) -> DeliveryOutcome
+}
+
+extension Sink {
+    public func accepts(_ notification: Notification) -> Bool { true }
 }
 
 /// A sink that keeps what it receives: the twin for unit tests.
