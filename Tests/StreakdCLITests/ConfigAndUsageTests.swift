@@ -17,6 +17,13 @@ struct ConfigAndUsageTests {
         [reminders]
         days = [5, 7, 14]
 
+        [desktop]
+        users = []
+
+        [journal]
+        burst = 9500
+        interval_seconds = 30
+
         """
 
     @Test func defaultsWhenTheDefaultFileIsMissing() throws {
@@ -29,7 +36,7 @@ struct ConfigAndUsageTests {
         #expect(json.code == 0)
         #expect(
             json.out
-                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"streaks":{}}"#
+                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"desktop":{"users":[]},"hooks":[],"journal":{"burst":9500,"interval_seconds":30},"streaks":{}}"#
                 + "\n")
     }
 
@@ -55,6 +62,13 @@ struct ConfigAndUsageTests {
                 [reminders]
                 days = [5, 7, 14]
                 max_late = "1h"
+
+                [desktop]
+                users = []
+
+                [journal]
+                burst = 9500
+                interval_seconds = 30
 
                 [streaks.workout]
                 goal = 2
@@ -84,7 +98,7 @@ struct ConfigAndUsageTests {
         ),
         (
             "y.toml", "bogus = 1\n",
-            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, streaks"
+            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, journal, streaks"
         ),
         (
             "x.toml", "[freeze]\nmax = 3\n\n[reminders\ndays = [1]\n",
