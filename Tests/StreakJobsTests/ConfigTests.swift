@@ -95,8 +95,18 @@ import Testing
         let xdg = Paths(environment: ["XDG_STATE_HOME": "/h/st", "XDG_CONFIG_HOME": "/h/cf", "HOME": "/h"])
         #expect(xdg.defaultStore == "/h/st/streakd/streakd.sqlite")
         #expect(xdg.defaultConfig == "/h/cf/streakd/streakd.toml")
-        let bare = Paths(environment: ["HOME": "/home/ann"])
+        let bare = Paths(environment: ["HOME": "/home/ann"], fileExists: { _ in false })
         #expect(bare.defaultStore == "/home/ann/.local/state/streakd/streakd.sqlite")
         #expect(bare.defaultConfig == "/etc/streakd/streakd.toml")
+    }
+
+    @Test func aPersonalConfigFileWithoutXDGConfigHomeIsFound() {
+        let personal = "/home/ann/.config/streakd/streakd.toml"
+        let found = Paths(environment: ["HOME": "/home/ann"], fileExists: { $0 == personal })
+        #expect(found.defaultConfig == personal)
+        let xdg = Paths(environment: ["HOME": "/home/ann", "XDG_CONFIG_HOME": "/h/cf"], fileExists: { _ in true })
+        #expect(xdg.defaultConfig == "/h/cf/streakd/streakd.toml")
+        let systemd = Paths(environment: ["HOME": "/home/ann", "CONFIGURATION_DIRECTORY": "/etc/streakd"]) { _ in true }
+        #expect(systemd.defaultConfig == "/etc/streakd/streakd.toml")
     }
 }
