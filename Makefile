@@ -1,0 +1,177 @@
+# streakd: build and install the binary, the systemd units, the journal catalog,
+# the man page and the shell completions. See "Operator's guide" in README.md.
+#
+#   make install            system-wide: PREFIX=/usr/local, units for the system manager
+#   make install-user       one desktop user: PREFIX=~/.local, units in ~/.config/systemd/user
+#   make uninstall          / make uninstall-user: remove what those installed (never the
+#                           store or the configuration)
+#   make install-catalog    the journal catalog alone (as root; install-user cannot)
+#
+# Variables (on the command line): PREFIX, DESTDIR (a staging root: nothing outside it
+# is touched, no systemctl is run), BINDIR, MANDIR, DATADIR, SYSTEMDUNITDIR,
+# USERUNITDIR, CATALOGDIR, SWIFT, SWIFT_BUILD_FLAGS, and STREAKD (a streakd binary
+# already built, installed as is instead of building one).
+
+SHELL := /bin/sh
+
+ifeq ($(origin PREFIX),undefined)
+SYSTEM_PREFIX := /usr/local
+USER_PREFIX := $(HOME)/.local
+else
+SYSTEM_PREFIX := $(PREFIX)
+USER_PREFIX := $(PREFIX)
+endif
+
+DESTDIR ?=
+SWIFT ?= swift
+# A release build with the Swift runtime linked in: the binary runs without the toolchain.
+SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib
+# The configuration the man page plugin builds with (its own build; the text is the same).
+MAN_CONFIGURATION ?= debug
+MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
+INSTALL ?= install
+
+# Where things go; recursively expanded, so they follow the prefix of the target run.
+P = $(SYSTEM_PREFIX)
+BINDIR = $(P)/bin
+DATADIR = $(P)/share
+MANDIR = $(DATADIR)/man
+DOCDIR = $(DATADIR)/doc/streakd
+BASHCOMPDIR = $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR = $(DATADIR)/zsh/site-functions
+FISHCOMPDIR = $(DATADIR)/fish/vendor_completions.d
+# systemd reads units and catalogs under /usr/lib and /usr/local/lib (and /etc for units).
+SYSTEMDUNITDIR = $(P)/lib/systemd/system
+CATALOGDIR = $(P)/lib/systemd/catalog
+XDG_CONFIG_HOME ?= $(HOME)/.config
+USERUNITDIR = $(XDG_CONFIG_HOME)/systemd/user
+
+install install-catalog uninstall: P = $(SYSTEM_PREFIX)
+install-user uninstall-user: P = $(USER_PREFIX)
+
+OUT := .build/deploy
+UNITS := streakd-tick.service streakd-tick.timer streakd-refill.service streakd-refill.timer
+TIMERS := streakd-tick.timer streakd-refill.timer
+
+# The binary: STREAKD if given, else the one `swift build $(SWIFT_BUILD_FLAGS)` makes.
+ifeq ($(strip $(STREAKD)),)
+BIN = $(shell $(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path </dev/null)/streakd
+else
+BIN = $(STREAKD)
+endif
+
+# Is a systemd manager running here (sd_booted)? Only then, and only without DESTDIR,
+# do the install targets talk to it.
+BOOTED = $(if $(DESTDIR),,$(wildcard /run/systemd/system))
+
+.PHONY: all build man completions install install-user install-catalog uninstall uninstall-user \
+	install-common uninstall-common check-units clean-deploy
+
+all: build man completions
+
+build:
+ifeq ($(strip $(STREAKD)),)
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product streakd </dev/null
+else
+	@test -x "$(STREAKD)" || { echo "make: STREAKD=$(STREAKD) is not an executable file" >&2; exit 66; }
+endif
+
+# The man page, from swift-argument-parser's generate-manual plugin (it builds the
+# package itself, then reads `streakd --experimental-dump-help`); the completions from
+# the binary. Both are remade when the binary is newer.
+man: $(OUT)/streakd.1
+completions: $(OUT)/streakd.bash $(OUT)/_streakd $(OUT)/streakd.fish
+
+$(OUT)/streakd.1: $(BIN)
+	@mkdir -p $(OUT)
+	$(SWIFT) package plugin generate-manual --configuration $(MAN_CONFIGURATION) \
+		--date $(MAN_DATE) --authors 'streakd maintainers' </dev/null
+	cp .build/plugins/GenerateManual/outputs/streakd/streakd.1 $@
+
+$(OUT)/streakd.bash: $(BIN)
+	@mkdir -p $(OUT)
+	"$(BIN)" --generate-completion-script bash >$@.tmp && mv -f $@.tmp $@
+$(OUT)/_streakd: $(BIN)
+	@mkdir -p $(OUT)
+	"$(BIN)" --generate-completion-script zsh >$@.tmp && mv -f $@.tmp $@
+$(OUT)/streakd.fish: $(BIN)
+	@mkdir -p $(OUT)
+	"$(BIN)" --generate-completion-script fish >$@.tmp && mv -f $@.tmp $@
+
+# The binary is made by `build` (a phony target: swift decides what is out of date).
+$(BIN): build
+
+# What install and install-user share: binary, man page, completions, example configuration.
+install-common: build man completions
+	$(INSTALL) -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(DOCDIR)" \
+		"$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)"
+	$(INSTALL) -m 0755 "$(BIN)" "$(DESTDIR)$(BINDIR)/streakd"
+	$(INSTALL) -m 0644 $(OUT)/streakd.1 "$(DESTDIR)$(MANDIR)/man1/streakd.1"
+	$(INSTALL) -m 0644 $(OUT)/streakd.bash "$(DESTDIR)$(BASHCOMPDIR)/streakd"
+	$(INSTALL) -m 0644 $(OUT)/_streakd "$(DESTDIR)$(ZSHCOMPDIR)/_streakd"
+	$(INSTALL) -m 0644 $(OUT)/streakd.fish "$(DESTDIR)$(FISHCOMPDIR)/streakd.fish"
+	$(INSTALL) -m 0644 deploy/streakd.toml.example deploy/dropins/network.conf "$(DESTDIR)$(DOCDIR)/"
+
+install: install-common install-catalog
+	$(INSTALL) -d "$(DESTDIR)$(SYSTEMDUNITDIR)"
+	for u in $(UNITS); do \
+		sed 's|@BINDIR@|$(BINDIR)|g' deploy/system/$$u >"$(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp" && \
+		chmod 0644 "$(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp" && \
+		mv -f "$(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp" "$(DESTDIR)$(SYSTEMDUNITDIR)/$$u" || exit 1; \
+	done
+ifneq ($(BOOTED),)
+	systemctl daemon-reload
+	@echo "streakd: installed; start the timers with: systemctl enable --now $(TIMERS)"
+endif
+
+install-catalog:
+	$(INSTALL) -d "$(DESTDIR)$(CATALOGDIR)"
+	$(INSTALL) -m 0644 deploy/streakd.catalog "$(DESTDIR)$(CATALOGDIR)/streakd.catalog"
+	journalctl $(if $(DESTDIR),--root="$(DESTDIR)") --update-catalog
+
+install-user: install-common
+	$(INSTALL) -d "$(DESTDIR)$(USERUNITDIR)"
+	for u in $(UNITS); do \
+		sed 's|@BINDIR@|$(BINDIR)|g' deploy/user/$$u >"$(DESTDIR)$(USERUNITDIR)/$$u.tmp" && \
+		chmod 0644 "$(DESTDIR)$(USERUNITDIR)/$$u.tmp" && \
+		mv -f "$(DESTDIR)$(USERUNITDIR)/$$u.tmp" "$(DESTDIR)$(USERUNITDIR)/$$u" || exit 1; \
+	done
+ifeq ($(DESTDIR),)
+	-@systemctl --user daemon-reload 2>/dev/null || true
+	@echo "streakd: installed for $$(id -un); start the timers with: systemctl --user enable --now $(TIMERS)"
+	@echo "streakd: the journal catalog needs root: sudo make install-catalog"
+endif
+
+uninstall-common:
+	rm -f "$(DESTDIR)$(BINDIR)/streakd" "$(DESTDIR)$(MANDIR)/man1/streakd.1" \
+		"$(DESTDIR)$(BASHCOMPDIR)/streakd" "$(DESTDIR)$(ZSHCOMPDIR)/_streakd" \
+		"$(DESTDIR)$(FISHCOMPDIR)/streakd.fish" \
+		"$(DESTDIR)$(DOCDIR)/streakd.toml.example" "$(DESTDIR)$(DOCDIR)/network.conf"
+	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null || true
+
+uninstall:
+ifneq ($(BOOTED),)
+	-systemctl disable --now $(TIMERS)
+endif
+	$(MAKE) --no-print-directory uninstall-common P="$(SYSTEM_PREFIX)"
+	for u in $(UNITS); do rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/$$u"; done
+	rm -f "$(DESTDIR)$(CATALOGDIR)/streakd.catalog"
+	journalctl $(if $(DESTDIR),--root="$(DESTDIR)") --update-catalog
+ifneq ($(BOOTED),)
+	systemctl daemon-reload
+endif
+	@echo "streakd: uninstalled; the store (/var/lib/private/streakd) and /etc/streakd are kept"
+
+uninstall-user:
+ifeq ($(DESTDIR),)
+	-@systemctl --user disable --now $(TIMERS) 2>/dev/null || true
+endif
+	$(MAKE) --no-print-directory uninstall-common P="$(USER_PREFIX)"
+	for u in $(UNITS); do rm -f "$(DESTDIR)$(USERUNITDIR)/$$u"; done
+ifeq ($(DESTDIR),)
+	-@systemctl --user daemon-reload 2>/dev/null || true
+endif
+	@echo "streakd: uninstalled; the store (~/.local/state/streakd) and configuration are kept"
+
+clean-deploy:
+	rm -rf $(OUT)
