@@ -42,5 +42,8 @@ let package = Package(
         .testTarget(name: "StreakDeliveryTests", dependencies: ["StreakDelivery"], swiftSettings: strict),
         .testTarget(name: "StreakJobsTests", dependencies: ["StreakJobs"], swiftSettings: strict),
         .testTarget(name: "StreakdCLITests", dependencies: ["StreakCore"], swiftSettings: strict),
+        // deploy/ and the Makefile: systemd-analyze on the units, make install, a systemd --user run.
+        .testTarget(
+            name: "StreakdDeployTests", dependencies: ["StreakCore", "StreakDelivery"], swiftSettings: strict),
     ]
 )
