@@ -1,0 +1,242 @@
+import Foundation
+import StreakCore
+import StreakDelivery
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `make install`, `make install-user` and their uninstall targets, into scratch folders only;
+/// what they install: the catalog, the man page, the completions, the example configuration.
+@Suite("make install")
+struct InstallTests {
+    static let systemFiles = [
+        "usr/local/bin/streakd",
+        "usr/local/lib/systemd/catalog/streakd.catalog",
+        "usr/local/lib/systemd/system/streakd-refill.service",
+        "usr/local/lib/systemd/system/streakd-refill.timer",
+        "usr/local/lib/systemd/system/streakd-tick.service",
+        "usr/local/lib/systemd/system/streakd-tick.timer",
+        "usr/local/share/bash-completion/completions/streakd",
+        "usr/local/share/doc/streakd/network.conf",
+        "usr/local/share/doc/streakd/streakd.toml.example",
+        "usr/local/share/fish/vendor_completions.d/streakd.fish",
+        "usr/local/share/man/man1/streakd.1",
+        "usr/local/share/zsh/site-functions/_streakd",
+        "var/lib/systemd/catalog/database",
+    ]
+
+    @Test func installAndUninstallIntoAStagingRoot() throws {
+        #expect(madeArtifacts.code == 0, "make man completions: \(madeArtifacts)")
+        let root = try ScratchDir()
+        let install = make(["install"], ["DESTDIR": root.path])
+        try #require(install.code == 0, "make install: \(install)")
+        #expect(files(under: root.path) == Self.systemFiles)
+        let installed = root.sub("usr/local/bin/streakd")
+        #expect(FileManager.default.contents(atPath: installed) == FileManager.default.contents(atPath: builtStreakd))
+        #expect(FileManager.default.isExecutableFile(atPath: installed))
+        let unit = try read(root.sub("usr/local/lib/systemd/system/streakd-tick.service"))
+        #expect(values("ExecStart", in: unit) == ["/usr/local/bin/streakd tick"])
+        // Installing again over it is fine (no "file exists").
+        #expect(make(["install"], ["DESTDIR": root.path]).code == 0)
+
+        let uninstall = make(["uninstall"], ["DESTDIR": root.path])
+        #expect(uninstall.code == 0, "make uninstall: \(uninstall)")
+        #expect(files(under: root.path) == ["var/lib/systemd/catalog/database"])
+    }
+
+    @Test func prefixUsrInstallsWhereTheDistributionsUnitsAre() throws {
+        #expect(madeArtifacts.code == 0, "make man completions: \(madeArtifacts)")
+        let root = try ScratchDir()
+        let install = make(["install"], ["DESTDIR": root.path, "PREFIX": "/usr"])
+        try #require(install.code == 0, "make install PREFIX=/usr: \(install)")
+        let unit = try read(root.sub("usr/lib/systemd/system/streakd-refill.service"))
+        #expect(values("ExecStart", in: unit) == ["/usr/bin/streakd refill"])
+        #expect(FileManager.default.fileExists(atPath: root.sub("usr/lib/systemd/catalog/streakd.catalog")))
+        #expect(FileManager.default.fileExists(atPath: root.sub("usr/share/man/man1/streakd.1")))
+    }
+
+    @Test func installUserAndUninstallUserInAScratchHome() throws {
+        #expect(madeArtifacts.code == 0, "make man completions: \(madeArtifacts)")
+        let scratch = try ScratchDir()
+        let home = scratch.sub("home")
+        let install = make(["install-user"], env: ["HOME": home])
+        try #require(install.code == 0, "make install-user: \(install)")
+        #expect(
+            files(under: home) == [
+                ".config/systemd/user/streakd-refill.service",
+                ".config/systemd/user/streakd-refill.timer",
+                ".config/systemd/user/streakd-tick.service",
+                ".config/systemd/user/streakd-tick.timer",
+                ".local/bin/streakd",
+                ".local/share/bash-completion/completions/streakd",
+                ".local/share/doc/streakd/network.conf",
+                ".local/share/doc/streakd/streakd.toml.example",
+                ".local/share/fish/vendor_completions.d/streakd.fish",
+                ".local/share/man/man1/streakd.1",
+                ".local/share/zsh/site-functions/_streakd",
+            ])
+        let unit = try read(home + "/.config/systemd/user/streakd-tick.service")
+        #expect(values("ExecStart", in: unit) == ["\(home)/.local/bin/streakd tick"])
+        #expect(values("BindReadOnlyPaths", in: unit).contains("\(home)/.local/bin/streakd"))
+        let uninstall = make(["uninstall-user"], env: ["HOME": home])
+        #expect(uninstall.code == 0, "make uninstall-user: \(uninstall)")
+        #expect(files(under: home) == [])
+    }
+
+    /// Every MESSAGE_ID streakd writes has a catalog entry, and every @FIELD@ an entry names is
+    /// a field that streakd's entries of that id carry.
+    @Test func theCatalogHasAnEntryPerMessageIDWithFieldsStreakdWrites() throws {
+        let root = try ScratchDir()
+        let install = make(["install-catalog"], ["DESTDIR": root.path])
+        try #require(install.code == 0, "make install-catalog: \(install)")
+        let listed = run(["/usr/bin/journalctl", "--root=\(root.path)", "--list-catalog", "--no-pager"])
+        let ids = Set(listed.out.split(separator: "\n").map { String($0.prefix(32)) })
+        let sample = Self.notification(.atRisk, user: "u1")
+        var expected: [String: [String]] = [:]
+        for kind in NotificationKind.allCases {
+            var n = sample
+            n.kind = kind
+            expected[kind.messageID] = JournalSink.entry(for: n)
+        }
+        expected[JournalSink.deadMessageID] = JournalSink.deadEntry(
+            for: sample, sink: "hook:x", attempts: 5, error: "e")
+        #expect(ids == Set(expected.keys), "journalctl --list-catalog: \(listed)")
+
+        for (id, entry) in expected {
+            let text = run(["/usr/bin/journalctl", "--root=\(root.path)", "--dump-catalog", id, "--no-pager"]).out
+            #expect(text.contains("Subject: "), "\(id): \(text)")
+            let written = Set(entry.map { String($0.prefix { $0 != "=" }) })
+            for field in Self.fieldNames(in: text) {
+                #expect(
+                    written.contains(field), "the catalog entry \(id) names @\(field)@, which streakd does not write")
+            }
+        }
+    }
+
+    /// journalctl -x explains real entries: one per MESSAGE_ID, sent through the journal sink,
+    /// shown with the catalog staged by `make install-catalog`, every @FIELD@ filled in.
+    @Test(.enabled(if: getuid() == 0, "needs root for a private mount namespace"))
+    func journalctlXExplainsEachEntry() throws {
+        try Journal.ensureRunning()
+        let root = try ScratchDir()
+        try #require(make(["install-catalog"], ["DESTDIR": root.path]).code == 0)
+        let user = "catalog-\(UUID().uuidString.prefix(8).lowercased())"
+        let sink = JournalSink()
+        for kind in NotificationKind.allCases {
+            var n = Self.notification(kind, user: user)
+            n.kind = kind
+            #expect(sink.deliver(n) == .delivered)
+        }
+        #expect(
+            sink.recordDead(Self.notification(.atRisk, user: user), sink: "hook:chat", attempts: 5, error: "exit 1")
+                == .delivered)
+        _ = Journal.read(["-o", "cat", "STREAKD_USER=\(user)"]) { $0.split(separator: "\n").count >= 5 }
+        let shown = try #require(journalctlWithCatalog(root.path, ["-x", "-o", "short", "STREAKD_USER=\(user)"]))
+        #expect(shown.code == 0, "\(shown)")
+        for subject in [
+            "Subject: \(user)'s 7-day streak is at risk",
+            "Subject: A freeze kept \(user)'s 7-day streak alive",
+            "Subject: \(user)'s 7-day streak broke",
+            "Subject: A streak freeze was refilled for \(user)",
+            "Subject: Delivery to hook:chat given up after 5 attempts",
+        ] {
+            #expect(shown.out.contains(subject), "journalctl -x lacks \"\(subject)\":\n\(shown.out)")
+        }
+        #expect(!shown.out.contains("STREAKD_"), "an unfilled field in:\n\(shown.out)")
+        #expect(shown.out.contains("exit 1"))
+    }
+
+    @Test func theManPageAndTheCompletions() throws {
+        #expect(madeArtifacts.code == 0, "make man completions: \(madeArtifacts)")
+        let scratch = try ScratchDir()
+        let home = scratch.sub("home")
+        try #require(make(["install-user"], env: ["HOME": home]).code == 0)
+        let share = home + "/.local/share"
+        let page = try read(share + "/man/man1/streakd.1")
+        #expect(page.contains(#".\" "Generated by swift-argument-parser""#))
+        if let man = which("man") {
+            let shown = run(
+                [man, "--no-hyphenation", "--no-justification", "-l", share + "/man/man1/streakd.1"],
+                env: ["PATH": searchPath, "MANWIDTH": "100", "LANG": "C.UTF-8", "HOME": home])
+            #expect(shown.code == 0, "man -l: \(shown)")
+            for word in ["streakd", "checkin", "status", "calendar", "config", "--store", "--now"] {
+                #expect(shown.out.contains(word), "the man page does not mention \(word)")
+            }
+        }
+        let bash = run(
+            [
+                "/bin/bash", "--norc", "-c", "source \"$1\" && complete -p streakd", "bash",
+                share + "/bash-completion/completions/streakd",
+            ])
+        #expect(bash.code == 0 && bash.out.contains("streakd"), "bash completion: \(bash)")
+        #expect(try read(share + "/zsh/site-functions/_streakd").hasPrefix("#compdef streakd"))
+        #expect(try read(share + "/fish/vendor_completions.d/streakd.fish").contains("complete -c 'streakd'"))
+    }
+
+    /// deploy/streakd.toml.example: as shipped, and with every `#key = value` line uncommented,
+    /// it is the defaults; its `# e.g.` examples are valid settings; it names every setting.
+    @Test func theExampleConfigurationShowsTheDefaults() throws {
+        let scratch = try ScratchDir()
+        let env = ["PATH": searchPath, "LANG": "C.UTF-8", "HOME": scratch.path, "XDG_CONFIG_HOME": scratch.sub("none")]
+        let example = try read("\(packageRoot)/deploy/streakd.toml.example")
+        func check(_ text: String) throws -> String {
+            let file = try scratch.write("streakd-\(UUID().uuidString.prefix(6)).toml", text)
+            let result = run([builtStreakd, "config", "check", "--config", file], env: env)
+            #expect(result.code == 0, "config check on:\n\(text)\n\(result)")
+            return result.out.split(separator: "\n").dropFirst().joined(separator: "\n")
+        }
+        let defaults = run([builtStreakd, "config", "check"], env: env)
+        try #require(defaults.code == 0, "\(defaults)")
+        let defaultText = defaults.out.split(separator: "\n").dropFirst().joined(separator: "\n")
+
+        #expect(try check(example) == defaultText)
+        let lines = example.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let settingLine = #/^#([a-z_]+ = .+)$/#
+        let uncommented = lines.map { line in (try? settingLine.wholeMatch(in: line)).map { String($0.1) } ?? line }
+        #expect(uncommented != lines)
+        #expect(try check(uncommented.joined(separator: "\n")) == defaultText)
+
+        // The examples: "# e.g. key = value" lines, and the "# [table]" blocks after "# e.g.".
+        var examples: [String] = []
+        var inBlock = false
+        for line in lines {
+            if line == "# e.g." {
+                inBlock = true
+                continue
+            }
+            if line.hasPrefix("# e.g. ") {
+                examples.append(String(line.dropFirst("# e.g. ".count)))
+            } else if inBlock, line.hasPrefix("# ") {
+                examples.append(String(line.dropFirst(2)))
+            } else {
+                inBlock = false
+                examples.append(line.hasPrefix("#") || line.hasPrefix("[") ? line : "")
+            }
+        }
+        let withExamples = try check(examples.joined(separator: "\n"))
+        for expected in [#"max_late = "1h""#, #"users = ["me"]"#, "[[hooks]]", "[streaks.workout]", "goal = 2"] {
+            #expect(withExamples.contains(expected), "the examples do not set \(expected):\n\(withExamples)")
+        }
+        for key in [
+            "backfill_days", "initial", "max", "min_streak", "auto_use", "days", "max_late", "users", "burst",
+            "interval_seconds", "name", "command", "timeout_seconds", "kinds", "goal", "leeway_hours",
+        ] {
+            #expect(example.contains("\(key) = "), "deploy/streakd.toml.example does not show \(key)")
+        }
+    }
+
+    static func notification(_ kind: NotificationKind, user: String) -> StreakDelivery.Notification {
+        Notification(
+            kind: kind, user: user, streak: "daily", localDate: LocalDate("2026-11-21")!,
+            due: RFC3339.parse("2026-11-21T19:00:00Z")!, timezone: "Europe/Berlin",
+            localDue: "2026-11-21T20:00:00+01:00", streakLength: 7,
+            message: "Your 7-day streak is at risk! Check in today to keep it going.")
+    }
+
+    /// The `@NAME@` fields a catalog entry's text names.
+    static func fieldNames(in text: String) -> Set<String> {
+        Set(text.matches(of: #/@([A-Z0-9_]+)@/#).map { String($0.1) })
+    }
+}
