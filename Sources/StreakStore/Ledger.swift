@@ -61,4 +61,13 @@ public struct DueStreak: Equatable, Sendable {
     public var streak: String
     /// The `now` of the last run that handled it.
     public var handledThrough: Instant?
+    /// Moves on with every change to the streak.
+    public var version: Int
+
+    public init(user: String, streak: String, handledThrough: Instant? = nil, version: Int = 0) {
+        self.user = user
+        self.streak = streak
+        self.handledThrough = handledThrough
+        self.version = version
+    }
 }

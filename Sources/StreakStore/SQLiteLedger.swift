@@ -47,17 +47,15 @@ extension SQLiteAccess {
         return result
     }
 
-    func dueStreaks(through: Instant) throws -> [DueStreak] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT user_id, streak, handled_through FROM schedule
-                WHERE next_at IS NOT NULL AND next_at <= ? ORDER BY user_id, streak
-                """, arguments: [through.seconds]
+    func dueStreaks(through: Instant?) throws -> [DueStreak] {
+        let filter = through == nil ? "" : "WHERE next_at IS NOT NULL AND next_at <= ?"
+        return try Row.fetchAll(
+            db, sql: "SELECT user_id, streak, handled_through, version FROM schedule \(filter) ORDER BY user_id, streak",
+            arguments: StatementArguments(through.map { [$0.seconds] } ?? [])
         ).map {
             DueStreak(
                 user: $0["user_id"], streak: $0["streak"],
-                handledThrough: ($0["handled_through"] as Int64?).map(Instant.init(seconds:)))
+                handledThrough: ($0["handled_through"] as Int64?).map(Instant.init(seconds:)), version: $0["version"])
         }
     }
 
@@ -102,28 +100,29 @@ extension SQLiteAccess {
                 """, arguments: [state.rawValue, attempts, at.seconds, error, key, sink])
     }
 
-    func schedule(user: String, streak: String, nextAt: Instant?, handledThrough: Instant) throws {
-        // A change made while the run was working (next_at = 0) stays due.
+    func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant) throws {
+        // A change made since the run read the streak (a newer version) keeps it due.
         try db.execute(
             sql: """
-                INSERT INTO schedule (user_id, streak, next_at, handled_through) VALUES (?1, ?2, ?3, ?4)
+                INSERT INTO schedule (user_id, streak, next_at, handled_through, version) VALUES (?1, ?2, ?3, ?4, ?5)
                 ON CONFLICT (user_id, streak) DO UPDATE SET
-                    next_at = CASE WHEN schedule.next_at = 0 THEN 0 ELSE ?3 END,
+                    next_at = CASE WHEN schedule.version = ?5 THEN ?3 ELSE 0 END,
                     handled_through = max(coalesce(schedule.handled_through, ?4), ?4)
-                """, arguments: [user, streak, nextAt?.seconds, handledThrough.seconds])
+                """,
+            arguments: [streak.user, streak.streak, nextAt?.seconds, handledThrough.seconds, streak.version])
     }
 
     /// Marks a streak changed: the next run looks at it afresh.
     func touch(user: String, streak: String) throws {
         try db.execute(
             sql: """
-                INSERT INTO schedule (user_id, streak, next_at) VALUES (?, ?, 0)
-                ON CONFLICT (user_id, streak) DO UPDATE SET next_at = 0
+                INSERT INTO schedule (user_id, streak, next_at, version) VALUES (?, ?, 0, 1)
+                ON CONFLICT (user_id, streak) DO UPDATE SET next_at = 0, version = version + 1
                 """, arguments: [user, streak])
     }
 
     func rescheduleAll() throws {
-        try db.execute(sql: "UPDATE schedule SET next_at = 0")
+        try db.execute(sql: "UPDATE schedule SET next_at = 0, version = version + 1")
     }
 
     func setMeta(_ key: String, _ value: String) throws {

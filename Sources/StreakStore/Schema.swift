@@ -85,6 +85,7 @@ enum Schema {
                         streak TEXT NOT NULL,
                         next_at INTEGER,
                         handled_through INTEGER,
+                        version INTEGER NOT NULL DEFAULT 0,
                         PRIMARY KEY (user_id, streak)
                     );
                     CREATE INDEX schedule_next ON schedule(next_at) WHERE next_at IS NOT NULL;

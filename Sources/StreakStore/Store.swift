@@ -18,8 +18,8 @@ public protocol StoreReader {
     /// Deliveries by state, for one key or all.
     func deliveryStates(key: String) throws -> [String: DeliveryState]
     func deliveryCounts() throws -> [DeliveryState: Int]
-    /// Streaks whose next notice is due by `through` (or that changed since they were planned).
-    func dueStreaks(through: Instant) throws -> [DueStreak]
+    /// Streaks whose next notice is due by `through` (or that changed since they were planned); nil: every streak.
+    func dueStreaks(through: Instant?) throws -> [DueStreak]
     func meta(_ key: String) throws -> String?
 }
 
@@ -45,7 +45,8 @@ public protocol StoreWriter: StoreReader {
     /// Ends an attempt: the new state, the attempts made in all, and the error if it failed.
     func finish(key: String, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?) throws
     /// Plans a streak's next run (nil: nothing until it changes) and notes the run that handled it.
-    func schedule(user: String, streak: String, nextAt: Instant?, handledThrough: Instant) throws
+    /// Keeps it due when it changed after the run read it (its version moved on).
+    func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant) throws
     /// Marks every streak for a fresh look on the next run (the configuration changed).
     func rescheduleAll() throws
     func setMeta(_ key: String, _ value: String) throws
