@@ -9,6 +9,16 @@ extension SQLiteAccess {
                 db, sql: "SELECT key FROM notifications WHERE user_id = ? AND streak = ?", arguments: [user, streak]))
     }
 
+    func ledgerStates(user: String, streak: String) throws -> [String: LedgerState] {
+        var result: [String: LedgerState] = [:]
+        for row in try Row.fetchAll(
+            db, sql: "SELECT key, state FROM notifications WHERE user_id = ? AND streak = ?", arguments: [user, streak])
+        {
+            result[row["key"]] = LedgerState(rawValue: row["state"])
+        }
+        return result
+    }
+
     func pendingDeliveries() throws -> [PendingDelivery] {
         try Row.fetchAll(
             db,

@@ -13,6 +13,8 @@ public protocol StoreReader {
 
     /// The notification keys recorded for a streak.
     func ledgerKeys(user: String, streak: String) throws -> Set<String>
+    /// The notifications recorded for a streak, sent or expired, by key.
+    func ledgerStates(user: String, streak: String) throws -> [String: LedgerState]
     /// Deliveries in state `pending`, oldest due first.
     func pendingDeliveries() throws -> [PendingDelivery]
     /// Deliveries by state, for one key or all.
