@@ -65,9 +65,11 @@ public enum Engine {
             } else if run >= 1 && run >= freeze.minStreak && freeze.autoUse && freezes > 0 {
                 freezes -= 1
                 marks[d] = .frozen
-                settlements.append(Settlement(kind: .freezeUsed, date: d, at: end.at, length: run, freezesLeft: freezes))
+                settlements.append(
+                    Settlement(kind: .freezeUsed, date: d, at: end.at, length: run, freezesLeft: freezes))
             } else if run >= 1 {
-                settlements.append(Settlement(kind: .streakBroken, date: d, at: end.at, length: run, freezesLeft: freezes))
+                settlements.append(
+                    Settlement(kind: .streakBroken, date: d, at: end.at, length: run, freezesLeft: freezes))
                 run = 0
                 marks[d] = .missed
             } else {

@@ -60,7 +60,8 @@ extension SQLiteAccess {
     func dueStreaks(through: Instant?) throws -> [DueStreak] {
         let filter = through == nil ? "" : "WHERE next_at IS NOT NULL AND next_at <= ?"
         return try Row.fetchAll(
-            db, sql: "SELECT user_id, streak, handled_through, version FROM schedule \(filter) ORDER BY user_id, streak",
+            db,
+            sql: "SELECT user_id, streak, handled_through, version FROM schedule \(filter) ORDER BY user_id, streak",
             arguments: StatementArguments(through.map { [$0.seconds] } ?? [])
         ).map {
             DueStreak(

@@ -151,7 +151,8 @@ struct SQLiteAccess: StoreWriter {
             sql: "UPDATE users SET zone = ?, remind_at = ?, remind = ? WHERE id = ?",
             arguments: [user.zone, user.remindAt, user.remind, user.id])
         if let old, old != user {
-            try db.execute(sql: "UPDATE schedule SET next_at = 0, version = version + 1 WHERE user_id = ?", arguments: [user.id])
+            try db.execute(
+                sql: "UPDATE schedule SET next_at = 0, version = version + 1 WHERE user_id = ?", arguments: [user.id])
         }
         if let old, old.zone != user.zone {
             try db.execute(

@@ -56,11 +56,12 @@ import Testing
     }
 
     /// SPEC §4 late runs: fresh until the date ends (or max_late), then recorded expired.
-    @Test(arguments: [
-        ("2026-11-21T22:50:00Z", nil, "sent"),  // 23:50 local: T has not ended
-        ("2026-11-21T22:50:00Z", Int64(3600), "expired"),  // past max_late = 1h
-        ("2026-11-21T19:59:00Z", Int64(3600), "sent"),
-    ] as [(String, Int64?, String)])
+    @Test(
+        arguments: [
+            ("2026-11-21T22:50:00Z", nil, "sent"),  // 23:50 local: T has not ended
+            ("2026-11-21T22:50:00Z", Int64(3600), "expired"),  // past max_late = 1h
+            ("2026-11-21T19:59:00Z", Int64(3600), "sent"),
+        ] as [(String, Int64?, String)])
     func lateAtRisk(now: String, maxLate: Int64?, state: String) throws {
         var config = Config()
         config.maxLate = maxLate
@@ -96,10 +97,12 @@ import Testing
         let a = try ledger(often)
         let b = try ledger(once)
         #expect(a.keys.sorted() == b.keys.sorted())
-        #expect(a.keys.sorted() == [
-            "at_risk/alice/daily/2026-11-21", "at_risk/alice/daily/2026-11-22", "freeze_used/alice/daily/2026-11-21",
-            "streak_broken/alice/daily/2026-11-22",
-        ])
+        #expect(
+            a.keys.sorted() == [
+                "at_risk/alice/daily/2026-11-21", "at_risk/alice/daily/2026-11-22",
+                "freeze_used/alice/daily/2026-11-21",
+                "streak_broken/alice/daily/2026-11-22",
+            ])
         #expect(Set(a.values) == ["sent"])
         #expect(Set(b.values) == ["expired"])
     }
@@ -154,7 +157,9 @@ import Testing
         #expect(r.refill.refilled == 1)
         #expect(keys(sink) == ["freeze_refilled/alice/daily/2026-12-21"])
         #expect(sink.received.first?.message == "You have a new freeze for your streak: 1 freeze left.")
-        #expect(out.out.last?.contains(#""freezes_before":0,"freezes":1,"max":1,"next_refill":"2027-01-20T10:00:00Z""#) == true)
+        #expect(
+            out.out.last?.contains(#""freezes_before":0,"freezes":1,"max":1,"next_refill":"2027-01-20T10:00:00Z""#)
+                == true)
         r = try at(c, "2026-12-22T10:00:00Z").refill(delivery: Delivery(sinks: [sink]))
         #expect(r.refill.notDue == 1)
         r = try at(c, "2027-01-20T10:00:00Z").refill(delivery: Delivery(sinks: [sink]))

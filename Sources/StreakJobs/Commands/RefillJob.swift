@@ -16,7 +16,8 @@ extension Context {
         let report = try refill(dryRun: dryRun, delivery: standardDelivery())
         if report.pending > 0 {
             throw StreakdError(
-                .tempFail, "\(report.pending) deliver\(report.pending == 1 ? "y" : "ies") left pending; the next run retries")
+                .tempFail,
+                "\(report.pending) deliver\(report.pending == 1 ? "y" : "ies") left pending; the next run retries")
         }
     }
 
@@ -46,9 +47,11 @@ extension Context {
                     }
                     if !dryRun {
                         try w.addFreezeEvent(FreezeEvent(at: now, kind: .refill), user: user.id, streak: streak)
-                        if let notice = n, try !w.record(
-                            notice.ledgerEntry, state: .sent, sinks: dispatcher.sinkNames(for: notice), owner: owner,
-                            at: now)
+                        if let notice = n,
+                            try !w.record(
+                                notice.ledgerEntry, state: .sent, sinks: dispatcher.sinkNames(for: notice),
+                                owner: owner,
+                                at: now)
                         {
                             n = nil  // notified today already
                         }

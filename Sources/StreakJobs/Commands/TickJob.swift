@@ -19,7 +19,8 @@ extension Context {
         let report = try tick(dryRun: dryRun, delivery: standardDelivery())
         if report.pending > 0 {
             throw StreakdError(
-                .tempFail, "\(report.pending) deliver\(report.pending == 1 ? "y" : "ies") left pending; the next run retries")
+                .tempFail,
+                "\(report.pending) deliver\(report.pending == 1 ? "y" : "ies") left pending; the next run retries")
         }
     }
 
@@ -39,7 +40,9 @@ extension Context {
             let planned = try plan(batch)
             if dryRun {
                 for (n, fresh, _) in planned.notices {
-                    printer.record(n.json.with("state", .string(fresh ? "sent" : "expired")), short: (fresh ? "would send " : "would expire ") + n.line)
+                    printer.record(
+                        n.json.with("state", .string(fresh ? "sent" : "expired")),
+                        short: (fresh ? "would send " : "would expire ") + n.line)
                     if fresh { report.sent += 1 } else { report.expired += 1 }
                 }
                 continue
@@ -48,7 +51,8 @@ extension Context {
                 var recorded: [(Notification, Bool)] = []
                 for (n, fresh, _) in planned.notices {
                     let sinks = dispatcher.sinkNames(for: n)
-                    if try w.record(n.ledgerEntry, state: fresh ? .sent : .expired, sinks: sinks, owner: owner, at: now) {
+                    if try w.record(n.ledgerEntry, state: fresh ? .sent : .expired, sinks: sinks, owner: owner, at: now)
+                    {
                         recorded.append((n, fresh))
                     }
                 }
@@ -63,11 +67,14 @@ extension Context {
                     report.expired += 1
                 }
                 printer.record(
-                    n.json.with("state", .string(fresh ? "sent" : "expired")), short: (fresh ? "sent " : "expired ") + n.line)
+                    n.json.with("state", .string(fresh ? "sent" : "expired")),
+                    short: (fresh ? "sent " : "expired ") + n.line)
             }
         }
         guard !dryRun else {
-            printer.err("tick at \(now) (dry run): \(report.sent) would be sent, \(report.expired) would expire (\(report.streaks) streaks looked at)")
+            printer.err(
+                "tick at \(now) (dry run): \(report.sent) would be sent, \(report.expired) would expire (\(report.streaks) streaks looked at)"
+            )
             return report
         }
         try dispatcher.run(jobs)
@@ -77,7 +84,8 @@ extension Context {
         let d = report.deliveries
         printer.err(
             "tick at \(now): \(report.sent) sent, \(report.expired) expired; \(d.delivered) delivered, \(d.failed) failed, "
-                + "\(d.dead) dead, \(d.retried) retried; \(report.pending) pending (\(report.streaks) streaks looked at)")
+                + "\(d.dead) dead, \(d.retried) retried; \(report.pending) pending (\(report.streaks) streaks looked at)"
+        )
         return report
     }
 

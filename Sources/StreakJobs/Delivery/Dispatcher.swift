@@ -105,7 +105,8 @@ final class Dispatcher {
             }
         }
         for (job, state, attempts, error) in outcomes where state == .dead {
-            context.printer.warn("\(job.sink) gave up on \(job.notification.key) after \(attempts) attempts: \(error ?? "")")
+            context.printer.warn(
+                "\(job.sink) gave up on \(job.notification.key) after \(attempts) attempts: \(error ?? "")")
             delivery.recordDead(job.notification, job.sink, attempts, error ?? "")
         }
     }

@@ -22,7 +22,8 @@ public struct Delivery: Sendable {
 extension Context {
     /// The sinks of the configuration: the journal always, the desktop for its users, the hooks.
     public func standardDelivery() -> Delivery {
-        let journal = JournalSink(pacer: JournalPacer(burst: config.journalBurst, interval: .seconds(config.journalInterval)))
+        let journal = JournalSink(
+            pacer: JournalPacer(burst: config.journalBurst, interval: .seconds(config.journalInterval)))
         var sinks: [any Sink] = [journal]
         sinks += config.hooks.map { HookSink(command: $0) }
         return Delivery(sinks: sinks) { n, sink, attempts, error in
