@@ -117,7 +117,7 @@ struct TickCLITests {
         s.now = "2026-11-21T19:00:30Z"
         r = s.run(["tick", "--config", config])
         #expect(r.code == 75)  // back-off: not yet
-        FileManager.default.createFile(atPath: flag, contents: nil)
+        _ = FileManager.default.createFile(atPath: flag, contents: nil)
         s.now = "2026-11-21T19:01:00Z"
         r = s.run(["tick", "--config", config])
         #expect(r.code == 0, "\(r)")
