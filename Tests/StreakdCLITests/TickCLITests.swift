@@ -175,6 +175,23 @@ struct TickCLITests {
         #expect(entries.compactMap { $0["STREAKD_KEY"] as? String }.sorted() == keys.sorted())
     }
 
+    @Test func noSessionBusIsAWarningNotAFailure() throws {
+        let s = try Sandbox()
+        let id = try setUp(s)[0]
+        let config = try s.file("streakd.toml", "[desktop]\nusers = [\"\(id)\"]\n")
+        s.now = "2026-11-21T19:00:00Z"
+        let missing = s.dir.appendingPathComponent("no-bus").path
+        let r = s.run(["tick", "--config", config], env: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=" + missing])
+        #expect(r.code == 0, "\(r)")
+        #expect(r.out.hasPrefix("sent 2026-11-21T19:00:00Z at_risk \(id)/daily"))
+        #expect(
+            r.err.hasPrefix(
+                "streakd: warning: desktop: no session bus: cannot connect to unix:path=\(missing): No such file or directory; its notifications are skipped\n"
+            ), "\(r)")
+        #expect(r.err.contains("1 sent, 0 expired; 1 delivered, 0 failed, 0 dead, 0 retried; 0 pending"))
+        #expect(try journalEntries(["STREAKD_USER=\(id)"], count: 1).count == 1)
+    }
+
     @Test func refillAddsAFreezeAndSaysSo() throws {
         let s = try Sandbox()
         let id = try setUp(s)[0]

@@ -25,6 +25,7 @@ extension Context {
         let journal = JournalSink(
             pacer: JournalPacer(burst: config.journalBurst, interval: .seconds(config.journalInterval)))
         var sinks: [any Sink] = [journal]
+        if !config.desktopUsers.isEmpty { sinks.append(DesktopSink(users: Set(config.desktopUsers))) }
         sinks += config.hooks.map { HookSink(command: $0) }
         return Delivery(sinks: sinks) { n, sink, attempts, error in
             _ = journal.recordDead(n, sink: sink, attempts: attempts, error: error)
