@@ -15,6 +15,7 @@ struct Streakd: ParsableCommand {
         subcommands: [
             UserCommand.self, Checkin.self, Import.self, Status.self, Calendar.self, FreezeCommand.self,
             ConfigCommand.self,
+            Log.self,
         ])
 
     /// Runs the command; errors for people go to standard error with their sysexits code.
