@@ -65,9 +65,11 @@ public enum Engine {
             } else if run >= 1 && run >= freeze.minStreak && freeze.autoUse && freezes > 0 {
                 freezes -= 1
                 marks[d] = .frozen
-                settlements.append(Settlement(kind: .freezeUsed, date: d, at: end.at, length: run))
+                settlements.append(
+                    Settlement(kind: .freezeUsed, date: d, at: end.at, length: run, freezesLeft: freezes))
             } else if run >= 1 {
-                settlements.append(Settlement(kind: .streakBroken, date: d, at: end.at, length: run))
+                settlements.append(
+                    Settlement(kind: .streakBroken, date: d, at: end.at, length: run, freezesLeft: freezes))
                 run = 0
                 marks[d] = .missed
             } else {
@@ -101,7 +103,8 @@ public enum Engine {
             aliveBeforeToday: alive, freezes: freezes, todayCount: attribution.counts[today] ?? 0,
             goal: timeline.at(now).goal, totalCheckins: history.checkins.filter { $0.instant <= now + clockSkew }.count,
             lastQualifying: lastQualifying, settlements: settlements, marks: marks,
-            firstStored: history.checkins.map(\.storedAt).min())
+            firstStored: history.checkins.map(\.storedAt).min(),
+            nextEnd: days.end(of: walk.endedThrough + 1, in: history.zone(at: now)))
     }
 
     /// Check-ins that count: not in the future of `now`, and not older than the

@@ -22,11 +22,10 @@ public enum Planner {
         on date: LocalDate, history: StreakHistory, remindAt: Int, policy: ReminderPolicy, now: Instant,
         stateNow: StreakState
     ) -> PlannedReminder? {
-        let zone = history.zone(at: now)
-        let leeway = Int64(history.settings.leewayHours) * Instant.hour
-        var due = zone.instant(of: date, secondsIntoDay: remindAt)
-        if date - 1 > stateNow.endedThrough { due = max(due, zone.start(of: date) + leeway) }
-        guard due < zone.start(of: date + 1) + leeway else { return nil }
+        guard
+            let due = Notices.reminderDue(
+                of: date, remindAt: remindAt, zone: history.zone(at: now), leewayHours: history.settings.leewayHours)
+        else { return nil }
         let state = due <= now ? stateNow : Engine.evaluate(history, at: due)
         guard state.today == date, !state.todaySafe, state.aliveBeforeToday >= 1,
             policy.days.contains(state.aliveBeforeToday)

@@ -21,6 +21,16 @@ public struct Settlement: Equatable, Sendable {
     public var at: Instant
     /// The length of the streak the date was about.
     public var length: Int
+    /// Freezes left just after it.
+    public var freezesLeft: Int
+
+    public init(kind: Kind, date: LocalDate, at: Instant, length: Int, freezesLeft: Int = 0) {
+        self.kind = kind
+        self.date = date
+        self.at = at
+        self.length = length
+        self.freezesLeft = freezesLeft
+    }
 }
 
 /// A streak as of one instant, with every ended date settled.
@@ -41,8 +51,23 @@ public struct StreakState: Sendable {
     public var marks: [LocalDate: DayMark]
     /// When streakd first stored a check-in for this streak.
     public var firstStored: Instant?
+    /// When the first date not ended yet ends, in the user's zone at the evaluation instant
+    /// (a later zone change can move it).
+    public var nextEnd: Instant
 
     public func mark(_ date: LocalDate) -> DayMark? { marks[date] }
+
+    /// The length of the streak alive through the day before an open date `date` (≤ today):
+    /// the ended run plus the open dates before `date` that qualify.
+    public func aliveBefore(_ date: LocalDate) -> Int {
+        var n = aliveBeforeToday
+        var d = date
+        while d < today {
+            if marks[d] == .qualifying { n -= 1 }
+            d = d + 1
+        }
+        return n
+    }
 
     /// Today qualifies already, is frozen, or a later date qualifies (flew west).
     public var todaySafe: Bool {

@@ -30,7 +30,8 @@ public final class JournalSink: Sink, @unchecked Sendable {
 
     /// The entry written when a sink gives up on a notification: the notification's `STREAKD_*`
     /// fields plus `STREAKD_SINK`, `STREAKD_ATTEMPTS`, `STREAKD_ERROR`, priority 3 (error).
-    public static func deadEntry(for notification: Notification, sink: String, attempts: Int, error: String) -> [String] {
+    public static func deadEntry(for notification: Notification, sink: String, attempts: Int, error: String) -> [String]
+    {
         [
             "MESSAGE=\(sink) gave up on \(notification.key) after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(error)",
             "MESSAGE_ID=\(deadMessageID)",
@@ -41,7 +42,8 @@ public final class JournalSink: Sink, @unchecked Sendable {
     }
 
     /// Writes a "delivery given up" entry (paced like notifications).
-    public func recordDead(_ notification: Notification, sink: String, attempts: Int, error: String) -> DeliveryOutcome {
+    public func recordDead(_ notification: Notification, sink: String, attempts: Int, error: String) -> DeliveryOutcome
+    {
         write(Self.deadEntry(for: notification, sink: sink, attempts: attempts, error: error))
     }
 

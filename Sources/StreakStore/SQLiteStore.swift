@@ -23,6 +23,9 @@ public final class SQLiteStore: Store {
         config.journalMode = .wal
         config.busyMode = .timeout(busyTimeout)
         config.foreignKeysEnabled = true
+        // WAL with synchronous=NORMAL: a commit does not wait for the disk; a power cut can lose the
+        // last commits but never corrupts the file. Every delivery is one commit, so this matters.
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
             try Self.migrate(queue)
@@ -147,6 +150,10 @@ struct SQLiteAccess: StoreWriter {
         try db.execute(
             sql: "UPDATE users SET zone = ?, remind_at = ?, remind = ? WHERE id = ?",
             arguments: [user.zone, user.remindAt, user.remind, user.id])
+        if let old, old != user {
+            try db.execute(
+                sql: "UPDATE schedule SET next_at = 0, version = version + 1 WHERE user_id = ?", arguments: [user.id])
+        }
         if let old, old.zone != user.zone {
             try db.execute(
                 sql: """
@@ -168,12 +175,19 @@ struct SQLiteAccess: StoreWriter {
                 INSERT INTO checkins (user_id, streak, at, zone, event_id, meta, stored_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
                 """)
+        var touched = Set<[String]>()
         for c in checkins {
             try statement.execute(arguments: [
                 c.user, c.streak, c.instant.seconds, c.zone, c.eventID, c.meta, storedAt.seconds,
             ])
-            if db.changesCount == 1 { result.inserted += 1 } else { result.duplicates += 1 }
+            if db.changesCount == 1 {
+                result.inserted += 1
+                touched.insert([c.user, c.streak])
+            } else {
+                result.duplicates += 1
+            }
         }
+        for t in touched { try touch(user: t[0], streak: t[1]) }
         return result
     }
 
@@ -187,6 +201,7 @@ struct SQLiteAccess: StoreWriter {
         try db.execute(
             sql: "INSERT INTO freeze_events (user_id, streak, at, kind, date) VALUES (?, ?, ?, ?, ?)",
             arguments: [user, streak, event.at.seconds, kind, date])
+        try touch(user: user, streak: streak)
     }
 
     func recordSettings(_ epoch: SettingsEpoch, streak: String) throws {

@@ -51,6 +51,52 @@ enum Schema {
                     );
                     """)
         }
+        m.registerMigration("2-ledger-schedule") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE notifications (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        streak TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        local_date INTEGER NOT NULL,
+                        due INTEGER NOT NULL,
+                        timezone TEXT NOT NULL,
+                        local_due TEXT NOT NULL,
+                        streak_length INTEGER NOT NULL,
+                        message TEXT NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('sent', 'expired')),
+                        recorded_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX notifications_streak ON notifications(user_id, streak);
+                    CREATE TABLE deliveries (
+                        key TEXT NOT NULL REFERENCES notifications(key) ON DELETE CASCADE,
+                        sink TEXT NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'expired', 'dead')),
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        last_attempt INTEGER,
+                        last_error TEXT,
+                        owner TEXT,
+                        PRIMARY KEY (key, sink)
+                    );
+                    CREATE INDEX deliveries_pending ON deliveries(state) WHERE state = 'pending';
+                    CREATE TABLE schedule (
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        streak TEXT NOT NULL,
+                        next_at INTEGER,
+                        handled_through INTEGER,
+                        version INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (user_id, streak)
+                    );
+                    CREATE INDEX schedule_next ON schedule(next_at) WHERE next_at IS NOT NULL;
+                    CREATE TABLE meta (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value TEXT NOT NULL
+                    );
+                    INSERT INTO schedule (user_id, streak, next_at)
+                        SELECT DISTINCT user_id, streak, 0 FROM checkins;
+                    """)
+        }
         return m
     }
 }

@@ -10,6 +10,19 @@ public protocol StoreReader {
     func checkins(of user: String, streak: String) throws -> [StoredCheckin]
     func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent]
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch]
+
+    /// The notification keys recorded for a streak.
+    func ledgerKeys(user: String, streak: String) throws -> Set<String>
+    /// The notifications recorded for a streak, sent or expired, by key.
+    func ledgerStates(user: String, streak: String) throws -> [String: LedgerState]
+    /// Deliveries in state `pending`, oldest due first.
+    func pendingDeliveries() throws -> [PendingDelivery]
+    /// Deliveries by state, for one key or all.
+    func deliveryStates(key: String) throws -> [String: DeliveryState]
+    func deliveryCounts() throws -> [DeliveryState: Int]
+    /// Streaks whose next notice is due by `through` (or that changed since they were planned); nil: every streak.
+    func dueStreaks(through: Instant?) throws -> [DueStreak]
+    func meta(_ key: String) throws -> String?
 }
 
 /// Writes inside one transaction: all of them land, or none.
@@ -25,6 +38,20 @@ public protocol StoreWriter: StoreReader {
     func addFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws
     /// Records the goal and leeway seen for a streak id, when they differ from the last record.
     func recordSettings(_ epoch: SettingsEpoch, streak: String) throws
+
+    /// Records a notification and a delivery row per sink: `pending` and owned by `owner` when
+    /// sent, `expired` when too old. Answers false, writing nothing, when the key is recorded already.
+    func record(_ entry: LedgerEntry, state: LedgerState, sinks: [String], owner: String?, at: Instant) throws -> Bool
+    /// Takes a pending delivery over from `from` (nil: nobody); false when someone else has it now.
+    func claim(key: String, sink: String, from: String?, to owner: String) throws -> Bool
+    /// Ends an attempt: the new state, the attempts made in all, and the error if it failed.
+    func finish(key: String, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?) throws
+    /// Plans a streak's next run (nil: nothing until it changes) and notes the run that handled it.
+    /// Keeps it due when it changed after the run read it (its version moved on).
+    func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant) throws
+    /// Marks every streak for a fresh look on the next run (the configuration changed).
+    func rescheduleAll() throws
+    func setMeta(_ key: String, _ value: String) throws
 }
 
 /// A place streakd keeps its data. SQLite now; PostgreSQL later, with the

@@ -14,7 +14,7 @@ struct Streakd: ParsableCommand {
             """,
         subcommands: [
             UserCommand.self, Checkin.self, Import.self, Status.self, Calendar.self, FreezeCommand.self,
-            ConfigCommand.self,
+            Preview.self, Tick.self, Refill.self, Log.self, ConfigCommand.self,
         ])
 
     /// Runs the command; errors for people go to standard error with their sysexits code.

@@ -63,6 +63,32 @@ import Testing
             "c.toml:1: streaks: \"Work-Out\" is not a streak id; use 1 to 64 characters of a-z, 0-9 and '_'"
         ),
         ("[freeze]\nauto_use = 1", "c.toml:2: freeze.auto_use: must be true or false"),
+        (
+            "[[hooks]]\nname = \"a\"\ncommand = \"notify-send hi\"",
+            "c.toml:3: hooks[1].command: must be a list of strings, the program and its arguments, such as [\"/usr/local/bin/notify\", \"--quiet\"]; streakd never runs a shell"
+        ),
+        (
+            "[[hooks]]\nname = \"a\"\ncommand = [\"a\"]\n[[hooks]]\nname = \"a\"\ncommand = [\"b\"]",
+            "c.toml:5: hooks[2].name: \"a\" names two hooks; give each hook its own name"
+        ),
+        (
+            "[[hooks]]\nname = \"a\"\ncommand = [\"a\"]\nkinds = [\"reminder\"]",
+            "c.toml:4: hooks[1].kinds: \"reminder\" is not a kind; must be a list of kinds from at_risk, freeze_used, streak_broken, freeze_refilled"
+        ),
+        ("[[hooks]]\nname = \"a\"", "c.toml:1: hooks[1]: hook \"a\" needs a command = [\"program\", …]"),
+        (
+            "[[hooks]]\nname = \"a\"\ncommand = [\"notify-send hi\"]",
+            "c.toml:3: hooks[1].command: \"notify-send hi\" is not a program; put the program alone first and each argument in its own string"
+        ),
+        (
+            "[[hooks]]\nname = \"a\"\ncommand = [\"a\"]\ntimeout_seconds = 0",
+            "c.toml:4: hooks[1].timeout_seconds: must be a whole number from 1 to 3600"
+        ),
+        (
+            "[desktop]\nusers = [\"-x\"]",
+            "c.toml:2: desktop.users: \"-x\" is not a user id; use 1 to 128 characters: a letter or digit, then letters, digits, '.', '_', '@' or '-'"
+        ),
+        ("[journal]\nburst = -1", "c.toml:2: journal.burst: -1 is out of range; use a whole number from 0 to 1000000"),
     ])
     func errorsNameFileLineAndKey(text: String, message: String) {
         #expect {
@@ -71,6 +97,24 @@ import Testing
             let e = error as? StreakdError
             return e?.status == .config && e?.message == message
         }
+    }
+
+    @Test func readsTheDeliverySections() throws {
+        let c = try ConfigLoader.parse(
+            """
+            [desktop]
+            users = ["alice"]
+            [journal]
+            burst = 0
+            [[hooks]]
+            name = "team"
+            command = ["/usr/bin/env", "notify", "--to", "$(not a shell)"]
+            timeout_seconds = 3
+            kinds = ["at_risk"]
+            """, file: "c.toml")
+        #expect(c.desktopUsers == ["alice"] && c.journalBurst == 0)
+        #expect(c.hooks.map(\.argv) == [["/usr/bin/env", "notify", "--to", "$(not a shell)"]])
+        #expect(c.hooks.first?.timeout == 3 && c.hooks.first?.kinds == [.atRisk])
     }
 
     @Test func syntaxErrorsNameTheLine() {

@@ -54,7 +54,9 @@ extension ConfigLoader {
         }
         let nameOK =
             (1...32).contains(name.count)
-            && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
+            && name.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+            }
         guard nameOK else { throw fail("name", "\(quoted(name)) is not a hook name; use \(hookNameRule)") }
         let argvRule =
             "must be a list of strings, the program and its arguments, such as [\"/usr/local/bin/notify\", \"--quiet\"]; streakd never runs a shell"
@@ -73,7 +75,8 @@ extension ConfigLoader {
         let timeout = try readInt(t, "timeout_seconds", range: 1...3600, fail: fail) ?? 10
         var kinds: Set<NotificationKind>?
         if let k = t["kinds"] {
-            let rule = "must be a list of kinds from \(NotificationKind.allCases.map(\.rawValue).joined(separator: ", "))"
+            let rule =
+                "must be a list of kinds from \(NotificationKind.allCases.map(\.rawValue).joined(separator: ", "))"
             guard k.type == .array, let list = k.array else { throw fail("kinds", rule) }
             kinds = []
             for item in list {

@@ -31,7 +31,8 @@ public enum ConfigLoader {
         }
         let reader = TableReader(file: file, text: text)
         var config = Config()
-        try reader.keys(table, in: "", allowed: ["import", "freeze", "reminders", "desktop", "hooks", "journal", "streaks"])
+        try reader.keys(
+            table, in: "", allowed: ["import", "freeze", "reminders", "desktop", "hooks", "journal", "streaks"])
         if let t = try reader.table(table, "import", in: "") {
             try reader.keys(t, in: "import", allowed: ["backfill_days"])
             config.backfillDays =

@@ -1,0 +1,44 @@
+/// The urgency hint of a desktop notification (the Desktop Notifications Specification's byte).
+public enum DesktopUrgency: UInt8, Sendable {
+    case low = 0
+    case normal = 1
+    case critical = 2
+}
+
+/// What a desktop notification says: the arguments of `org.freedesktop.Notifications.Notify`.
+public struct DesktopMessage: Equatable, Sendable {
+    public var appName = "streakd"
+    public var summary: String
+    public var body: String
+    public var urgency: DesktopUrgency
+    /// `x-streakd.KIND`, for notification servers' rules.
+    public var category: String
+    /// -1: the server decides how long it stays.
+    public var expireTimeout: Int32 = -1
+
+    /// The notification's message as the body; summary and urgency by kind, the urgency mirroring
+    /// the journal priority (4 warning → critical, 5 notice → normal, 6 info → low).
+    public init(_ notification: Notification) {
+        summary = Self.summary(notification.kind)
+        body = notification.message
+        urgency = Self.urgency(notification.kind)
+        category = "x-streakd." + notification.kind.rawValue
+    }
+
+    public static func summary(_ kind: NotificationKind) -> String {
+        switch kind {
+        case .atRisk: "Streak at risk"
+        case .freezeUsed: "Freeze used"
+        case .streakBroken: "Streak broken"
+        case .freezeRefilled: "Freeze refilled"
+        }
+    }
+
+    public static func urgency(_ kind: NotificationKind) -> DesktopUrgency {
+        switch kind.priority {
+        case ...4: .critical
+        case 5: .normal
+        default: .low
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import CSystemd
+import Foundation
+import StreakCore
+
+/// Reads streakd's entries back from the journal through sd-journal: notifications and "delivery
+/// given up" entries, optionally of one user and one kind. Not for use from several threads.
+public final class JournalReader {
+    /// Which journal to read.
+    public enum Source: Sendable {
+        /// The local machine's journals (`SD_JOURNAL_LOCAL_ONLY`): the system journal and the
+        /// user journals this process may read.
+        case local
+        /// The journal files in one directory (as `journalctl -D`).
+        case directory(String)
+    }
+
+    /// Entries of one user and/or one kind.
+    public struct Filter: Sendable {
+        public var user: String?
+        public var kind: NotificationKind?
+
+        public init(user: String? = nil, kind: NotificationKind? = nil) {
+            self.user = user
+            self.kind = kind
+        }
+    }
+
+    /// Every MESSAGE_ID streakd writes: one per kind, and the dead-delivery one.
+    public static let messageIDs = NotificationKind.allCases.map(\.messageID) + [JournalSink.deadMessageID]
+
+    private let journal: OpaquePointer
+    /// Entries matched by the filter but skipped because their fields are not streakd's.
+    public private(set) var skipped = 0
+
+    /// Opens the journal and sets up the matches: `SYSLOG_IDENTIFIER=streakd`, one of streakd's
+    /// MESSAGE_IDs, and the filter's fields (sd-journal ORs values of one field and ANDs fields).
+    public init(source: Source = .local, filter: Filter = Filter()) throws(JournalError) {
+        var opened: OpaquePointer?
+        let result: Int32
+        let place: String
+        switch source {
+        case .local:
+            result = sd_journal_open(&opened, Int32(SD_JOURNAL_LOCAL_ONLY))
+            place = "the local journal"
+        case .directory(let path):
+            result = sd_journal_open_directory(&opened, path, 0)
+            place = "the journal in \(path)"
+        }
+        guard result >= 0, let opened else { throw JournalError("sd_journal_open", result, "cannot open \(place)") }
+        journal = opened  // from here on, a throw runs deinit, which closes it
+        guard sd_journal_has_runtime_files(journal) > 0 || sd_journal_has_persistent_files(journal) > 0 else {
+            throw JournalError(
+                "cannot open \(place): no journal files could be read (is systemd-journald running, and may this user "
+                    + "read its journal? members of the group systemd-journal may)")
+        }
+        var matches = ["SYSLOG_IDENTIFIER=streakd"] + Self.messageIDs.map { "MESSAGE_ID=\($0)" }
+        if let user = filter.user { matches.append("STREAKD_USER=\(user)") }
+        if let kind = filter.kind { matches.append("STREAKD_KIND=\(kind.rawValue)") }
+        for match in matches {
+            let r = match.withCString { sd_journal_add_match(journal, $0, 0) }
+            if r < 0 {
+                throw JournalError("sd_journal_add_match", r, "cannot filter the journal on \(match)")
+            }
+        }
+    }
+
+    deinit { sd_journal_close(journal) }
+
+    public func seekHead() throws(JournalError) { try check("sd_journal_seek_head", sd_journal_seek_head(journal)) }
+    public func seekTail() throws(JournalError) { try check("sd_journal_seek_tail", sd_journal_seek_tail(journal)) }
+
+    /// Moves before the first entry at or after `microseconds` (for `next()`), or after the last
+    /// one before it (for `previous()`).
+    public func seek(realtime microseconds: UInt64) throws(JournalError) {
+        try check("sd_journal_seek_realtime_usec", sd_journal_seek_realtime_usec(journal, microseconds))
+    }
+
+    /// The next streakd entry, or nil at the end (for now: more may arrive, see `wait`).
+    public func next() throws(JournalError) -> LogEntry? { try step("sd_journal_next", sd_journal_next) }
+
+    /// The previous streakd entry, or nil at the start.
+    public func previous() throws(JournalError) -> LogEntry? { try step("sd_journal_previous", sd_journal_previous) }
+
+    /// Waits up to `timeout` for the journal to change; answers whether it did. A signal cuts
+    /// the wait short (answering false), so a caller can check a stop flag.
+    @discardableResult
+    public func wait(timeout: Duration) throws(JournalError) -> Bool {
+        let (seconds, attoseconds) = timeout.components
+        let micro = UInt64(max(0, seconds)) * 1_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000_000)
+        let r = sd_journal_wait(journal, micro)
+        if r == -EINTR { return false }
+        try check("sd_journal_wait", r)
+        return r != Int32(SD_JOURNAL_NOP)
+    }
+
+    /// The current entry's cursor, to come back to it with `seek(cursor:)`.
+    public func cursor() throws(JournalError) -> String {
+        var text: UnsafeMutablePointer<CChar>?
+        try check("sd_journal_get_cursor", sd_journal_get_cursor(journal, &text))
+        defer { free(text) }
+        return text.map { String(cString: $0) } ?? ""
+    }
+
+    /// Moves onto the entry with this cursor (nearest if gone): `next()` then answers the entry
+    /// after it.
+    public func seek(cursor: String) throws(JournalError) {
+        try check("sd_journal_seek_cursor", sd_journal_seek_cursor(journal, cursor))
+        // A seek leaves the position between entries: step onto the cursor's entry itself.
+        let r = sd_journal_next(journal)
+        try check("sd_journal_next", r)
+        if r > 0 && sd_journal_test_cursor(journal, cursor) <= 0 {
+            // The entry is gone (rotated away): stand before its successor instead.
+            try check("sd_journal_previous", sd_journal_previous(journal))
+        }
+    }
+
+    /// Moves one entry back without reading it; answers false at the start. `current()` reads it.
+    public func stepBack() throws(JournalError) -> Bool {
+        let r = sd_journal_previous(journal)
+        try check("sd_journal_previous", r)
+        return r > 0
+    }
+
+    private func step(_ name: String, _ move: (OpaquePointer?) -> Int32) throws(JournalError) -> LogEntry? {
+        while true {
+            let r = move(journal)
+            try check(name, r)
+            if r == 0 { return nil }
+            if let entry = try current() { return entry }
+        }
+    }
+
+    /// The entry at the current position, decoded; nil (counted in `skipped`) when it is not a
+    /// streakd entry.
+    public func current() throws(JournalError) -> LogEntry? {
+        var realtime: UInt64 = 0
+        try check("sd_journal_get_realtime_usec", sd_journal_get_realtime_usec(journal, &realtime))
+        var fields: [String: String] = [:]
+        sd_journal_restart_data(journal)
+        var data: UnsafeRawPointer?
+        var length = 0
+        while true {
+            let r = sd_journal_enumerate_data(journal, &data, &length)
+            try check("sd_journal_enumerate_data", r)
+            guard r > 0, let data else { break }
+            let bytes = UnsafeRawBufferPointer(start: data, count: length)
+            guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = String(decoding: bytes[..<equals], as: UTF8.self)
+            if fields[name] == nil && Self.wanted.contains(name) {
+                fields[name] = String(decoding: bytes[(equals + 1)...], as: UTF8.self)
+            }
+        }
+        guard let entry = LogEntry(fields: fields, realtimeMicroseconds: realtime) else {
+            skipped += 1
+            return nil
+        }
+        return entry
+    }
+
+    private static let wanted: Set<String> = [
+        "MESSAGE", "MESSAGE_ID", "STREAKD_KIND", "STREAKD_USER", "STREAKD_STREAK", "STREAKD_LOCAL_DATE",
+        "STREAKD_STREAK_LENGTH", "STREAKD_DUE", "STREAKD_LOCAL_DUE", "STREAKD_TIMEZONE", "STREAKD_SINK",
+        "STREAKD_ATTEMPTS", "STREAKD_ERROR",
+    ]
+
+    private func check(_ name: String, _ result: Int32) throws(JournalError) {
+        if result < 0 { throw JournalError(name, result, "cannot read the journal") }
+    }
+}
+
+/// The journal could not be opened or read.
+public struct JournalError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+
+    public init(_ description: String) { self.description = description }
+
+    /// "`what`: `call`: `strerror`", e.g. "cannot open the local journal: sd_journal_open: Permission denied".
+    init(_ call: String, _ result: Int32, _ what: String) {
+        description = "\(what): \(call): \(String(cString: strerror(-result)))"
+    }
+}

@@ -1,0 +1,66 @@
+import StreakCore
+import StreakDelivery
+import StreakStore
+
+/// `streakd preview`: what `tick` will send between now and `--until`, assuming no new check-ins
+/// and no refill, leaving out what the ledger has already.
+extension Context {
+    public func preview(until: String?, user: String?, kind: String?) throws {
+        let end = try untilInstant(until)
+        let kindFilter = try kind.map { k -> NotificationKind in
+            guard let kind = NotificationKind(rawValue: k) else {
+                throw StreakdError.usage(
+                    "--kind: \(quoted(k)) is not a kind; use one of \(NotificationKind.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
+            }
+            return kind
+        }
+        let found = try upcoming(through: end, user: user).filter { n in kindFilter.map { $0 == n.kind } ?? true }
+        for n in found { printer.record(n.json, short: n.line) }
+        if found.isEmpty && printer.format == .short { printer.err("preview: nothing due after \(now) until \(end)") }
+    }
+
+    /// The notifications due after now and by `end`, in due order.
+    func upcoming(through end: Instant, user id: String? = nil) throws -> [Notification] {
+        let changed = try configChanged(write: false)
+        var result: [Notification] = []
+        try store.read { r in
+            let streaks: [DueStreak]
+            if let id {
+                let user = try self.user(id, in: r)
+                streaks = try r.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0, handledThrough: nil) }
+            } else {
+                streaks = try r.dueStreaks(through: changed ? nil : end)
+            }
+            for d in streaks {
+                guard let user = try r.user(d.user) else { continue }
+                let history = try history(of: user, streak: d.streak, in: r)
+                let notices = Notices.upcoming(history, policy: noticePolicy(for: user), from: now, through: end)
+                guard !notices.isEmpty else { continue }
+                let keys = try r.ledgerKeys(user: user.id, streak: d.streak)
+                for notice in notices {
+                    let n = notification(notice, user: user.id, streak: d.streak, history: history)
+                    if !keys.contains(n.key) { result.append(n) }
+                }
+            }
+        }
+        return result.sorted { a, b in
+            if a.due != b.due { return a.due < b.due }
+            if (a.kind == .atRisk) != (b.kind == .atRisk) { return b.kind == .atRisk }
+            return (a.user, a.streak) < (b.user, b.streak)
+        }
+    }
+
+    /// `--until`: a duration after now (`24h`, `90m`, `2d`) or an RFC 3339 instant; default 24h.
+    func untilInstant(_ text: String?) throws -> Instant {
+        guard let text else { return now + 24 * Instant.hour }
+        if let s = DurationText.seconds(text) { return now + s }
+        guard let instant = RFC3339.parse(text) else {
+            throw StreakdError.usage(
+                "--until: \(quoted(text)) is not a duration or an instant; use \(DurationText.rule), or RFC 3339 such as 2026-11-22T20:00:00Z"
+            )
+        }
+        guard instant > now else { throw StreakdError.usage("--until: \(instant) is not after now (\(now))") }
+        return instant
+    }
+}

@@ -1,0 +1,95 @@
+import StreakCore
+import StreakDelivery
+import StreakStore
+
+/// What a `refill` did.
+public struct RefillReport: Equatable, Sendable {
+    /// Streaks whose refill date came: those whose count rose, and those at the maximum already.
+    public var refilled = 0
+    public var atMaximum = 0
+    public var notDue = 0
+}
+
+/// `streakd refill`: the daily freeze refill of SPEC §3.
+extension Context {
+    public func refillCommand(dryRun: Bool) throws {
+        let report = try refill(dryRun: dryRun, delivery: standardDelivery())
+        if report.pending > 0 {
+            throw StreakdError(
+                .tempFail,
+                "\(report.pending) deliver\(report.pending == 1 ? "y" : "ies") left pending; the next run retries")
+        }
+    }
+
+    @discardableResult
+    public func refill(dryRun: Bool = false, delivery: Delivery) throws -> (refill: RefillReport, pending: Int) {
+        let owner = RunOwner.token(now: now)
+        let dispatcher = Dispatcher(context: self, delivery: delivery, owner: owner)
+        var report = RefillReport()
+        var jobs: [Dispatcher.Job] = []
+        let users = try store.read { r in try r.users().map { ($0, try r.streaks(of: $0.id)) } }
+        for (user, streaks) in users {
+            for streak in streaks {
+                // Checked and written in one transaction: two refills at once add one freeze.
+                let outcome = try store.write { w -> (JSON, String, Notification?, Bool)? in
+                    let history = try history(of: user, streak: streak, in: w)
+                    let state = Engine.evaluate(history, at: now)
+                    let last = history.freezeEvents.filter { $0.kind == .refill }.map(\.at).max()
+                    guard Refill.isDue(lastRefill: last, firstStored: state.firstStored, now: now) else { return nil }
+                    let max = history.settings.freeze.max
+                    let after = Refill.apply(freezes: state.freezes, max: max)
+                    var n: Notification?
+                    if after > state.freezes {
+                        let notice = Notice(
+                            kind: .freezeRefilled, date: history.zone(at: now).date(of: now), due: now,
+                            length: state.current, freezes: after)
+                        n = notification(notice, user: user.id, streak: streak, history: history)
+                    }
+                    if !dryRun {
+                        try w.addFreezeEvent(FreezeEvent(at: now, kind: .refill), user: user.id, streak: streak)
+                        if let notice = n,
+                            try !w.record(
+                                notice.ledgerEntry, state: .sent, sinks: dispatcher.sinkNames(for: notice),
+                                owner: owner,
+                                at: now)
+                        {
+                            n = nil  // notified today already
+                        }
+                    }
+                    let next = Refill.nextEligible(lastRefill: now, firstStored: state.firstStored)!
+                    let json = JSON.object([
+                        ("user", .string(user.id)), ("streak", .string(streak)),
+                        ("freezes_before", .int(state.freezes)), ("freezes", .int(after)), ("max", .int(max)),
+                        ("next_refill", .string(next.description)),
+                    ])
+                    let text =
+                        "\(dryRun ? "would refill" : "refilled") \(user.id)/\(streak): freezes \(state.freezes) → \(after)"
+                        + (after == state.freezes ? " (at the maximum)" : "") + ", next refill from \(next)"
+                    return (json, text, n, after > state.freezes)
+                }
+                guard let (json, text, n, rose) = outcome else {
+                    report.notDue += 1
+                    continue
+                }
+                printer.record(json, short: text)
+                if rose {
+                    report.refilled += 1
+                } else {
+                    report.atMaximum += 1
+                }
+                if let n {
+                    jobs += dispatcher.sinkNames(for: n).map { Dispatcher.Job(notification: n, sink: $0, attempts: 0) }
+                }
+            }
+        }
+        var pending = 0
+        if !dryRun {
+            try dispatcher.run(jobs)
+            pending = try store.read { r in try r.pendingDeliveries().filter { $0.owner == nil }.count }
+        }
+        printer.err(
+            "refill at \(now)\(dryRun ? " (dry run)" : ""): \(report.refilled) refilled, \(report.atMaximum) at the maximum, "
+                + "\(report.notDue) not due")
+        return (report, pending)
+    }
+}

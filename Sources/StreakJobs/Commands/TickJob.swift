@@ -1,0 +1,146 @@
+import StreakCore
+import StreakDelivery
+import StreakStore
+
+/// What a `tick` did.
+public struct TickReport: Equatable, Sendable {
+    public var streaks = 0
+    public var sent = 0
+    public var expired = 0
+    public var deliveries = DispatchReport()
+    /// Deliveries left pending for a later run.
+    public var pending = 0
+}
+
+/// `streakd tick`: settle ended dates, send what is due, retry what failed (SPEC §4–5).
+extension Context {
+    /// The command: exit 75 when deliveries are left pending.
+    public func tickCommand(dryRun: Bool) throws {
+        let report = try tick(dryRun: dryRun, delivery: standardDelivery())
+        if report.pending > 0 {
+            throw StreakdError(
+                .tempFail,
+                "\(report.pending) deliver\(report.pending == 1 ? "y" : "ies") left pending; the next run retries")
+        }
+    }
+
+    @discardableResult
+    public func tick(dryRun: Bool = false, delivery: Delivery) throws -> TickReport {
+        let owner = RunOwner.token(now: now)
+        let dispatcher = Dispatcher(context: self, delivery: delivery, owner: owner)
+        var report = TickReport()
+        let changed = try configChanged(write: !dryRun)
+        let due = try store.read { try $0.dueStreaks(through: dryRun && changed ? nil : now) }
+        report.streaks = due.count
+        var jobs: [Dispatcher.Job] = []
+        var start = 0
+        while start < due.count {
+            let batch = Array(due[start..<min(start + 256, due.count)])
+            start += batch.count
+            let planned = try plan(batch)
+            if dryRun {
+                for (n, fresh, _) in planned.notices {
+                    printer.record(
+                        n.json.with("state", .string(fresh ? "sent" : "expired")),
+                        short: (fresh ? "would send " : "would expire ") + n.line)
+                    if fresh { report.sent += 1 } else { report.expired += 1 }
+                }
+                continue
+            }
+            let recorded = try store.write { w in
+                var recorded: [(Notification, Bool)] = []
+                for (n, fresh, _) in planned.notices {
+                    let sinks = dispatcher.sinkNames(for: n)
+                    if try w.record(n.ledgerEntry, state: fresh ? .sent : .expired, sinks: sinks, owner: owner, at: now)
+                    {
+                        recorded.append((n, fresh))
+                    }
+                }
+                for s in planned.schedule { try w.schedule(s.streak, nextAt: s.next, handledThrough: now) }
+                return recorded
+            }
+            for (n, fresh) in recorded {
+                if fresh {
+                    report.sent += 1
+                    jobs += dispatcher.sinkNames(for: n).map { Dispatcher.Job(notification: n, sink: $0, attempts: 0) }
+                } else {
+                    report.expired += 1
+                }
+                printer.record(
+                    n.json.with("state", .string(fresh ? "sent" : "expired")),
+                    short: (fresh ? "sent " : "expired ") + n.line)
+            }
+        }
+        guard !dryRun else {
+            printer.err(
+                "tick at \(now) (dry run): \(report.sent) would be sent, \(report.expired) would expire (\(report.streaks) streaks looked at)"
+            )
+            return report
+        }
+        try dispatcher.run(jobs)
+        try dispatcher.run(try dispatcher.claimRetries())
+        report.deliveries = dispatcher.report
+        report.pending = try store.read { r in try r.pendingDeliveries().filter { $0.owner == nil }.count }
+        let d = report.deliveries
+        printer.err(
+            "tick at \(now): \(report.sent) sent, \(report.expired) expired; \(d.delivered) delivered, \(d.failed) failed, "
+                + "\(d.dead) dead, \(d.retried) retried; \(report.pending) pending (\(report.streaks) streaks looked at)"
+        )
+        return report
+    }
+
+    /// Notes the settings that decide notices; when they changed, every streak gets a fresh look.
+    func configChanged(write: Bool) throws -> Bool {
+        let fingerprint = noticeFingerprint
+        if !write { return try store.read { try $0.meta("notice-settings") } != fingerprint }
+        return try store.write { w in
+            guard try w.meta("notice-settings") != fingerprint else { return false }
+            try w.rescheduleAll()
+            try w.setMeta("notice-settings", fingerprint)
+            return true
+        }
+    }
+
+    var noticeFingerprint: String {
+        var c = config
+        c.source = nil
+        c.desktopUsers = []
+        c.hooks = []
+        return c.json.text
+    }
+
+    struct Plan {
+        var notices: [(Notification, fresh: Bool, key: String)] = []
+        var schedule: [(streak: DueStreak, next: Instant?)] = []
+    }
+
+    /// Works out what is due for a batch of streaks, leaving out keys the ledger has.
+    func plan(_ batch: [DueStreak]) throws -> Plan {
+        try store.read { r in
+            var plan = Plan()
+            for d in batch {
+                guard let user = try r.user(d.user) else { continue }
+                let history = try history(of: user, streak: d.streak, in: r)
+                let state = Engine.evaluate(history, at: now)
+                let policy = noticePolicy(for: user)
+                let found = Notices.due(history, policy: policy, since: d.handledThrough, now: now, state: state)
+                let keys = found.isEmpty ? [] : try r.ledgerKeys(user: user.id, streak: d.streak)
+                for f in found {
+                    let n = notification(f.notice, user: user.id, streak: d.streak, history: history)
+                    if !keys.contains(n.key) { plan.notices.append((n, f.fresh, n.key)) }
+                }
+                plan.schedule.append((d, Notices.next(history, policy: policy, now: now, state: state)))
+            }
+            return plan
+        }
+    }
+}
+
+extension JSON {
+    /// The object with one more key at the end.
+    func with(_ key: String, _ value: JSON) -> JSON {
+        guard case .object(var items) = self else { return self }
+        items.append((key, value))
+        return .object(items)
+    }
+}

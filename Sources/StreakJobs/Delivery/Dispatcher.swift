@@ -1,0 +1,113 @@
+import StreakCore
+import StreakDelivery
+import StreakStore
+
+/// Counts of what a run did with its deliveries.
+public struct DispatchReport: Equatable, Sendable {
+    public var delivered = 0
+    public var failed = 0
+    public var dead = 0
+    public var unavailable = 0
+    public var retried = 0
+    /// Failed before and not due for another try yet.
+    public var waiting = 0
+}
+
+/// Calls the sinks for deliveries this run owns and writes each outcome to the ledger at once,
+/// one transaction per notification, so a crash loses at most the notification in hand.
+final class Dispatcher {
+    /// One delivery to make now.
+    struct Job {
+        var notification: Notification
+        var sink: String
+        var attempts: Int
+    }
+
+    let context: Context
+    let delivery: Delivery
+    let owner: String
+    private(set) var report = DispatchReport()
+    private var warned = Set<String>()
+
+    init(context: Context, delivery: Delivery, owner: String) {
+        self.context = context
+        self.delivery = delivery
+        self.owner = owner
+    }
+
+    /// The sinks that take a notification.
+    func sinkNames(for n: Notification) -> [String] {
+        delivery.sinks.filter { $0.accepts(n) }.map(\.name)
+    }
+
+    /// Claims the pending deliveries that are due for another try, or were left by a run that died.
+    func claimRetries() throws -> [Job] {
+        let now = context.now
+        let pending = try context.store.read { try $0.pendingDeliveries() }
+        var jobs: [Job] = []
+        for p in pending where p.owner != owner {
+            if let o = p.owner {
+                guard RunOwner.isGone(o, now: now) else { continue }  // another run is on it
+            } else if let last = p.lastAttempt,
+                !delivery.retry.isDue(attempts: p.attempts, lastAttempt: last, now: now)
+            {
+                report.waiting += 1
+                continue
+            }
+            if try context.store.write({ try $0.claim(key: p.entry.key, sink: p.sink, from: p.owner, to: owner) }) {
+                jobs.append(Job(notification: Notification(p.entry), sink: p.sink, attempts: p.attempts))
+                report.retried += 1
+            }
+        }
+        return jobs
+    }
+
+    /// Delivers, in order; jobs of one notification are finished together.
+    func run(_ jobs: [Job]) throws {
+        var i = 0
+        while i < jobs.count {
+            var j = i
+            while j < jobs.count && jobs[j].notification.key == jobs[i].notification.key { j += 1 }
+            try deliver(Array(jobs[i..<j]))
+            i = j
+        }
+    }
+
+    private func deliver(_ group: [Job]) throws {
+        var outcomes: [(Job, DeliveryState, Int, String?)] = []
+        for job in group {
+            let attempts = job.attempts + 1
+            guard let sink = delivery.sinks.first(where: { $0.name == job.sink }) else {
+                outcomes.append((job, .dead, attempts, "\(job.sink) is no longer configured"))
+                continue
+            }
+            switch sink.deliver(job.notification) {
+            case .delivered:
+                report.delivered += 1
+                outcomes.append((job, .delivered, attempts, nil))
+            case .unavailable(let reason):
+                report.unavailable += 1
+                if warned.insert(job.sink).inserted {
+                    context.printer.warn("\(job.sink): \(reason); its notifications are skipped")
+                }
+                outcomes.append((job, .expired, attempts, reason))
+            case .failed(let error):
+                let dead = delivery.retry.isDead(attempts: attempts)
+                outcomes.append((job, dead ? .dead : .pending, attempts, error))
+                if dead { report.dead += 1 } else { report.failed += 1 }
+            }
+        }
+        let now = context.now
+        try context.store.write { w in
+            for (job, state, attempts, error) in outcomes {
+                try w.finish(
+                    key: job.notification.key, sink: job.sink, state: state, attempts: attempts, at: now, error: error)
+            }
+        }
+        for (job, state, attempts, error) in outcomes where state == .dead {
+            context.printer.warn(
+                "\(job.sink) gave up on \(job.notification.key) after \(attempts) attempts: \(error ?? "")")
+            delivery.recordDead(job.notification, job.sink, attempts, error ?? "")
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import StreakCore
+
+/// Names the run that is delivering a notification, so that a later run can tell a delivery in
+/// progress from one left behind by a run that died: `host:pid:start-ticks:claimed-at`.
+enum RunOwner {
+    /// A claim by a process on another host is taken over after this long.
+    static let lease: Int64 = 3600
+
+    static func token(now: Instant) -> String {
+        let pid = getpid()
+        return "\(hostName):\(pid):\(startTicks(pid) ?? "0"):\(now.seconds)"
+    }
+
+    /// Whether the run that holds a claim is gone: on this host, its process has ended (or its pid
+    /// was reused); elsewhere, its lease ran out.
+    static func isGone(_ owner: String, now: Instant) -> Bool {
+        let parts = owner.split(separator: ":").map(String.init)
+        guard parts.count == 4, let pid = Int32(parts[1]), let claimed = Int64(parts[3]) else { return true }
+        guard parts[0] == hostName else { return now.seconds - claimed > lease }
+        return startTicks(pid) != parts[2]
+    }
+
+    static let hostName: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .replacingOccurrences(of: ":", with: "_")
+    }()
+
+    /// Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot.
+    static func startTicks(_ pid: Int32) -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return fields.count > 19 ? String(fields[19]) : nil
+    }
+}

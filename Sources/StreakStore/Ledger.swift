@@ -1,0 +1,73 @@
+import StreakCore
+
+/// One notification as the ledger keeps it: the key (kind, user, streak, local date) and what
+/// every sink is given.
+public struct LedgerEntry: Equatable, Sendable {
+    public var key: String
+    public var kind: String
+    public var user: String
+    public var streak: String
+    public var localDate: LocalDate
+    public var due: Instant
+    public var timezone: String
+    public var localDue: String
+    public var length: Int
+    public var message: String
+
+    public init(
+        key: String, kind: String, user: String, streak: String, localDate: LocalDate, due: Instant,
+        timezone: String, localDue: String, length: Int, message: String
+    ) {
+        self.key = key
+        self.kind = kind
+        self.user = user
+        self.streak = streak
+        self.localDate = localDate
+        self.due = due
+        self.timezone = timezone
+        self.localDue = localDue
+        self.length = length
+        self.message = message
+    }
+}
+
+/// Whether a notification was meant to be sent, or was too old and only recorded.
+public enum LedgerState: String, Sendable {
+    case sent
+    case expired
+}
+
+/// One sink's state for one notification.
+public enum DeliveryState: String, Sendable, CaseIterable {
+    case pending
+    case delivered
+    case expired
+    case dead
+}
+
+/// A delivery not done yet: new, failed before, or left by a run that stopped.
+public struct PendingDelivery: Equatable, Sendable {
+    public var entry: LedgerEntry
+    public var sink: String
+    public var attempts: Int
+    public var lastAttempt: Instant?
+    /// The run delivering it now, if any.
+    public var owner: String?
+}
+
+/// A (user, streak) whose next notice may be due.
+public struct DueStreak: Equatable, Sendable {
+    public var user: String
+    public var streak: String
+    /// The `now` of the last run that handled it.
+    public var handledThrough: Instant?
+    /// Moves on with every change to the streak.
+    public var version: Int
+
+    public init(user: String, streak: String, handledThrough: Instant? = nil, version: Int = 0) {
+        self.user = user
+        self.streak = streak
+        self.handledThrough = handledThrough
+        self.version = version
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import StreakJobs
+
+struct Tick: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The timer's job: settle ended dates, send due reminders, retry pending deliveries.",
+        discussion: """
+            Prints one record per notification it records (sent or expired) and a summary on standard \
+            error. Exits 75 when deliveries are left pending for the next run.
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Show what would be sent or recorded; change nothing and send nothing.") var dryRun = false
+
+    func run() throws { try global.run { try $0.tickCommand(dryRun: dryRun) } }
+}
+
+struct Preview: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show every notification due after now and by --until, assuming no new check-ins.")
+    @OptionGroup var global: GlobalOptions
+    @Option(
+        help: ArgumentHelp(
+            "A duration after now (90m, 24h, 2d, 1w) or an RFC 3339 instant.", valueName: "duration|rfc3339"))
+    var until: String?
+    @Option(help: ArgumentHelp("Only this user.", valueName: "id")) var user: String?
+    @Option(help: ArgumentHelp("Only this kind: at_risk, freeze_used, streak_broken.", valueName: "kind"))
+    var kind: String?
+
+    func run() throws { try global.run { try $0.preview(until: until, user: user, kind: kind) } }
+}
+
+struct Refill: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The daily refill job: one freeze more, up to the maximum, every 30 days.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Show what would be refilled; change nothing and send nothing.") var dryRun = false
+
+    func run() throws { try global.run { try $0.refillCommand(dryRun: dryRun) } }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import StreakCore
+import StreakDelivery
+import Testing
+
+@testable import StreakJobs
+
+/// Issue 3's test of record: for users in every tzdata zone, a simulated week of quarter-hour
+/// ticks sends exactly the notifications `preview` announced at its start.
+@Suite struct WeekAgreementTests {
+    @Test(arguments: ["2027-03-10T00:00:00Z", "2027-10-27T00:00:00Z"])
+    func aWeekOfTicksSendsWhatPreviewAnnounced(start: String) throws {
+        var config = Config()
+        var late = StreakSettings()
+        late.leewayHours = 3
+        config.streaks["late"] = late
+        let (c, _) = try makeContext(now: start, config: config)
+        let t0 = RFC3339.parse(start)!
+        let zones = allTzdataZones()
+        var lines: [String] = []
+        for (n, zone) in zones.enumerated() {
+            // "a" at 20:00; "b" at 02:30, which spring-forward gaps skip, with a leeway streak too.
+            try c.addUser(id: "a\(n)", tz: zone, remindAt: nil, remind: true)
+            try c.addUser(id: "b\(n)", tz: zone, remindAt: "02:30", remind: true)
+            let z = try c.zones.stored(zone)
+            let today = z.date(of: t0)
+            for k in 1...7 {
+                let noon = z.instant(of: today - k, secondsIntoDay: 12 * 3600)
+                lines.append(#"{"user":"a\#(n)","at":"\#(noon)","tz":"\#(zone)"}"#)
+                lines.append(#"{"user":"b\#(n)","at":"\#(noon)","tz":"\#(zone)"}"#)
+                lines.append(#"{"user":"b\#(n)","streak":"late","at":"\#(noon)","tz":"\#(zone)"}"#)
+            }
+        }
+        let file = NSTemporaryDirectory() + "week-\(UUID().uuidString).jsonl"
+        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        try at(c, start).importCheckins(path: file, format: nil, skipInvalid: false)
+
+        try c.tick(delivery: Delivery(sinks: []))
+        let end = t0 + 7 * Instant.day
+        let announced = try c.upcoming(through: end)
+        let sink = MemorySink()
+        var t = t0 + 900
+        while t <= end {
+            try at(c, t.description).tick(delivery: Delivery(sinks: [sink]))
+            t = t + 900
+        }
+        func row(_ n: StreakDelivery.Notification) -> String {
+            "\(n.key) \(n.due) \(n.localDue) \(n.timezone) \(n.streakLength)"
+        }
+        let sent = sink.received.map(row)
+        #expect(Set(sent).count == sent.count, "a key was sent twice")
+        #expect(sent.sorted() == announced.map(row).sorted())
+        #expect(announced.count > 4 * zones.count)
+        for kind in ["at_risk", "freeze_used", "streak_broken"] {
+            #expect(announced.contains { $0.kind.rawValue == kind })
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+/// Starts a standalone systemd-journald when none answers (`scripts/journald-up`).
+func startJournald() throws {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: packageRoot.appendingPathComponent("scripts/journald-up").path)
+    try p.run()
+    p.waitUntilExit()
+    try #require(p.terminationStatus == 0, "scripts/journald-up failed")
+}
+
+/// Journal entries matching journalctl `matches`, as JSON objects; waits up to 10 s for at least
+/// `count` (journald makes entries readable a moment after they are sent). Matches of one field
+/// are alternatives (journalctl's OR); keep them narrow: the journal outlives test runs.
+func journalEntries(_ matches: [String], count: Int) throws -> [[String: Any]] {
+    let deadline = Date().addingTimeInterval(10)
+    while true {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/journalctl")
+        p.arguments = ["-o", "json", "--no-pager"] + matches
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let entries = try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+            try jsonObject(String($0))
+        }
+        if entries.count >= count || Date() > deadline { return entries }
+        Thread.sleep(forTimeInterval: 0.1)
+    }
+}
