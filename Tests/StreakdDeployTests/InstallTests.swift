@@ -28,7 +28,7 @@ struct InstallTests {
     ]
 
     @Test func installAndUninstallIntoAStagingRoot() throws {
-        #expect(madeArtifacts.code == 0, "make man completions: \(madeArtifacts)")
+        try #require(madeArtifacts.code == 0, "\(madeArtifacts)")
         let root = try ScratchDir()
         let install = make(["install"], ["DESTDIR": root.path])
         try #require(install.code == 0, "make install: \(install)")
@@ -47,7 +47,7 @@ struct InstallTests {
     }
 
     @Test func prefixUsrInstallsWhereTheDistributionsUnitsAre() throws {
-        #expect(madeArtifacts.code == 0, "make man completions: \(madeArtifacts)")
+        try #require(madeArtifacts.code == 0, "\(madeArtifacts)")
         let root = try ScratchDir()
         let install = make(["install"], ["DESTDIR": root.path, "PREFIX": "/usr"])
         try #require(install.code == 0, "make install PREFIX=/usr: \(install)")
@@ -58,7 +58,7 @@ struct InstallTests {
     }
 
     @Test func installUserAndUninstallUserInAScratchHome() throws {
-        #expect(madeArtifacts.code == 0, "make man completions: \(madeArtifacts)")
+        try #require(madeArtifacts.code == 0, "\(madeArtifacts)")
         let scratch = try ScratchDir()
         let home = scratch.sub("home")
         let install = make(["install-user"], env: ["HOME": home])
@@ -149,7 +149,7 @@ struct InstallTests {
     }
 
     @Test func theManPageAndTheCompletions() throws {
-        #expect(madeArtifacts.code == 0, "make man completions: \(madeArtifacts)")
+        try #require(madeArtifacts.code == 0, "\(madeArtifacts)")
         let scratch = try ScratchDir()
         let home = scratch.sub("home")
         try #require(make(["install-user"], env: ["HOME": home]).code == 0)

@@ -39,48 +39,100 @@ let searchPath: String = {
         .filter { !$0.isEmpty }.joined(separator: ":")
 }()
 
-/// Runs `argv` (never through a shell) with exactly `env`, in `cwd`, killing it after `timeout`.
-/// Output goes to files, so no pipe fills up.
+/// Runs `argv` (never through a shell) with exactly `env`, in `cwd`, killing its process group
+/// after `timeout`. Output goes to files, so no pipe fills up. (posix_spawn and waitpid, not
+/// Foundation's Process: a Process whose child hands its descriptors on, as systemctl and a
+/// systemd manager may, is never seen to end.)
 func run(
     _ argv: [String], env: [String: String]? = nil, cwd: String? = nil, stdin: String? = nil,
     timeout: Duration = .seconds(120)
 ) -> Outcome {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("streakd-deploy-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: scratch) }
+    let scratch = NSTemporaryDirectory() + "streakd-deploy-run.\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: scratch) }
     do {
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let outURL = scratch.appendingPathComponent("out")
-        let errURL = scratch.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: argv[0])
-        process.arguments = Array(argv.dropFirst())
-        process.environment = env ?? ["PATH": searchPath, "LANG": "C.UTF-8", "HOME": NSHomeDirectory()]
-        if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        var input = "/dev/null"
         if let stdin {
-            let inURL = scratch.appendingPathComponent("in")
-            try Data(stdin.utf8).write(to: inURL)
-            process.standardInput = try FileHandle(forReadingFrom: inURL)
+            input = scratch + "/in"
+            try stdin.write(toFile: input, atomically: false, encoding: .utf8)
+        }
+        let environment = env ?? ["PATH": searchPath, "LANG": "C.UTF-8", "HOME": NSHomeDirectory()]
+        let pid = try spawn(
+            argv, env: environment, cwd: cwd, stdin: input, stdout: scratch + "/out", stderr: scratch + "/err")
+        var (code, timedOut) = (Int32(-1), false)
+        if let status = waitForExit(pid, timeout: timeout) {
+            code = status
         } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        let done = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in done.signal() }
-        try process.run()
-        var timedOut = false
-        if done.wait(timeout: .now() + timeout.seconds) == .timedOut {
             timedOut = true
-            kill(process.processIdentifier, SIGKILL)
-            done.wait()
+            kill(-pid, SIGKILL)
+            kill(pid, SIGKILL)
+            code = waitForExit(pid, timeout: .seconds(30)) ?? -1
         }
-        let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
-        let err = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
-        return Outcome(code: process.terminationStatus, out: out, err: err, timedOut: timedOut)
+        let out = (try? String(contentsOfFile: scratch + "/out", encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOfFile: scratch + "/err", encoding: .utf8)) ?? ""
+        return Outcome(code: code, out: out, err: err, timedOut: timedOut)
     } catch {
         return Outcome(code: -1, out: "", err: "cannot run \(argv): \(error)\n")
+    }
+}
+
+struct SpawnFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Starts `argv[0]` (a full path) in a process group of its own, with default signal handling
+/// and an empty signal mask, standard input, output and error from and to these files.
+func spawn(_ argv: [String], env: [String: String], cwd: String?, stdin: String, stdout: String, stderr: String)
+    throws -> pid_t
+{
+    var actions = posix_spawn_file_actions_t()
+    var attributes = posix_spawnattr_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawnattr_init(&attributes)
+    defer {
+        posix_spawn_file_actions_destroy(&actions)
+        posix_spawnattr_destroy(&attributes)
+    }
+    posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
+    var all = sigset_t()
+    var none = sigset_t()
+    sigfillset(&all)
+    sigemptyset(&none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(
+        &attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+    // In `cwd` through env -C (glibc's posix_spawn_file_actions_addchdir_np is not visible to Swift).
+    let argv = cwd.map { ["/usr/bin/env", "-C", $0] + argv } ?? argv
+    let cArgs = argv.map { strdup($0) } + [nil]
+    let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        cArgs.forEach { free($0) }
+        cEnv.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
+    guard result == 0 else {
+        throw SpawnFailure(description: "posix_spawn \(argv[0]): \(String(cString: strerror(result)))")
+    }
+    return pid
+}
+
+/// Waits for a child to end: its exit status (128 + N for signal N), or nil after `timeout`.
+func waitForExit(_ pid: pid_t, timeout: Duration) -> Int32? {
+    let deadline = ContinuousClock.now + timeout
+    var status: Int32 = 0
+    while true {
+        let r = waitpid(pid, &status, WNOHANG)
+        if r == pid {
+            return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        }
+        if r < 0 && errno != EINTR { return -1 }
+        if ContinuousClock.now >= deadline { return nil }
+        usleep(20_000)
     }
 }
 
@@ -147,19 +199,31 @@ func files(under root: String) -> [String] {
     return found.sorted()
 }
 
-/// `make` in the package root with these arguments, the built streakd as STREAKD.
+/// The man page `make man` made before the tests (scripts/test does, right after the build).
+let manPage = packageRoot + "/.build/deploy/streakd.1"
+
+/// `make` in the package root with these arguments, the built streakd as STREAKD. The man page
+/// is never remade here (`-o`): its plugin runs `swift package`, which waits for the lock that
+/// `swift test` holds until the tests end.
 func make(_ targets: [String], _ variables: [String: String] = [:], env: [String: String] = [:]) -> Outcome {
     let vars = ["STREAKD": builtStreakd].merging(variables) { $1 }
     let argv =
-        ["/usr/bin/make", "--no-print-directory", "-C", packageRoot] + targets
+        ["/usr/bin/make", "--no-print-directory", "-C", packageRoot, "-o", ".build/deploy/streakd.1"] + targets
         + vars.keys.sorted().map { "\($0)=\(vars[$0]!)" }
     let base = ["PATH": searchPath, "LANG": "C.UTF-8", "HOME": NSHomeDirectory()]
-    return run(argv, env: base.merging(env) { $1 }, timeout: .seconds(600))
+    return run(argv, env: base.merging(env) { $1 }, timeout: .seconds(300))
 }
 
-/// The man page and the completions, made once per test process (the man page plugin
-/// builds the package in debug mode, which `swift test` has just done: a no-op build).
-let madeArtifacts: Outcome = make(["man", "completions"])
+/// The completions, made once per test process; the man page must be there already.
+let madeArtifacts: Outcome = {
+    guard FileManager.default.fileExists(atPath: manPage) else {
+        return Outcome(
+            code: 1, out: "",
+            err: "\(manPage) is missing: run `make man STREAKD=.build/debug/streakd` before `swift test` "
+                + "(scripts/test does)\n")
+    }
+    return make(["completions"])
+}()
 
 /// The unit files of a kind ("system" or "user"), as in the repository.
 let unitNames = ["streakd-tick.service", "streakd-tick.timer", "streakd-refill.service", "streakd-refill.timer"]

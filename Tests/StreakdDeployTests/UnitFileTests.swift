@@ -13,7 +13,7 @@ struct UnitFileTests {
     /// targets and slices are copied in. MANPATH points man(1) at the installed page, so
     /// verify's Documentation=man:streakd(1) check finds it.
     @Test func systemUnitsVerifyAsInstalled() throws {
-        #expect(madeArtifacts.code == 0, "make man completions: \(madeArtifacts)")
+        try #require(madeArtifacts.code == 0, "\(madeArtifacts)")
         let analyze = try tool("systemd-analyze", package: "systemd")
         let root = try ScratchDir()
         let install = make(["install"], ["DESTDIR": root.path])
@@ -41,7 +41,7 @@ struct UnitFileTests {
 
     /// The user units, installed into a scratch HOME, verified by a --user systemd-analyze.
     @Test func userUnitsVerifyAsInstalled() throws {
-        #expect(madeArtifacts.code == 0, "make man completions: \(madeArtifacts)")
+        try #require(madeArtifacts.code == 0, "\(madeArtifacts)")
         let analyze = try tool("systemd-analyze", package: "systemd")
         let scratch = try ScratchDir()
         let home = scratch.sub("home")
