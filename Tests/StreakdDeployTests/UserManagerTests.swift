@@ -88,6 +88,8 @@ struct UserManagerTests {
         // Exit 75 (a hook delivery left pending) is no failure of the unit, but visible.
         #expect(shown.contains("Result=success"), "\(shown)")
         #expect(shown.contains("ExecMainStatus=75"), "\(shown)")
+        let status75 = e2e.systemctl(["status", "--no-pager", "streakd-tick.service"])
+        #expect(status75.out.contains("status=75"), "systemctl --user status: \(status75)")
 
         // The journal: one at_risk entry, written by the service (its cgroup), as nobody.
         let atRisk = NotificationKind.atRisk.messageID
