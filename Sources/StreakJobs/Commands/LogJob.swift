@@ -58,6 +58,8 @@ extension Context {
             line = "\(entry.logged) \(about): \(n.message)"
         }
         // One line per entry, and nothing a terminal would act on: control characters become spaces.
+        // (0xC2 leads the UTF-8 of U+0080...U+00BF, where the C1 controls are.)
+        guard line.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f || $0 == 0xc2 }) else { return line }
         return String(
             String.UnicodeScalarView(
                 line.unicodeScalars.map { $0.value < 0x20 || (0x7f...0x9f).contains($0.value) ? " " : $0 }))
