@@ -42,15 +42,7 @@ struct BurstTests {
     func distinctKeys(_ match: String, expected: Int) throws -> Set<String> {
         let deadline = Date().addingTimeInterval(60)
         while true {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/journalctl")
-            p.arguments = ["--no-pager", "-o", "cat", "--output-fields=STREAKD_KEY", match]
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
+            let data = try journalctl(["-o", "cat", "--output-fields=STREAKD_KEY", match])
             let keys = Set(String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init))
             if keys.count >= expected || Date() > deadline { return keys }
             Thread.sleep(forTimeInterval: 0.5)
