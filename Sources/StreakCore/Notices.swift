@@ -78,8 +78,11 @@ public enum Notices {
         var result = end.settlements.filter { $0.at > from && $0.at <= through }.map {
             settlementNotice($0)
         }
-        if let remindAt = policy.remindAt {
-            let start = Engine.evaluate(history, at: from)
+        let start = Engine.evaluate(history, at: from)
+        // Without new check-ins a streak's length at risk can only be today's or the current one.
+        if let remindAt = policy.remindAt,
+            policy.reminders.days.contains(start.aliveBeforeToday) || policy.reminders.days.contains(start.current)
+        {
             let zone = history.zone(at: from)
             var date = start.today
             while date <= end.today + 1 {
@@ -131,20 +134,28 @@ public enum Notices {
     }
 
     /// The first instant after `now` at which a run could find something due, assuming no new
-    /// check-ins: the next day end while a streak is alive, or the next `at_risk`. Nil: nothing,
-    /// until something changes (a check-in, a freeze, a zone, the configuration).
+    /// check-ins: the next day end while a streak is alive, or an `at_risk` due before it. Nil:
+    /// nothing until something changes (a check-in, a freeze, a zone, the configuration). It costs
+    /// no further evaluation: a later `at_risk` comes after the next day end, when a run looks again.
     public static func next(_ history: StreakHistory, policy: NoticePolicy, now: Instant, state: StreakState)
         -> Instant?
     {
         var candidates: [Instant] = []
         if state.current >= 1 || state.aliveBeforeToday >= 1 { candidates.append(state.nextEnd) }
-        if let remindAt = policy.remindAt,
-            let r = Planner.next(
-                history: history, remindAt: remindAt, policy: policy.reminders, now: now, stateNow: state)
-        {
-            candidates.append(r.due)
+        if let remindAt = policy.remindAt {
+            let zone = history.zone(at: now)
+            var date = state.endedThrough + 1
+            while date <= state.today {
+                if let due = reminderDue(
+                    of: date, remindAt: remindAt, zone: zone, leewayHours: history.settings.leewayHours),
+                    due > now, atRiskOpen(date, due: due, state: state, policy: policy) != nil
+                {
+                    candidates.append(due)
+                }
+                date = date + 1
+            }
         }
-        return candidates.filter { $0 > now }.min()
+        return candidates.min()
     }
 
     /// The `at_risk` for T evaluated at its due instant (T is "today" then).

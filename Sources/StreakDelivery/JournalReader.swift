@@ -82,14 +82,30 @@ public final class JournalReader {
     public func previous() throws(JournalError) -> LogEntry? { try step("sd_journal_previous", sd_journal_previous) }
 
     /// Waits up to `timeout` for the journal to change; answers whether it did. A signal cuts
-    /// the wait short (answering false), so a caller can check a stop flag.
+    /// the wait short (answering false), so a caller can check a stop flag: this polls the
+    /// journal's descriptor itself, since sd_journal_wait would retry after EINTR.
     @discardableResult
     public func wait(timeout: Duration) throws(JournalError) -> Bool {
+        let fd = sd_journal_get_fd(journal)
+        try check("sd_journal_get_fd", fd)
+        let events = sd_journal_get_events(journal)
+        try check("sd_journal_get_events", events)
         let (seconds, attoseconds) = timeout.components
-        let micro = UInt64(max(0, seconds)) * 1_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000_000)
-        let r = sd_journal_wait(journal, micro)
-        if r == -EINTR { return false }
-        try check("sd_journal_wait", r)
+        var milliseconds = Int32(clamping: max(0, seconds) * 1000 + max(0, attoseconds) / 1_000_000_000_000_000)
+        var due: UInt64 = 0  // when sd-journal wants to be called again (CLOCK_MONOTONIC µs), if ever
+        if sd_journal_get_timeout(journal, &due) >= 0 && due != UInt64.max {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let nowMicro = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+            milliseconds = min(milliseconds, Int32(clamping: due > nowMicro ? (due - nowMicro + 999) / 1000 : 0))
+        }
+        var watch = pollfd(fd: fd, events: Int16(truncatingIfNeeded: events), revents: 0)
+        if poll(&watch, 1, milliseconds) < 0 {
+            if errno == EINTR { return false }
+            throw JournalError("poll", -errno, "cannot wait for the journal")
+        }
+        let r = sd_journal_process(journal)
+        try check("sd_journal_process", r)
         return r != Int32(SD_JOURNAL_NOP)
     }
 

@@ -49,7 +49,8 @@ struct GlobalOptions: ParsableArguments {
             throw StoreFailure(message: e.description)
         }
         let context = Context(
-            store: opened, config: config, now: instant, zones: ZoneBook(), printer: .standard(format: output),
+            store: opened, config: config, now: instant, zones: ZoneBook(logger: logger),
+            printer: .standard(format: output),
             logger: logger)
         do {
             try job(context)

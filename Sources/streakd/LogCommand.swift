@@ -8,19 +8,25 @@ struct Log: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the notification log, read from the journal.",
         discussion: """
-            Notifications and deliveries given up (DEAD), oldest first. Times for --since and --until: \
-            an RFC 3339 instant, a date YYYY-MM-DD (midnight UTC), now, today, yesterday, tomorrow \
-            (midnights UTC), or relative to now: -90m, 2h ago, +1d (units m, h, d, w). Both bounds are \
-            inclusive, to the second. log reads neither the store nor the configuration.
+            Notifications, and deliveries a sink gave up on, oldest first. Each is one line: \
+            LOGGED KIND USER/STREAK DATE: MESSAGE, or LOGGED DEAD SINK KIND USER/STREAK DATE after N attempts: ERROR \
+            (LOGGED is when the journal received it, in UTC; with -o json, the keys of preview -o json plus \
+            message, key and logged, and delivery, sink, attempts and error for a dead one). \
+            Times for --since and --until: an RFC 3339 instant, a date YYYY-MM-DD (midnight UTC), now, today, \
+            yesterday, tomorrow (midnights UTC), or relative to now: -90m, 2h ago, +1d (units m, h, d, w). Both \
+            bounds are inclusive, to the second. log reads neither the store nor the configuration.
             """)
     @OptionGroup var global: GlobalOptions
     @Flag(name: .shortAndLong, help: "Print new entries as they arrive, until interrupted.") var follow = false
     @Option(
         name: [.customShort("n"), .customLong("lines")],
+        parsing: .unconditional,
         help: ArgumentHelp("Show the last N entries, or all (default: all; 10 with -f).", valueName: "n|all"))
     var lines: String?
-    @Option(help: ArgumentHelp("Entries logged at or after this time.", valueName: "time")) var since: String?
-    @Option(help: ArgumentHelp("Entries logged at or before this time.", valueName: "time")) var until: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Entries logged at or after this time.", valueName: "time"))
+    var since: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Entries logged at or before this time.", valueName: "time"))
+    var until: String?
     @Option(help: ArgumentHelp("One user's entries.", valueName: "id")) var user: String?
     @Option(
         help: ArgumentHelp("One kind: at_risk, freeze_used, streak_broken or freeze_refilled.", valueName: "kind"))

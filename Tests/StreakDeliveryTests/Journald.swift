@@ -122,38 +122,3 @@ enum Journald {
         }
     }
 }
-
-/// journald rate-limits only clients whose cgroup names a unit. Under a systemd that is not PID 1
-/// (as in a container) the tests run in the root cgroup, which it never limits: to put the pacer
-/// against the real limiter, the test process moves itself into a cgroup named like a service,
-/// and back out afterwards. Only where the process is in the root cgroup v2 path and may do so.
-struct RateLimitedUnit {
-    let directory: String
-    let original: String
-
-    static func enter(_ name: String) -> RateLimitedUnit? {
-        guard
-            let line = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)
-                .split(separator: "\n").first(where: { $0.hasPrefix("0::") })
-        else { return nil }
-        let current = String(line.dropFirst(3))
-        guard current == "/" else { return nil }  // already somewhere (maybe a unit): leave it
-        let roots = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
-        guard let root = roots.first(where: { FileManager.default.fileExists(atPath: "\($0)/cgroup.procs") })
-        else { return nil }
-        let directory = "\(root)/\(name)"
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-            try "\(getpid())\n".write(toFile: "\(directory)/cgroup.procs", atomically: false, encoding: .utf8)
-        } catch {
-            rmdir(directory)
-            return nil
-        }
-        return RateLimitedUnit(directory: directory, original: root)
-    }
-
-    func leave() {
-        try? "\(getpid())\n".write(toFile: "\(original)/cgroup.procs", atomically: false, encoding: .utf8)
-        rmdir(directory)
-    }
-}

@@ -16,19 +16,25 @@ func startJournald() throws {
 func journalEntries(_ matches: [String], count: Int) throws -> [[String: Any]] {
     let deadline = Date().addingTimeInterval(10)
     while true {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/journalctl")
-        p.arguments = ["-o", "json", "--no-pager"] + matches
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
+        let data = try journalctl(["-o", "json"] + matches)
         let entries = try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
             try jsonObject(String($0))
         }
         if entries.count >= count || Date() > deadline { return entries }
         Thread.sleep(forTimeInterval: 0.1)
     }
+}
+
+/// What `journalctl --no-pager ARGS` prints on standard output.
+func journalctl(_ arguments: [String]) throws -> Data {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/journalctl")
+    p.arguments = ["--no-pager"] + arguments
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return data
 }

@@ -175,6 +175,40 @@ struct TickCLITests {
         #expect(entries.compactMap { $0["STREAKD_KEY"] as? String }.sorted() == keys.sorted())
     }
 
+    /// What `preview` announced, `tick` sends and `log` shows, with the same keys; a hook that
+    /// fails five times shows up in `log` as dead.
+    @Test func previewTickAndLogAgree() throws {
+        let s = try Sandbox()
+        let id = try setUp(s)[0]
+        let config = try hookConfig(s, ["/bin/false"])
+        let preview = s.run(["preview", "--until", "8h", "-o", "json"])
+        #expect(preview.out.split(separator: "\n").count == 1)
+        for (i, t) in ["19:00:00", "19:01:00", "19:06:00", "19:36:00", "21:36:00"].enumerated() {
+            s.now = "2026-11-21T\(t)Z"
+            let r = s.run(["tick", "--config", config])
+            #expect(r.code == (i < 4 ? 75 : 0), "\(r)")
+        }
+        _ = try journalEntries(["STREAKD_USER=\(id)"], count: 2)
+        let log = s.run(["log", "--user", id, "-o", "json"])
+        #expect(log.code == 0, "\(log)")
+        let lines = try jsonLines(log.out)
+        #expect(lines.count == 2)
+        let announced = try jsonObject(preview.out)
+        for key in [
+            "kind", "user", "streak", "due", "local_due", "timezone", "local_date", "streak_length", "message", "key",
+        ] {
+            #expect("\(lines[0][key] ?? "-")" == "\(announced[key] ?? "+")", "\(key)")
+        }
+        #expect(lines[1]["delivery"] as? String == "dead")
+        #expect(lines[1]["sink"] as? String == "hook:log")
+        #expect(lines[1]["attempts"] as? Int == 5)
+        #expect(lines[1]["error"] as? String == "exit 1")
+        let short = s.run(["log", "--user", id, "-n", "1"])
+        #expect(
+            short.out.hasSuffix(
+                "DEAD hook:log at_risk \(id)/daily 2026-11-21 after 5 attempts: exit 1\n"), "\(short)")
+    }
+
     @Test func noSessionBusIsAWarningNotAFailure() throws {
         let s = try Sandbox()
         let id = try setUp(s)[0]

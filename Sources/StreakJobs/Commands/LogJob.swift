@@ -25,12 +25,17 @@ extension Context {
         do {
             let reader = try JournalReader(filter: filter)
             if let limit {
-                for entry in try reader.last(limit, since: from, until: to) { show(entry) }
+                for entry in try reader.last(limit, since: from, until: to) where !stop() { show(entry) }
             } else {
-                try reader.forward(since: from, until: to) { show($0) }
+                try reader.forward(since: from, until: to) { entry in
+                    if stop() { throw Stopped() }
+                    show(entry)
+                }
             }
             while follow && !stop() {
-                while !stop(), let entry = try reader.next() { show(entry) }
+                while !stop(), let entry = try reader.next() {
+                    if from.map({ entry.logged >= $0 }) ?? true { show(entry) }
+                }
                 if !stop() { try reader.wait(timeout: .milliseconds(200)) }
             }
             if reader.skipped > 0 {
@@ -38,8 +43,12 @@ extension Context {
             }
         } catch let error as JournalError {
             throw StreakdError(.unavailable, error.description)
+        } catch is Stopped {
+            // A stop signal during the first read: done, as after following.
         }
     }
+
+    private struct Stopped: Error {}
 
     /// One record: the JSON object, or `LOGGED KIND USER/STREAK DATE: MESSAGE`, or for a dead
     /// delivery `LOGGED DEAD SINK KIND USER/STREAK DATE after N attempts: ERROR`.
@@ -58,6 +67,8 @@ extension Context {
             line = "\(entry.logged) \(about): \(n.message)"
         }
         // One line per entry, and nothing a terminal would act on: control characters become spaces.
+        // (0xC2 leads the UTF-8 of U+0080...U+00BF, where the C1 controls are.)
+        guard line.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f || $0 == 0xc2 }) else { return line }
         return String(
             String.UnicodeScalarView(
                 line.unicodeScalars.map { $0.value < 0x20 || (0x7f...0x9f).contains($0.value) ? " " : $0 }))

@@ -13,12 +13,7 @@ public struct RefillReport: Equatable, Sendable {
 /// `streakd refill`: the daily freeze refill of SPEC §3.
 extension Context {
     public func refillCommand(dryRun: Bool) throws {
-        let report = try refill(dryRun: dryRun, delivery: standardDelivery())
-        if report.pending > 0 {
-            throw StreakdError(
-                .tempFail,
-                "\(report.pending) deliver\(report.pending == 1 ? "y" : "ies") left pending; the next run retries")
-        }
+        try failIfPending(try refill(dryRun: dryRun, delivery: standardDelivery()).pending)
     }
 
     @discardableResult

@@ -16,12 +16,14 @@ public struct TickReport: Equatable, Sendable {
 extension Context {
     /// The command: exit 75 when deliveries are left pending.
     public func tickCommand(dryRun: Bool) throws {
-        let report = try tick(dryRun: dryRun, delivery: standardDelivery())
-        if report.pending > 0 {
-            throw StreakdError(
-                .tempFail,
-                "\(report.pending) deliver\(report.pending == 1 ? "y" : "ies") left pending; the next run retries")
-        }
+        try failIfPending(try tick(dryRun: dryRun, delivery: standardDelivery()).pending)
+    }
+
+    /// Exit 75 (SPEC §6) when deliveries are left for the next run.
+    func failIfPending(_ pending: Int) throws {
+        guard pending > 0 else { return }
+        throw StreakdError(
+            .tempFail, "\(pending) deliver\(pending == 1 ? "y" : "ies") left pending; the next run retries")
     }
 
     @discardableResult

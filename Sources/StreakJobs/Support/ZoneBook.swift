@@ -1,13 +1,30 @@
 import Foundation
+import Logging
 import StreakCore
 
 /// Checks zone names against the system's tzdata and hands out `Zone`s.
+///
+/// A zone's rules come from its TZif file, read once and kept
+/// (`TransitionRules`). A file that `TZif` refuses falls back to Foundation's
+/// `TimeZone` for that name (logged as a warning, listed in `fallbacks`);
+/// a name neither knows is not a zone.
 public final class ZoneBook: @unchecked Sendable {
     let directory: String
+    let logger: Logger
     private var cache: [String: Zone] = [:]
+    private var fallbackNames: Set<String> = []
     private let lock = NSLock()
 
-    public init(directory: String = "/usr/share/zoneinfo") { self.directory = directory }
+    public init(
+        directory: String = "/usr/share/zoneinfo",
+        logger: Logger = Logger(label: "streakd", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.directory = directory
+        self.logger = logger
+    }
+
+    /// The zones handed out so far whose rules come from Foundation.
+    public var fallbacks: Set<String> { lock.withLock { fallbackNames } }
 
     static let rule = "use an IANA zone name from the system's tzdata, such as Europe/Berlin or America/New_York"
 
@@ -17,7 +34,7 @@ public final class ZoneBook: @unchecked Sendable {
         defer { lock.unlock() }
         if let z = cache[name] { return .success(z) }
         if let problem = shapeProblem(name) { return .failure(.data(problem)) }
-        guard isZoneFile(directory + "/" + name), let rules = FoundationZoneRules(identifier: name) else {
+        guard let rules = rules(name) else {
             return .failure(.data("unknown time zone \(quoted(name)); \(Self.rule)"))
         }
         let zone = Zone(identifier: name, rules: rules)
@@ -52,9 +69,14 @@ public final class ZoneBook: @unchecked Sendable {
         return nil
     }
 
-    func isZoneFile(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: 4)) == Data("TZif".utf8)
+    /// The rules of a TZif file of the tzdata, or nil if there is no such file.
+    func rules(_ name: String) -> (any ZoneRules)? {
+        guard let data = FileManager.default.contents(atPath: directory + "/" + name), data.starts(with: "TZif".utf8)
+        else { return nil }
+        if let table = TZif.table([UInt8](data)) { return TransitionRules(table: table) }
+        guard let rules = FoundationZoneRules(identifier: name) else { return nil }
+        logger.warning("zone file not understood; using Foundation's TimeZone", metadata: ["zone": "\(name)"])
+        fallbackNames.insert(name)
+        return rules
     }
 }
