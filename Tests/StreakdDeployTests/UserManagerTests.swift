@@ -23,6 +23,8 @@ struct UserManagerTests {
         .timeLimit(.minutes(5)))
     func aReminderReachesTheJournalTheDesktopAndHooksFromTheUserUnits() throws {
         try #require(madeArtifacts.code == 0, "\(madeArtifacts)")
+        // Before the manager starts: its units' output and streakd's entries go to it.
+        try Journal.ensureRunning()
         let e2e = try EndToEnd()
         defer { e2e.tearDown() }
         let user = "desk-\(UUID().uuidString.prefix(8).lowercased())"
