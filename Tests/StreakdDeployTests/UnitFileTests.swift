@@ -64,7 +64,7 @@ struct UnitFileTests {
         }
     }
 
-    /// Every service scores below 1.0 (systemd-timesyncd: 2.3); the system ones 0.3 or less.
+    /// Every service scores below 1.0 (systemd-timesyncd: 2.3); the system ones 0.3 or less, the user ones 0.6.
     @Test(arguments: ["system", "user"], serviceNames)
     func securityExposure(kind: String, service: String) throws {
         let scratch = try ScratchDir()
@@ -73,7 +73,9 @@ struct UnitFileTests {
         let (score, report) = try exposure(of: file, user: kind == "user")
         print("systemd-analyze security --offline=true deploy/\(kind)/\(service): \(score)")
         #expect(score < 1.0, "\(kind) \(service) rates \(score), not below 1.0:\n\(report.out)")
+        // Regression guards at what they rate now.
         if kind == "system" { #expect(score <= 0.3, "\(service) rates \(score) (aim: 0.3 or less):\n\(report.out)") }
+        if kind == "user" { #expect(score <= 0.6, "\(service) rates \(score), was 0.6:\n\(report.out)") }
     }
 
     /// The drop-in that gives hooks the network still rates the system service below

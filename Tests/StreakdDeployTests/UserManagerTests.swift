@@ -174,7 +174,11 @@ final class EndToEnd {
     /// In /run: the units' PrivateTmp= hides /tmp and /var/tmp, and ProtectHome= /home and /root.
     let base: String
     var home: String { base + "/home" }
-    var runtime: String { base + "/runtime" }
+    /// The user's runtime directory where systemd expects it, as pam_systemd makes it: the
+    /// user manager's sandboxing takes its inaccessible nodes from /run/user/UID/systemd, so
+    /// ProtectKernelTunables= and ProtectKernelLogs= fail (226/NAMESPACE) with another one.
+    var runtime: String { "/run/user/\(uid)" }
+    private var madeRuntime = false
     private var madeMarker = false
     private var madeUnitRoot = false
     /// The manager and the daemons started (Xvfb, dunst), by process id.
@@ -191,8 +195,16 @@ final class EndToEnd {
         Self.sweepLeftovers()
         name = "streakd-e2e.\(UUID().uuidString.prefix(8).lowercased())"
         base = "/run/" + name
-        for dir in [home, runtime] {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        if FileManager.default.fileExists(atPath: runtime + "/systemd/private"),
+            !systemctl(["is-system-running"], timeout: .seconds(10)).out.isEmpty
+        {
+            Issue.record("\(runtime) is in use: a user manager for nobody is running already")
+            throw Missing(name: "a free \(runtime)")
+        }
+        if !FileManager.default.fileExists(atPath: runtime) {
+            try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+            madeRuntime = true
         }
         chmod(runtime, 0o700)
         chown(runtime, uid, gid)
@@ -270,13 +282,13 @@ final class EndToEnd {
             for root in $5; do
                 mkdir -p "$root/$1" && echo $$ >"$root/$1/cgroup.procs" && chown -R "$2:$3" "$root/$1" || exit 1
             done
-            exec setpriv --reuid="$2" --regid="$3" --clear-groups -- env -i HOME="$4/home" XDG_RUNTIME_DIR="$4/runtime" \
+            exec setpriv --reuid="$2" --regid="$3" --clear-groups -- env -i HOME="$4/home" XDG_RUNTIME_DIR="$6" \
                 USER=nobody LOGNAME=nobody PATH=/usr/bin:/bin LANG=C.UTF-8 /lib/systemd/systemd --user
             """
         let pid = try spawn(
             [
                 "/bin/sh", "-c", script, "sh", name, String(uid), String(gid), base,
-                Self.cgroupRoots.joined(separator: " "),
+                Self.cgroupRoots.joined(separator: " "), runtime,
             ], env: ["PATH": "/usr/bin:/bin"], cwd: base, stdin: "/dev/null", stdout: base + "/manager.log",
             stderr: base + "/manager.log")
         manager = pid
@@ -386,6 +398,10 @@ final class EndToEnd {
         if madeUnitRoot {
             rmdir(Self.unitRoot)
             madeUnitRoot = false
+        }
+        if madeRuntime {
+            try? FileManager.default.removeItem(atPath: runtime)
+            madeRuntime = false
         }
         try? FileManager.default.removeItem(atPath: base)
     }
