@@ -10,8 +10,13 @@ public final class JournalSink: Sink, @unchecked Sendable {
     private let lock = NSLock()
     private var pacer: JournalPacer<ContinuousClock.Instant>
 
-    public init(pacer: JournalPacer<ContinuousClock.Instant> = JournalPacer()) {
+    private let socketPath: String
+
+    /// `socketPath` is only checked (sd-journal always sends to the default); tests point it elsewhere.
+    public init(pacer: JournalPacer<ContinuousClock.Instant> = JournalPacer(), socketPath: String = JournalSink.socket)
+    {
         self.pacer = pacer
+        self.socketPath = socketPath
     }
 
     /// The entry's fields, `NAME=value`, in the order they are sent.
@@ -51,7 +56,14 @@ public final class JournalSink: Sink, @unchecked Sendable {
         write(Self.entry(for: notification))
     }
 
+    /// Where journald listens. sd_journal_sendv answers success when it is missing (a sandbox with
+    /// an empty /run): without this check the ledger would record deliveries nobody received.
+    public static let socket = "/run/systemd/journal/socket"
+
     private func write(_ fields: [String]) -> DeliveryOutcome {
+        guard access(socketPath, W_OK) == 0 else {
+            return .failed("no journal socket at \(socketPath): \(String(cString: strerror(errno)))")
+        }
         // The lock is held while waiting: concurrent deliveries queue behind the pacer.
         let result: Int32 = lock.withLock {
             waitForPacer()

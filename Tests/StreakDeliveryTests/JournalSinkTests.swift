@@ -59,5 +59,13 @@ import Testing
         }
     }
 
+    /// sd_journal_sendv answers success with no socket; the sink must not call that delivered.
+    @Test func noJournalSocketIsAFailureToRetry() {
+        let sink = JournalSink(socketPath: "/nonexistent/journal/socket")
+        #expect(
+            sink.deliver(Self.notification(.atRisk, user: "nosocket", streak: "s"))
+                == .failed("no journal socket at /nonexistent/journal/socket: No such file or directory"))
+    }
+
     // The 100,000-entry burst is proven through `tick` itself: StreakdCLITests/BurstTests.swift.
 }
