@@ -39,11 +39,15 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "StreakCoreTests", dependencies: ["StreakCore"], swiftSettings: strict),
         .testTarget(name: "StreakStoreTests", dependencies: ["StreakStore"], swiftSettings: strict),
-        .testTarget(name: "StreakDeliveryTests", dependencies: ["StreakDelivery"], swiftSettings: strict),
+        // A standalone systemd-journald for the test targets that need one.
+        .target(name: "TestJournald", path: "Tests/TestJournald", swiftSettings: strict),
+        .testTarget(
+            name: "StreakDeliveryTests", dependencies: ["StreakDelivery", "TestJournald"], swiftSettings: strict),
         .testTarget(name: "StreakJobsTests", dependencies: ["StreakJobs"], swiftSettings: strict),
-        .testTarget(name: "StreakdCLITests", dependencies: ["StreakCore"], swiftSettings: strict),
+        .testTarget(name: "StreakdCLITests", dependencies: ["StreakCore", "TestJournald"], swiftSettings: strict),
         // deploy/ and the Makefile: systemd-analyze on the units, make install, a systemd --user run.
         .testTarget(
-            name: "StreakdDeployTests", dependencies: ["StreakCore", "StreakDelivery"], swiftSettings: strict),
+            name: "StreakdDeployTests", dependencies: ["StreakCore", "StreakDelivery", "TestJournald"],
+            swiftSettings: strict),
     ]
 )

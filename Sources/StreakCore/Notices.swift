@@ -78,25 +78,35 @@ public enum Notices {
         var result = end.settlements.filter { $0.at > from && $0.at <= through }.map {
             settlementNotice($0)
         }
-        let start = Engine.evaluate(history, at: from)
-        // Without new check-ins a streak's length at risk can only be today's or the current one.
-        if let remindAt = policy.remindAt,
-            policy.reminders.days.contains(start.aliveBeforeToday) || policy.reminders.days.contains(start.current)
-        {
-            let zone = history.zone(at: from)
-            var date = start.today
-            while date <= end.today + 1 {
-                if let due = reminderDue(
-                    of: date, remindAt: remindAt, zone: zone, leewayHours: history.settings.leewayHours),
-                    due > from, due <= through,
-                    let n = atRisk(date, due: due, state: Engine.evaluate(history, at: due), policy: policy)
-                {
-                    result.append(n)
-                }
-                date = date + 1
-            }
+        if let remindAt = policy.remindAt {
+            result += reminders(history, remindAt: remindAt, policy: policy, from: from, through: through, end: end)
         }
         return result.sorted(by: Notice.dueOrder)
+    }
+
+    /// The `at_risk`s due after `from` and by `through` (`end` is the state at `through`).
+    static func reminders(
+        _ history: StreakHistory, remindAt: Int, policy: NoticePolicy, from: Instant, through: Instant,
+        end: StreakState
+    ) -> [Notice] {
+        let start = Engine.evaluate(history, at: from)
+        // Without new check-ins a streak's length at risk can only be today's or the current one.
+        let days = policy.reminders.days
+        guard days.contains(start.aliveBeforeToday) || days.contains(start.current) else { return [] }
+        let zone = history.zone(at: from)
+        var result: [Notice] = []
+        var date = start.today
+        while date <= end.today + 1 {
+            if let due = reminderDue(
+                of: date, remindAt: remindAt, zone: zone, leewayHours: history.settings.leewayHours),
+                due > from, due <= through,
+                let n = atRisk(date, due: due, state: Engine.evaluate(history, at: due), policy: policy)
+            {
+                result.append(n)
+            }
+            date = date + 1
+        }
+        return result
     }
 
     /// What a run at `now` finds due: every settlement so far (the ledger drops those it has), and

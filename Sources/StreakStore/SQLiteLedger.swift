@@ -3,12 +3,6 @@ import StreakCore
 
 /// The delivery ledger, the run schedule and small settings, in SQLite.
 extension SQLiteAccess {
-    func ledgerKeys(user: String, streak: String) throws -> Set<String> {
-        Set(
-            try String.fetchAll(
-                db, sql: "SELECT key FROM notifications WHERE user_id = ? AND streak = ?", arguments: [user, streak]))
-    }
-
     func ledgerStates(user: String, streak: String) throws -> [String: LedgerState] {
         var result: [String: LedgerState] = [:]
         for row in try Row.fetchAll(
@@ -49,12 +43,8 @@ extension SQLiteAccess {
         return result
     }
 
-    func deliveryCounts() throws -> [DeliveryState: Int] {
-        var result: [DeliveryState: Int] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM deliveries GROUP BY state") {
-            if let s = DeliveryState(rawValue: row["state"]) { result[s] = row["n"] }
-        }
-        return result
+    func waitingDeliveries() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = 'pending' AND owner IS NULL") ?? 0
     }
 
     func dueStreaks(through: Instant?) throws -> [DueStreak] {

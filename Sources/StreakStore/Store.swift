@@ -11,15 +11,14 @@ public protocol StoreReader {
     func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent]
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch]
 
-    /// The notification keys recorded for a streak.
-    func ledgerKeys(user: String, streak: String) throws -> Set<String>
     /// The notifications recorded for a streak, sent or expired, by key.
     func ledgerStates(user: String, streak: String) throws -> [String: LedgerState]
     /// Deliveries in state `pending`, oldest due first.
     func pendingDeliveries() throws -> [PendingDelivery]
     /// Deliveries by state, for one key or all.
     func deliveryStates(key: String) throws -> [String: DeliveryState]
-    func deliveryCounts() throws -> [DeliveryState: Int]
+    /// Pending deliveries no run is working on: waiting for another try.
+    func waitingDeliveries() throws -> Int
     /// Streaks whose next notice is due by `through` (or that changed since they were planned); nil: every streak.
     func dueStreaks(through: Instant?) throws -> [DueStreak]
     func meta(_ key: String) throws -> String?

@@ -1,4 +1,5 @@
 import Foundation
+import TestJournald
 
 #if canImport(Glibc)
     import Glibc
@@ -7,53 +8,7 @@ import Foundation
 /// A real systemd-journald for the `log` tests (a small copy of StreakDeliveryTests' helper), and
 /// a writer that sends entries as streakd's sinks do, over journald's native socket.
 enum TestJournal {
-    static let socketPath = "/run/systemd/journal/socket"
-    static let daemon = "/lib/systemd/systemd-journald"
-
-    struct Unavailable: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// Started at most once per test process (and left running: PID 1 here is not systemd).
-    static let ready: Result<Void, Unavailable> = {
-        if answers() { return .success(()) }
-        do {
-            try FileManager.default.createDirectory(atPath: "/run/systemd/journal", withIntermediateDirectories: true)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: daemon)
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            for _ in 0..<100 {
-                if answers() { return .success(()) }
-                if !process.isRunning {
-                    return .failure(Unavailable(description: "\(daemon) exited with \(process.terminationStatus)"))
-                }
-                usleep(100_000)
-            }
-            return .failure(Unavailable(description: "\(daemon) started but \(socketPath) does not answer"))
-        } catch {
-            return .failure(Unavailable(description: "cannot start \(daemon): \(error)"))
-        }
-    }()
-
-    static func ensureRunning() throws { try ready.get() }
-
-    /// Does something receive datagrams on the socket? (A socket file outlives its journald.)
-    static func answers() -> Bool {
-        withSocket { fd, address in connect(fd, address, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
-    }
-
-    private static func withSocket(_ body: (Int32, UnsafePointer<sockaddr>) -> Bool) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8)) }
-        return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0) } }
-    }
+    static func ensureRunning() throws { try JournaldProcess.ensureRunning() }
 
     /// Sends one entry (`NAME=value` fields) as one datagram of journald's native protocol;
     /// values with line breaks use its length-prefixed form. Answers whether it was sent.
@@ -71,7 +26,7 @@ enum TestJournal {
                 payload += Array(field.utf8) + [10]
             }
         }
-        return withSocket { fd, address in
+        return JournaldProcess.withSocket { fd, address in
             sendto(fd, payload, payload.count, 0, address, socklen_t(MemoryLayout<sockaddr_un>.size)) == payload.count
         }
     }

@@ -1,14 +1,8 @@
 import Foundation
 import Testing
 
-/// Starts a standalone systemd-journald when none answers (`scripts/journald-up`).
-func startJournald() throws {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: packageRoot.appendingPathComponent("scripts/journald-up").path)
-    try p.run()
-    p.waitUntilExit()
-    try #require(p.terminationStatus == 0, "scripts/journald-up failed")
-}
+/// A journald that answers (started standalone when none does).
+func startJournald() throws { try TestJournal.ensureRunning() }
 
 /// Journal entries matching journalctl `matches`, as JSON objects; waits up to 10 s for at least
 /// `count` (journald makes entries readable a moment after they are sent). Matches of one field

@@ -1,4 +1,5 @@
 import Foundation
+import TestJournald
 
 #if canImport(Glibc)
     import Glibc
@@ -8,47 +9,7 @@ import Foundation
 /// machines: when nothing answers on the socket, a systemd-journald is started and left running
 /// (as Tests/StreakDeliveryTests does).
 enum Journal {
-    static let socketPath = "/run/systemd/journal/socket"
-    static let daemon = "/lib/systemd/systemd-journald"
-
-    struct Unavailable: Error, CustomStringConvertible { var description: String }
-
-    static let ready: Result<Void, Unavailable> = {
-        if answers() { return .success(()) }
-        do {
-            try FileManager.default.createDirectory(atPath: "/run/systemd/journal", withIntermediateDirectories: true)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: daemon)
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            for _ in 0..<100 {
-                if answers() { return .success(()) }
-                usleep(100_000)
-            }
-            return .failure(Unavailable(description: "\(daemon) does not answer on \(socketPath) after 10 s"))
-        } catch {
-            return .failure(Unavailable(description: "cannot start \(daemon): \(error)"))
-        }
-    }()
-
-    static func ensureRunning() throws { try ready.get() }
-
-    /// Does something receive datagrams on the socket? (A socket file outlives its journald.)
-    static func answers() -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8)) }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        } == 0
-    }
+    static func ensureRunning() throws { try JournaldProcess.ensureRunning() }
 
     /// journalctl's output for these arguments, retried (journald writes asynchronously) until
     /// `done` accepts it or `timeout` has passed.

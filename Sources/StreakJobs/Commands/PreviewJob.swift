@@ -37,10 +37,10 @@ extension Context {
                 let history = try history(of: user, streak: d.streak, in: r)
                 let notices = Notices.upcoming(history, policy: noticePolicy(for: user), from: now, through: end)
                 guard !notices.isEmpty else { continue }
-                let keys = try r.ledgerKeys(user: user.id, streak: d.streak)
+                let recorded = try r.ledgerStates(user: user.id, streak: d.streak)
                 for notice in notices {
                     let n = notification(notice, user: user.id, streak: d.streak, history: history)
-                    if !keys.contains(n.key) { result.append(n) }
+                    if recorded[n.key] == nil { result.append(n) }
                 }
             }
         }

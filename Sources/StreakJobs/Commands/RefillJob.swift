@@ -80,7 +80,7 @@ extension Context {
         var pending = 0
         if !dryRun {
             try dispatcher.run(jobs)
-            pending = try store.read { r in try r.pendingDeliveries().filter { $0.owner == nil }.count }
+            pending = try store.read { try $0.waitingDeliveries() }
         }
         printer.err(
             "refill at \(now)\(dryRun ? " (dry run)" : ""): \(report.refilled) refilled, \(report.atMaximum) at the maximum, "

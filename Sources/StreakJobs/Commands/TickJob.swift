@@ -41,7 +41,7 @@ extension Context {
             start += batch.count
             let planned = try plan(batch)
             if dryRun {
-                for (n, fresh, _) in planned.notices {
+                for (n, fresh) in planned.notices {
                     printer.record(
                         n.json.with("state", .string(fresh ? "sent" : "expired")),
                         short: (fresh ? "would send " : "would expire ") + n.line)
@@ -51,7 +51,7 @@ extension Context {
             }
             let recorded = try store.write { w in
                 var recorded: [(Notification, Bool)] = []
-                for (n, fresh, _) in planned.notices {
+                for (n, fresh) in planned.notices {
                     let sinks = dispatcher.sinkNames(for: n)
                     if try w.record(n.ledgerEntry, state: fresh ? .sent : .expired, sinks: sinks, owner: owner, at: now)
                     {
@@ -82,7 +82,7 @@ extension Context {
         try dispatcher.run(jobs)
         try dispatcher.run(try dispatcher.claimRetries())
         report.deliveries = dispatcher.report
-        report.pending = try store.read { r in try r.pendingDeliveries().filter { $0.owner == nil }.count }
+        report.pending = try store.read { try $0.waitingDeliveries() }
         let d = report.deliveries
         printer.err(
             "tick at \(now): \(report.sent) sent, \(report.expired) expired; \(d.delivered) delivered, \(d.failed) failed, "
@@ -112,7 +112,7 @@ extension Context {
     }
 
     struct Plan {
-        var notices: [(Notification, fresh: Bool, key: String)] = []
+        var notices: [(Notification, fresh: Bool)] = []
         var schedule: [(streak: DueStreak, next: Instant?)] = []
     }
 
@@ -126,10 +126,10 @@ extension Context {
                 let state = Engine.evaluate(history, at: now)
                 let policy = noticePolicy(for: user)
                 let found = Notices.due(history, policy: policy, since: d.handledThrough, now: now, state: state)
-                let keys = found.isEmpty ? [] : try r.ledgerKeys(user: user.id, streak: d.streak)
+                let recorded = found.isEmpty ? [:] : try r.ledgerStates(user: user.id, streak: d.streak)
                 for f in found {
                     let n = notification(f.notice, user: user.id, streak: d.streak, history: history)
-                    if !keys.contains(n.key) { plan.notices.append((n, f.fresh, n.key)) }
+                    if recorded[n.key] == nil { plan.notices.append((n, f.fresh)) }
                 }
                 plan.schedule.append((d, Notices.next(history, policy: policy, now: now, state: state)))
             }
