@@ -4,6 +4,7 @@
 // Dependencies point one way:
 //   streakd (CLI wiring) -> StreakJobs -> StreakDelivery, StreakStore -> StreakCore (pure)
 // Only StreakDelivery imports the libsystemd C target (CSystemd).
+import Foundation
 import PackageDescription
 
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
@@ -51,3 +52,17 @@ let package = Package(
             swiftSettings: strict),
     ]
 )
+
+// The benchmark suite (Benchmarks/run) is opt-in: it is not part of the normal
+// build and test. `STREAKD_BENCHMARKS=1 swift build -c release --product streakd-bench`.
+if ProcessInfo.processInfo.environment["STREAKD_BENCHMARKS"] != nil {
+    package.products.append(.executable(name: "streakd-bench", targets: ["streakd-bench"]))
+    package.targets.append(
+        .executableTarget(
+            name: "streakd-bench",
+            dependencies: [
+                "StreakCore", "StreakStore", "StreakDelivery", "StreakJobs",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/Sources/streakd-bench", swiftSettings: strict))
+}
