@@ -23,7 +23,10 @@ let package = Package(
         .target(name: "StreakCore", swiftSettings: strict),
         .target(
             name: "StreakStore",
-            dependencies: ["StreakCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "StreakCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "StreakDelivery", dependencies: ["StreakCore", "CSystemd"], swiftSettings: strict),

@@ -35,6 +35,12 @@ public struct JournalPacer<Moment: InstantProtocol>: Sendable where Moment.Durat
     /// No pacing at all.
     public static var unlimited: JournalPacer { JournalPacer(burst: 0) }
 
+    /// Whether an entry asked for at `now` would have to wait (asks without counting it).
+    public func wouldWait(at now: Moment) -> Bool {
+        guard burst > 0, let end = windowEnd else { return false }
+        return now < end && sent >= burst
+    }
+
     /// Asks to send one entry at `now`.
     public mutating func request(at now: Moment) -> Decision {
         guard burst > 0 else { return .send }

@@ -52,6 +52,8 @@ public final class JournalSink: Sink, @unchecked Sendable {
         write(Self.deadEntry(for: notification, sink: sink, attempts: attempts, error: error))
     }
 
+    public var deliversAtOnce: Bool { lock.withLock { !pacer.wouldWait(at: clock.now) } }
+
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
         write(Self.entry(for: notification))
     }

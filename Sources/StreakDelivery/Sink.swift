@@ -18,10 +18,15 @@ public protocol Sink: Sendable {
     /// The ledger keeps a delivery row only for the sinks that accept it.
     func accepts(_ notification: Notification) -> Bool
     func deliver(_ notification: Notification) -> DeliveryOutcome
+    /// Whether the next `deliver` returns at once: no pacing wait, no process to run, no bus
+    /// round trip. Only then may a run commit outcomes in groups (a crash then repeats at most
+    /// the deliveries of one group); before a slow delivery it commits everything first.
+    var deliversAtOnce: Bool { get }
 }
 
 extension Sink {
     public func accepts(_ notification: Notification) -> Bool { true }
+    public var deliversAtOnce: Bool { false }
 }
 
 /// A sink that keeps what it receives: the twin for unit tests.
@@ -38,6 +43,7 @@ public final class MemorySink: Sink, @unchecked Sendable {
     }
 
     public var received: [Notification] { lock.withLock { kept } }
+    public var deliversAtOnce: Bool { true }
 
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
         lock.withLock {

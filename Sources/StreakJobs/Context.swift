@@ -41,17 +41,29 @@ public struct Context: Sendable {
     }
 
     /// Everything the engine needs about one (user, streak).
-    func history(of user: User, streak: String, in reader: any StoreReader) throws -> StreakHistory {
-        let changes = try reader.zoneHistory(of: user.id)
-        var zones = try changes.map { ZoneChange(since: $0.since, zone: try self.zones.stored($0.zone)) }
-        if zones.isEmpty { zones = [ZoneChange(since: Instant(seconds: 0), zone: try self.zones.stored(user.zone))] }
-        let checkins = try reader.checkins(of: user.id, streak: streak).map {
+    /// `epochs`: the streak's settings epochs when the caller has them already.
+    func history(
+        of user: User, streak: String, in reader: any StoreReader, epochs: [SettingsEpoch]? = nil
+    ) throws -> StreakHistory {
+        let stored = StoredStreak(
+            user: user, zones: try reader.zoneHistory(of: user.id), streak: streak,
+            checkins: try reader.checkins(of: user.id, streak: streak),
+            freezeEvents: try reader.freezeEvents(of: user.id, streak: streak))
+        return try history(of: stored, epochs: try epochs ?? reader.settingsEpochs(of: streak))
+    }
+
+    /// A stored streak as the engine takes it, with the streak's settings epochs.
+    public func history(of stored: StoredStreak, epochs: [SettingsEpoch]) throws -> StreakHistory {
+        var zones = try stored.zones.map { ZoneChange(since: $0.since, zone: try self.zones.stored($0.zone)) }
+        if zones.isEmpty {
+            zones = [ZoneChange(since: Instant(seconds: 0), zone: try self.zones.stored(stored.user.zone))]
+        }
+        let checkins = try stored.checkins.map {
             CheckIn(instant: $0.instant, zone: try self.zones.stored($0.zone), id: $0.eventID, storedAt: $0.storedAt)
         }
         return StreakHistory(
-            checkins: checkins, zones: zones, freezeEvents: try reader.freezeEvents(of: user.id, streak: streak),
-            epochs: try reader.settingsEpochs(of: streak), settings: config.settings(for: streak),
-            backfillDays: config.backfillDays)
+            checkins: checkins, zones: zones, freezeEvents: stored.freezeEvents, epochs: epochs,
+            settings: config.settings(for: stored.streak), backfillDays: config.backfillDays)
     }
 
     /// Notes the goal and leeway in force, so later changes apply only to dates not ended.

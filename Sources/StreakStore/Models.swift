@@ -46,6 +46,38 @@ public struct StoredCheckin: Equatable, Sendable {
     public var storedAt: Instant
 }
 
+/// One (user, streak) as stored: what a run needs to evaluate it.
+public struct StoredStreak: Sendable {
+    public var user: User
+    /// The user's zone changes, oldest first (empty for a user stored before zone history).
+    public var zones: [StoredZoneChange]
+    public var streak: String
+    public var checkins: [StoredCheckin]
+    public var freezeEvents: [FreezeEvent]
+
+    public init(
+        user: User, zones: [StoredZoneChange], streak: String, checkins: [StoredCheckin] = [],
+        freezeEvents: [FreezeEvent] = []
+    ) {
+        self.user = user
+        self.zones = zones
+        self.streak = streak
+        self.checkins = checkins
+        self.freezeEvents = freezeEvents
+    }
+}
+
+/// Users whose ids fall in `[from, until)` (nil: unbounded), in SQLite's byte order.
+public struct UserRange: Sendable {
+    public var from: String?
+    public var until: String?
+    public init(from: String? = nil, until: String? = nil) {
+        self.from = from
+        self.until = until
+    }
+    public static let all = UserRange()
+}
+
 /// A zone a user took on at an instant.
 public struct StoredZoneChange: Equatable, Sendable {
     public var since: Instant

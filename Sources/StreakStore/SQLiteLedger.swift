@@ -4,11 +4,20 @@ import StreakCore
 /// The delivery ledger, the run schedule and small settings, in SQLite.
 extension SQLiteAccess {
     func ledgerStates(user: String, streak: String) throws -> [String: LedgerState] {
+        let s = try RawStatement(db, "SELECT key, state FROM notifications WHERE user_id = ? AND streak = ?")
+        s.bind(1, user)
+        s.bind(2, streak)
         var result: [String: LedgerState] = [:]
-        for row in try Row.fetchAll(
-            db, sql: "SELECT key, state FROM notifications WHERE user_id = ? AND streak = ?", arguments: [user, streak])
-        {
-            result[row["key"]] = LedgerState(rawValue: row["state"])
+        try s.rows { result[s.text(0)] = LedgerState(rawValue: s.text(1)) }
+        return result
+    }
+
+    func ledgerStates(keys: [String]) throws -> [String: LedgerState] {
+        let s = try RawStatement(db, "SELECT state FROM notifications WHERE key = ?")
+        var result: [String: LedgerState] = [:]
+        for key in keys {
+            s.bind(1, key)
+            try s.rows { result[key] = LedgerState(rawValue: s.text(0)) }
         }
         return result
     }
@@ -49,15 +58,17 @@ extension SQLiteAccess {
 
     func dueStreaks(through: Instant?) throws -> [DueStreak] {
         let filter = through == nil ? "" : "WHERE next_at IS NOT NULL AND next_at <= ?"
-        return try Row.fetchAll(
-            db,
-            sql: "SELECT user_id, streak, handled_through, version FROM schedule \(filter) ORDER BY user_id, streak",
-            arguments: StatementArguments(through.map { [$0.seconds] } ?? [])
-        ).map {
-            DueStreak(
-                user: $0["user_id"], streak: $0["streak"],
-                handledThrough: ($0["handled_through"] as Int64?).map(Instant.init(seconds:)), version: $0["version"])
+        let s = try RawStatement(
+            db, "SELECT user_id, streak, handled_through, version FROM schedule \(filter) ORDER BY user_id, streak")
+        if let through { s.bind(1, through.seconds) }
+        var due: [DueStreak] = []
+        try s.rows {
+            due.append(
+                DueStreak(
+                    user: s.text(0), streak: s.text(1), handledThrough: s.optionalInt64(2).map(Instant.init(seconds:)),
+                    version: s.int(3)))
         }
+        return due
     }
 
     func meta(_ key: String) throws -> String? {
@@ -65,22 +76,35 @@ extension SQLiteAccess {
     }
 
     func record(_ e: LedgerEntry, state: LedgerState, sinks: [String], owner: String?, at: Instant) throws -> Bool {
-        try db.execute(
-            sql: """
-                INSERT INTO notifications (key, user_id, streak, kind, local_date, due, timezone, local_due,
-                    streak_length, message, state, recorded_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-                """,
-            arguments: [
-                e.key, e.user, e.streak, e.kind, e.localDate.day, e.due.seconds, e.timezone, e.localDue, e.length,
-                e.message, state.rawValue, at.seconds,
-            ])
+        let s = try RawStatement(
+            db,
+            """
+            INSERT INTO notifications (key, user_id, streak, kind, local_date, due, timezone, local_due,
+                streak_length, message, state, recorded_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            """)
+        s.bind(1, e.key)
+        s.bind(2, e.user)
+        s.bind(3, e.streak)
+        s.bind(4, e.kind)
+        s.bind(5, e.localDate.day)
+        s.bind(6, e.due.seconds)
+        s.bind(7, e.timezone)
+        s.bind(8, e.localDue)
+        s.bind(9, e.length)
+        s.bind(10, e.message)
+        s.bind(11, state.rawValue)
+        s.bind(12, at.seconds)
+        try s.run()
         guard db.changesCount == 1 else { return false }
         let deliveryState: DeliveryState = state == .sent ? .pending : .expired
+        let d = try RawStatement(db, "INSERT INTO deliveries (key, sink, state, owner) VALUES (?, ?, ?, ?)")
         for sink in sinks {
-            try db.execute(
-                sql: "INSERT INTO deliveries (key, sink, state, owner) VALUES (?, ?, ?, ?)",
-                arguments: [e.key, sink, deliveryState.rawValue, state == .sent ? owner : nil])
+            d.bind(1, e.key)
+            d.bind(2, sink)
+            d.bind(3, deliveryState.rawValue)
+            d.bind(4, state == .sent ? owner : nil)
+            try d.run()
         }
         return true
     }
@@ -94,23 +118,37 @@ extension SQLiteAccess {
     }
 
     func finish(key: String, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?) throws {
-        try db.execute(
-            sql: """
-                UPDATE deliveries SET state = ?, attempts = ?, last_attempt = ?, last_error = ?, owner = NULL
-                WHERE key = ? AND sink = ?
-                """, arguments: [state.rawValue, attempts, at.seconds, error, key, sink])
+        let s = try RawStatement(
+            db,
+            """
+            UPDATE deliveries SET state = ?, attempts = ?, last_attempt = ?, last_error = ?, owner = NULL
+            WHERE key = ? AND sink = ?
+            """)
+        s.bind(1, state.rawValue)
+        s.bind(2, attempts)
+        s.bind(3, at.seconds)
+        s.bind(4, error)
+        s.bind(5, key)
+        s.bind(6, sink)
+        try s.run()
     }
 
     func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant) throws {
         // A change made since the run read the streak (a newer version) keeps it due.
-        try db.execute(
-            sql: """
-                INSERT INTO schedule (user_id, streak, next_at, handled_through, version) VALUES (?1, ?2, ?3, ?4, ?5)
-                ON CONFLICT (user_id, streak) DO UPDATE SET
-                    next_at = CASE WHEN schedule.version = ?5 THEN ?3 ELSE 0 END,
-                    handled_through = max(coalesce(schedule.handled_through, ?4), ?4)
-                """,
-            arguments: [streak.user, streak.streak, nextAt?.seconds, handledThrough.seconds, streak.version])
+        let s = try RawStatement(
+            db,
+            """
+            INSERT INTO schedule (user_id, streak, next_at, handled_through, version) VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT (user_id, streak) DO UPDATE SET
+                next_at = CASE WHEN schedule.version = ?5 THEN ?3 ELSE 0 END,
+                handled_through = max(coalesce(schedule.handled_through, ?4), ?4)
+            """)
+        s.bind(1, streak.user)
+        s.bind(2, streak.streak)
+        s.bind(3, nextAt?.seconds)
+        s.bind(4, handledThrough.seconds)
+        s.bind(5, streak.version)
+        try s.run()
     }
 
     /// Marks a streak changed: the next run looks at it afresh.

@@ -25,7 +25,9 @@ public final class SQLiteStore: Store {
         config.foreignKeysEnabled = true
         // WAL with synchronous=NORMAL: a commit does not wait for the disk; a power cut can lose the
         // last commits but never corrupts the file. Every delivery is one commit, so this matters.
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536")
+        }
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
             try Self.migrate(queue)
@@ -73,23 +75,33 @@ public final class SQLiteStore: Store {
 struct SQLiteAccess: StoreWriter {
     let db: Database
 
+    static let userColumns = "id, zone, remind_at, remind"
+
     func user(_ id: String) throws -> User? {
-        try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map(Self.user)
+        let s = try RawStatement(db, "SELECT \(Self.userColumns) FROM users INDEXED BY users_lookup WHERE id = ?")
+        s.bind(1, id)
+        var found: User?
+        try s.rows { found = Self.user(s) }
+        return found
     }
 
     func users() throws -> [User] {
-        try Row.fetchAll(db, sql: "SELECT * FROM users ORDER BY id").map(Self.user)
+        let s = try RawStatement(db, "SELECT \(Self.userColumns) FROM users ORDER BY id")
+        var users: [User] = []
+        try s.rows { users.append(Self.user(s)) }
+        return users
     }
 
-    static func user(_ row: Row) -> User {
-        User(id: row["id"], zone: row["zone"], remindAt: row["remind_at"], remind: row["remind"])
+    static func user(_ s: RawStatement) -> User {
+        User(id: s.text(0), zone: s.text(1), remindAt: s.int(2), remind: s.int64(3) != 0)
     }
 
     func zoneHistory(of user: String) throws -> [StoredZoneChange] {
-        try Row.fetchAll(
-            db, sql: "SELECT since, zone FROM user_zones WHERE user_id = ? ORDER BY since", arguments: [user]
-        )
-        .map { StoredZoneChange(since: Instant(seconds: $0["since"]), zone: $0["zone"]) }
+        let s = try RawStatement(db, "SELECT since, zone FROM user_zones WHERE user_id = ? ORDER BY since")
+        s.bind(1, user)
+        var changes: [StoredZoneChange] = []
+        try s.rows { changes.append(StoredZoneChange(since: Instant(seconds: s.int64(0)), zone: s.text(1))) }
+        return changes
     }
 
     func streaks(of user: String) throws -> [String] {
@@ -102,35 +114,49 @@ struct SQLiteAccess: StoreWriter {
     }
 
     func checkins(of user: String, streak: String) throws -> [StoredCheckin] {
-        try Row.fetchAll(
-            db, sql: "SELECT at, zone, event_id, stored_at FROM checkins WHERE user_id = ? AND streak = ? ORDER BY at",
-            arguments: [user, streak]
-        ).map {
-            StoredCheckin(
-                instant: Instant(seconds: $0["at"]), zone: $0["zone"], eventID: $0["event_id"],
-                storedAt: Instant(seconds: $0["stored_at"]))
+        let s = try RawStatement(
+            db, "SELECT at, zone, event_id, stored_at FROM checkins WHERE user_id = ? AND streak = ? ORDER BY at")
+        s.bind(1, user)
+        s.bind(2, streak)
+        var checkins: [StoredCheckin] = []
+        try s.rows {
+            checkins.append(
+                StoredCheckin(
+                    instant: Instant(seconds: s.int64(0)), zone: s.text(1), eventID: s.optionalText(2),
+                    storedAt: Instant(seconds: s.int64(3))))
         }
+        return checkins
     }
 
     func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent] {
-        try Row.fetchAll(
-            db, sql: "SELECT at, kind, date FROM freeze_events WHERE user_id = ? AND streak = ? ORDER BY at, id",
-            arguments: [user, streak]
-        ).map { row in
-            let at = Instant(seconds: row["at"])
-            switch row["kind"] as String {
-            case "grant": return FreezeEvent(at: at, kind: .grant)
-            case "refill": return FreezeEvent(at: at, kind: .refill)
-            default: return FreezeEvent(at: at, kind: .use(LocalDate(day: row["date"])))
-            }
+        let s = try RawStatement(
+            db, "SELECT at, kind, date FROM freeze_events WHERE user_id = ? AND streak = ? ORDER BY at, id")
+        s.bind(1, user)
+        s.bind(2, streak)
+        var events: [FreezeEvent] = []
+        try s.rows { events.append(Self.freezeEvent(s, at: 0)) }
+        return events
+    }
+
+    /// A freeze event from the columns `at, kind, date` starting at column `first`.
+    static func freezeEvent(_ s: RawStatement, at first: Int32) -> FreezeEvent {
+        let at = Instant(seconds: s.int64(first))
+        switch s.text(first + 1) {
+        case "grant": return FreezeEvent(at: at, kind: .grant)
+        case "refill": return FreezeEvent(at: at, kind: .refill)
+        default: return FreezeEvent(at: at, kind: .use(LocalDate(day: s.int(first + 2))))
         }
     }
 
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch] {
-        try Row.fetchAll(db, sql: "SELECT * FROM settings_epochs WHERE streak = ? ORDER BY since", arguments: [streak])
-            .map {
-                SettingsEpoch(since: Instant(seconds: $0["since"]), goal: $0["goal"], leewayHours: $0["leeway_hours"])
-            }
+        let s = try RawStatement(
+            db, "SELECT since, goal, leeway_hours FROM settings_epochs WHERE streak = ? ORDER BY since")
+        s.bind(1, streak)
+        var epochs: [SettingsEpoch] = []
+        try s.rows {
+            epochs.append(SettingsEpoch(since: Instant(seconds: s.int64(0)), goal: s.int(1), leewayHours: s.int(2)))
+        }
+        return epochs
     }
 
     func addUser(_ user: User, at: Instant) throws -> Bool {

@@ -97,6 +97,17 @@ enum Schema {
                         SELECT DISTINCT user_id, streak, 0 FROM checkins;
                     """)
         }
+        // A run reads each due streak's history: covering indexes keep one user's rows together
+        // (check-ins arrive in time order, so the table scatters them over many pages).
+        m.registerMigration("3-covering-indexes") { db in
+            try db.execute(
+                sql: """
+                    DROP INDEX checkins_streak;
+                    CREATE INDEX checkins_streak ON checkins(user_id, streak, at, zone, stored_at, event_id);
+                    CREATE INDEX user_zones_history ON user_zones(user_id, since, zone);
+                    CREATE INDEX users_lookup ON users(id, zone, remind_at, remind);
+                    """)
+        }
         return m
     }
 }

@@ -13,6 +13,8 @@ public protocol StoreReader {
 
     /// The notifications recorded for a streak, sent or expired, by key.
     func ledgerStates(user: String, streak: String) throws -> [String: LedgerState]
+    /// Which of these notification keys are recorded, sent or expired.
+    func ledgerStates(keys: [String]) throws -> [String: LedgerState]
     /// Deliveries in state `pending`, oldest due first.
     func pendingDeliveries() throws -> [PendingDelivery]
     /// Deliveries by state, for one key or all.
@@ -22,6 +24,10 @@ public protocol StoreReader {
     /// Streaks whose next notice is due by `through` (or that changed since they were planned); nil: every streak.
     func dueStreaks(through: Instant?) throws -> [DueStreak]
     func meta(_ key: String) throws -> String?
+    /// Every stored streak of the users in `users`, by user id then streak id, one at a time.
+    func eachStreak(users: UserRange, _ body: (StoredStreak) throws -> Void) throws
+    /// The user id that splits the users into two halves (nil with fewer than two users).
+    func middleUser() throws -> String?
 }
 
 /// Writes inside one transaction: all of them land, or none.

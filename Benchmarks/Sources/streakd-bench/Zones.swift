@@ -10,7 +10,9 @@ enum Zones {
         var names: [String] = []
         for case let path as String in FileManager.default.enumerator(atPath: root) ?? .init() {
             let first = path.split(separator: "/").first.map(String.init) ?? path
-            if ["posix", "right"].contains(first) || ["localtime", "posixrules", "Factory"].contains(path) { continue }
+            if ["posix", "right"].contains(first) || ["localtime", "posixrules", "Factory"].contains(path) {
+                continue
+            }
             if let data = FileManager.default.contents(atPath: root + "/" + path), data.starts(with: "TZif".utf8) {
                 names.append(path)
             }

@@ -37,11 +37,9 @@ extension Context {
                 let history = try history(of: user, streak: d.streak, in: r)
                 let notices = Notices.upcoming(history, policy: noticePolicy(for: user), from: now, through: end)
                 guard !notices.isEmpty else { continue }
-                let recorded = try r.ledgerStates(user: user.id, streak: d.streak)
-                for notice in notices {
-                    let n = notification(notice, user: user.id, streak: d.streak, history: history)
-                    if recorded[n.key] == nil { result.append(n) }
-                }
+                let found = notices.map { notification($0, user: user.id, streak: d.streak, history: history) }
+                let recorded = try r.ledgerStates(keys: found.map(\.key))
+                result += found.filter { recorded[$0.key] == nil }
             }
         }
         return result.sorted { a, b in

@@ -37,7 +37,7 @@ extension Context {
         var jobs: [Dispatcher.Job] = []
         var start = 0
         while start < due.count {
-            let batch = Array(due[start..<min(start + 256, due.count)])
+            let batch = Array(due[start..<min(start + Self.batchSize, due.count)])
             start += batch.count
             let planned = try plan(batch)
             if dryRun {
@@ -91,6 +91,10 @@ extension Context {
         return report
     }
 
+    /// Streaks planned, and their notifications recorded, per transaction: bounds what one run
+    /// holds in memory, and commits stay few at a million users.
+    static let batchSize = 8192
+
     /// Notes the settings that decide notices; when they changed, every streak gets a fresh look.
     func configChanged(write: Bool) throws -> Bool {
         let fingerprint = noticeFingerprint
@@ -120,17 +124,19 @@ extension Context {
     func plan(_ batch: [DueStreak]) throws -> Plan {
         try store.read { r in
             var plan = Plan()
+            var epochs: [String: [SettingsEpoch]] = [:]
             for d in batch {
                 guard let user = try r.user(d.user) else { continue }
-                let history = try history(of: user, streak: d.streak, in: r)
+                if epochs[d.streak] == nil { epochs[d.streak] = try r.settingsEpochs(of: d.streak) }
+                let history = try history(of: user, streak: d.streak, in: r, epochs: epochs[d.streak])
                 let state = Engine.evaluate(history, at: now)
                 let policy = noticePolicy(for: user)
                 let found = Notices.due(history, policy: policy, since: d.handledThrough, now: now, state: state)
-                let recorded = found.isEmpty ? [:] : try r.ledgerStates(user: user.id, streak: d.streak)
-                for f in found {
-                    let n = notification(f.notice, user: user.id, streak: d.streak, history: history)
-                    if recorded[n.key] == nil { plan.notices.append((n, f.fresh)) }
+                let notices = found.map {
+                    (notification($0.notice, user: user.id, streak: d.streak, history: history), $0.fresh)
                 }
+                let recorded = notices.isEmpty ? [:] : try r.ledgerStates(keys: notices.map(\.0.key))
+                plan.notices += notices.filter { recorded[$0.0.key] == nil }
                 plan.schedule.append((d, Notices.next(history, policy: policy, now: now, state: state)))
             }
             return plan

@@ -13,8 +13,9 @@ public struct DispatchReport: Equatable, Sendable {
     public var waiting = 0
 }
 
-/// Calls the sinks for deliveries this run owns and writes each outcome to the ledger at once,
-/// one transaction per notification, so a crash loses at most the notification in hand.
+/// Calls the sinks for deliveries this run owns and writes their outcomes to the ledger: at once
+/// before any delivery that may take time (a paced journal, a hook, the desktop), else in small
+/// groups, so a crash repeats at most one group of instant deliveries.
 final class Dispatcher {
     /// One delivery to make now.
     struct Job {
@@ -71,13 +72,26 @@ final class Dispatcher {
             try deliver(Array(jobs[i..<j]))
             i = j
         }
+        try save()
     }
 
+    typealias Outcome = (job: Job, state: DeliveryState, attempts: Int, error: String?)
+
+    /// Outcomes delivered but not yet committed, and since when.
+    private var unsaved: [Outcome] = []
+    private var unsavedSince = ContinuousClock.now
+    /// A group is committed once it holds this many outcomes or is this old, and always before a
+    /// delivery that may take time: a crash repeats at most one group of fast deliveries.
+    static let groupSize = 256
+    static let groupAge = Duration.milliseconds(100)
+
     private func deliver(_ group: [Job]) throws {
-        var outcomes: [(Job, DeliveryState, Int, String?)] = []
-        for job in group {
+        let sinks = group.map { job in delivery.sinks.first(where: { $0.name == job.sink }) }
+        if sinks.contains(where: { !($0?.deliversAtOnce ?? true) }) { try save() }
+        var outcomes: [Outcome] = []
+        for (job, sink) in zip(group, sinks) {
             let attempts = job.attempts + 1
-            guard let sink = delivery.sinks.first(where: { $0.name == job.sink }) else {
+            guard let sink else {
                 outcomes.append((job, .dead, attempts, "\(job.sink) is no longer configured"))
                 continue
             }
@@ -97,17 +111,30 @@ final class Dispatcher {
                 if dead { report.dead += 1 } else { report.failed += 1 }
             }
         }
+        if unsaved.isEmpty { unsavedSince = ContinuousClock.now }
+        unsaved += outcomes
+        let dead = outcomes.filter { $0.state == .dead }
+        if !dead.isEmpty || unsaved.count >= Self.groupSize || ContinuousClock.now - unsavedSince >= Self.groupAge {
+            try save()
+        }
+        for (job, _, attempts, error) in dead {
+            context.printer.warn(
+                "\(job.sink) gave up on \(job.notification.key) after \(attempts) attempts: \(error ?? "")")
+            delivery.recordDead(job.notification, job.sink, attempts, error ?? "")
+        }
+    }
+
+    /// Commits the outcomes delivered so far.
+    private func save() throws {
+        guard !unsaved.isEmpty else { return }
         let now = context.now
+        let outcomes = unsaved
         try context.store.write { w in
             for (job, state, attempts, error) in outcomes {
                 try w.finish(
                     key: job.notification.key, sink: job.sink, state: state, attempts: attempts, at: now, error: error)
             }
         }
-        for (job, state, attempts, error) in outcomes where state == .dead {
-            context.printer.warn(
-                "\(job.sink) gave up on \(job.notification.key) after \(attempts) attempts: \(error ?? "")")
-            delivery.recordDead(job.notification, job.sink, attempts, error ?? "")
-        }
+        unsaved = []
     }
 }

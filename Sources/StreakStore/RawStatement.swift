@@ -1,0 +1,74 @@
+import GRDB
+import GRDBSQLite
+
+/// A cached statement stepped through the SQLite C API: binds and column reads
+/// without GRDB's per-row `Row` and argument arrays. For the hot paths of a run
+/// at a million users (a tick's reads and ledger writes, bulk loads).
+struct RawStatement {
+    let handle: SQLiteStatement
+    let db: Database
+
+    init(_ db: Database, _ sql: String) throws {
+        self.db = db
+        handle = try db.cachedStatement(sql: sql).sqliteStatement
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    func bind(_ index: Int32, _ value: String) { sqlite3_bind_text(handle, index, value, -1, Self.transient) }
+    func bind(_ index: Int32, _ value: String?) {
+        if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+    func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
+    func bind(_ index: Int32, _ value: Int64?) {
+        if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+    func bind(_ index: Int32, _ value: Int) { bind(index, Int64(value)) }
+
+    /// Steps once: true with a row to read, false when done.
+    func step() throws -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code:
+            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
+        }
+    }
+
+    /// Runs a statement that returns no rows; resets it for the next use.
+    func run() throws {
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Calls `body` for each row, then resets the statement.
+    func rows(_ body: () throws -> Void) throws {
+        defer { sqlite3_reset(handle) }
+        while try step() { try body() }
+    }
+
+    /// Ready for the next use: rows done, bindings kept.
+    func reset() { sqlite3_reset(handle) }
+
+    /// A text column's bytes, valid until the next step.
+    func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+        guard let bytes = sqlite3_column_text(handle, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+
+    func text(_ column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+}
