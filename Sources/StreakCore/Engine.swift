@@ -43,10 +43,11 @@ public enum Engine {
 
         var run = 0
         var longest = 0
-        var marks: [LocalDate: DayMark] = [:]
+        var marks = DayMarks()
         var settlements: [Settlement] = []
         var q = 0
         var latestQualified: LocalDate?
+        var lastQualifying: LocalDate?
         for end in walk.ends where end.date >= firstDate {
             applyEvents(through: end.at)
             while q < qualified.count && qualified[q].at < end.at {
@@ -58,6 +59,7 @@ public enum Engine {
                 run += 1
                 longest = max(longest, run)
                 marks[d] = .qualifying
+                lastQualifying = d
             } else if end.bridged || (latestQualified ?? d) > d {
                 marks[d] = .bridged
             } else if manuallyFrozen.contains(d) {
@@ -89,6 +91,7 @@ public enum Engine {
                 current += 1
                 if d < today { alive += 1 }
                 marks[d] = .qualifying
+                lastQualifying = d
             } else {
                 marks[d] = manuallyFrozen.contains(d) ? .frozen : .open
             }
@@ -96,14 +99,13 @@ public enum Engine {
         }
         for f in manuallyFrozen where f > max(today, last) { marks[f] = .frozen }
         longest = max(longest, current)
-        let lastQualifying = marks.filter { $0.value == .qualifying }.keys.max()
 
         return StreakState(
             today: today, endedThrough: walk.endedThrough, current: current, longest: longest,
             aliveBeforeToday: alive, freezes: freezes, todayCount: attribution.counts[today] ?? 0,
-            goal: timeline.at(now).goal, totalCheckins: history.checkins.filter { $0.instant <= now + clockSkew }.count,
+            goal: timeline.at(now).goal, totalCheckins: history.checkins.count { $0.instant <= now + clockSkew },
             lastQualifying: lastQualifying, settlements: settlements, marks: marks,
-            firstStored: history.checkins.map(\.storedAt).min(),
+            firstStored: history.checkins.lazy.map(\.storedAt).min(),
             nextEnd: days.end(of: walk.endedThrough + 1, in: history.zone(at: now)))
     }
 
@@ -122,7 +124,7 @@ public enum Engine {
 
     struct Attribution {
         var dates: [LocalDate] = []  // per counting check-in, in order
-        var counts: [LocalDate: Int] = [:]
+        var counts = DayTable<Int>()
         var firstDate: LocalDate? { dates.min() }
         var lastDate: LocalDate? { dates.max() }
     }
@@ -139,7 +141,7 @@ public enum Engine {
                 date = date - 1
             }
             result.dates.append(date)
-            result.counts[date, default: 0] += 1
+            result.counts[date] = (result.counts[date] ?? 0) + 1
         }
         return result
     }
@@ -159,11 +161,12 @@ public enum Engine {
     static func qualifyingInstants(
         _ checkins: [CheckIn], attribution: Attribution, days: DayEnds, history: StreakHistory
     ) -> [(at: Instant, date: LocalDate)] {
-        var seen: [LocalDate: Int] = [:]
+        var seen = DayTable<Int>()
         var result: [(at: Instant, date: LocalDate)] = []
         for (c, d) in zip(checkins, attribution.dates) {
-            seen[d, default: 0] += 1
-            if seen[d] == goal(for: d, days: days, history: history) { result.append((c.instant, d)) }
+            let n = (seen[d] ?? 0) + 1
+            seen[d] = n
+            if n == goal(for: d, days: days, history: history) { result.append((c.instant, d)) }
         }
         return result
     }

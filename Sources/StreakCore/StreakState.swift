@@ -48,7 +48,7 @@ public struct StreakState: Sendable {
     public var totalCheckins: Int
     public var lastQualifying: LocalDate?
     public var settlements: [Settlement]
-    public var marks: [LocalDate: DayMark]
+    public var marks: DayMarks
     /// When streakd first stored a check-in for this streak.
     public var firstStored: Instant?
     /// When the first date not ended yet ends, in the user's zone at the evaluation instant

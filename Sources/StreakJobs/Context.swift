@@ -58,8 +58,10 @@ public struct Context: Sendable {
         if zones.isEmpty {
             zones = [ZoneChange(since: Instant(seconds: 0), zone: try self.zones.stored(stored.user.zone))]
         }
+        var last = zones[zones.count - 1].zone  // check-ins are mostly in the latest zone: ask the book less
         let checkins = try stored.checkins.map {
-            CheckIn(instant: $0.instant, zone: try self.zones.stored($0.zone), id: $0.eventID, storedAt: $0.storedAt)
+            if $0.zone != last.identifier { last = try self.zones.stored($0.zone) }
+            return CheckIn(instant: $0.instant, zone: last, id: $0.eventID, storedAt: $0.storedAt)
         }
         return StreakHistory(
             checkins: checkins, zones: zones, freezeEvents: stored.freezeEvents, epochs: epochs,

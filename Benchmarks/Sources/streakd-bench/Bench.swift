@@ -10,7 +10,7 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "streakd-bench",
         abstract: "Data generator and in-process measurements for Benchmarks/run.",
-        subcommands: [Generate.self, Plan.self, Recompute.self])
+        subcommands: [Generate.self, Plan.self, Recompute.self, Journal.self, Exec.self, Report.self])
 }
 
 struct Generate: ParsableCommand {
@@ -66,5 +66,68 @@ struct Recompute: ParsableCommand {
             "checksum": "\(t.current) \(t.longest)", "runs": runs, "threads": threads,
             "how": "one ordered pass over the store's covering indexes, Engine.evaluate per streak",
         ])
+    }
+}
+
+struct Journal: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Journal entries through streakd's journal sink.")
+    @Option var count = 200_000
+    @Option(name: .customLong("run"), help: "A streak id ([a-z0-9_]) that marks this run's entries.")
+    var runID: String
+
+    func run() throws {
+        let job = JournalEmission(count: count, run: runID)
+        let (seconds, failed) = job.send()
+        let kept = try job.kept()
+        Measure.emit([
+            "measure": "journal", "subject": "streakd", "seconds": seconds, "items": count, "kept": kept,
+            "failed_sends": failed, "per_second": Double(count) / seconds,
+            "how": "JournalSink.deliver (sd_journal_sendv), unpaced, notifications made beforehand",
+        ])
+    }
+}
+
+struct Exec: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a command, best of N fresh processes: wall, CPU and peak memory as one JSON line.")
+    @Option var measure: String
+    @Option var subject = "streakd"
+    @Option var items = 0
+    @Option var runs = 1
+    @Option(help: "Before each run, copy this store file (unmeasured)...") var copy: String?
+    @Option(help: "...to this path.") var to: String?
+    @Option(help: "Where the command's standard output goes.") var stdout = "/dev/null"
+    @Argument(parsing: .postTerminator) var command: [String]
+
+    func run() throws {
+        var all: [Child] = []
+        for _ in 0..<runs {
+            if let copy, let to { try Stores.copy(copy, to: to) }
+            let c = try Child.run(command, stdout: stdout)
+            guard c.status == 0 || c.status == 75 else { throw BenchError("\(command.joined(separator: " ")): exit \(c.status)") }
+            all.append(c)
+        }
+        let best = all.min { $0.seconds < $1.seconds }!
+        var fields = best.fields
+        fields["measure"] = measure
+        fields["subject"] = subject
+        fields["items"] = items
+        fields["runs"] = all.map(\.seconds)
+        fields["median_seconds"] = all.map(\.seconds).sorted()[all.count / 2]
+        fields["max_rss_mb"] = Double(all.map(\.maxRSSBytes).max()!) / 1_048_576
+        Measure.emit(fields)
+    }
+}
+
+struct Report: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "The table of figures and ratios from the results file.")
+    @Argument var results: String
+    @Option(help: "Also write the table here (Markdown).") var markdown: String?
+
+    func run() throws {
+        let table = try ResultTable(path: results)
+        print(table.text)
+        if let markdown { try table.markdown.write(toFile: markdown, atomically: true, encoding: .utf8) }
+        if !table.allMet { throw ExitCode(1) }
     }
 }
