@@ -41,6 +41,15 @@ public final class TransitionRules: ZoneRules {
 
     public func offset(at instant: Instant) -> Int { table.offset(at: instant.seconds) }
 
+    public func steadyOffset(around instant: Instant) -> SteadyOffset? {
+        let t = instant.seconds
+        guard t < table.ruleFrom else { return nil }
+        let times = table.times
+        let k = table.search.count(notAfter: t)
+        let until = k < times.count ? times[k] : table.ruleFrom
+        return SteadyOffset(from: k > 0 ? times[k - 1] : Int64.min, until: until, offset: Int(table.offsets[k]))
+    }
+
     public func instant(ofLocal local: Int64) -> Instant {
         if local >= fastUntil || (local < slowUntil && isSlow(local)) { return searchInstant(ofLocal: local) }
         let k = switches.count(notAfter: local)

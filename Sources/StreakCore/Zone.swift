@@ -11,10 +11,36 @@ public protocol ZoneRules: AnyObject, Sendable {
     /// 1970-01-01T00:00 local time. A reading in a gap moves forward by the
     /// gap; one that occurs twice takes the first occurrence.
     func instant(ofLocal local: Int64) -> Instant
+
+    /// The stretch of time around an instant in which the offset does not change, if the rules
+    /// can tell at once (nil: ask each question).
+    func steadyOffset(around instant: Instant) -> SteadyOffset?
+}
+
+/// An offset in force over UTC instants `[from, until)`, with no transition inside.
+public struct SteadyOffset: Sendable, Equatable {
+    public let from: Int64
+    public let until: Int64
+    public let offset: Int64
+
+    public init(from: Int64, until: Int64, offset: Int) {
+        self.from = from
+        self.until = until
+        self.offset = Int64(offset)
+    }
+
+    /// Local times whose answer is `local - offset` for certain: their instant lies two days
+    /// inside the stretch, so every search a general answer makes (a day either side) lands in it.
+    @inline(__always)
+    func instant(ofLocal local: Int64) -> Instant? {
+        let t = local &- offset
+        return t >= from &+ 2 * Instant.day && t < until &- 2 * Instant.day ? Instant(seconds: t) : nil
+    }
 }
 
 extension ZoneRules {
     public func instant(ofLocal local: Int64) -> Instant { searchInstant(ofLocal: local) }
+    public func steadyOffset(around instant: Instant) -> SteadyOffset? { nil }
 
     /// `instant(ofLocal:)` from offsets alone: the offsets a day either side
     /// are the candidates; the earliest that maps back to itself wins.
@@ -47,18 +73,39 @@ public final class FoundationZoneRules: ZoneRules {
 }
 
 /// A named zone: an IANA identifier and its rules.
+///
+/// A zone made `steadied(around:)` an instant answers questions near that instant (months, up
+/// to the zone's previous and next transitions) with arithmetic, and all others as before; the
+/// answers are the same (tested for every zone over 2020–2040).
 public struct Zone: Sendable, CustomStringConvertible {
     public let identifier: String
     public let rules: any ZoneRules
+    public let steady: SteadyOffset?
 
     public init(identifier: String, rules: any ZoneRules) {
         self.identifier = identifier
         self.rules = rules
+        steady = nil
+    }
+
+    init(identifier: String, rules: any ZoneRules, steady: SteadyOffset?) {
+        self.identifier = identifier
+        self.rules = rules
+        self.steady = steady
+    }
+
+    /// The same zone, fast around `instant` (the run's "now").
+    public func steadied(around instant: Instant) -> Zone {
+        Zone(identifier: identifier, rules: rules, steady: rules.steadyOffset(around: instant))
     }
 
     public var description: String { identifier }
 
-    public func offset(at instant: Instant) -> Int { rules.offset(at: instant) }
+    @inline(__always)
+    public func offset(at instant: Instant) -> Int {
+        if let s = steady, instant.seconds >= s.from, instant.seconds < s.until { return Int(s.offset) }
+        return rules.offset(at: instant)
+    }
 
     /// The calendar date of an instant in this zone.
     public func date(of instant: Instant) -> LocalDate {
@@ -71,7 +118,9 @@ public struct Zone: Sendable, CustomStringConvertible {
     /// gap's length; a time that occurs twice (fall-back) takes the first
     /// occurrence — the rules of java.time and of zoneinfo with fold=0.
     public func instant(of date: LocalDate, secondsIntoDay: Int) -> Instant {
-        rules.instant(ofLocal: Int64(date.day) * Instant.day + Int64(secondsIntoDay))
+        let local = Int64(date.day) * Instant.day + Int64(secondsIntoDay)
+        if let s = steady, let t = s.instant(ofLocal: local) { return t }
+        return rules.instant(ofLocal: local)
     }
 
     /// The first instant of a date (not always 00:00: some zones skip midnight).

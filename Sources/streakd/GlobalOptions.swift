@@ -49,7 +49,7 @@ struct GlobalOptions: ParsableArguments {
             throw StoreFailure(message: e.description)
         }
         let context = Context(
-            store: opened, config: config, now: instant, zones: ZoneBook(logger: logger),
+            store: opened, config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
             printer: .standard(format: output),
             logger: logger)
         do {

@@ -38,6 +38,60 @@ import Testing
         #expect(c.transitions > 5000)
     }
 
+    /// A zone made fast around an instant (`steadied(around:)`, as every run's zones are)
+    /// answers exactly as its rules: offsets, dates and wall times over ±40 days of instants
+    /// every 9 days from 2020 through 2040, and of instants a second and two days either side
+    /// of every transition in those years.
+    @Test func steadiedZonesAnswerAsTheirRules() throws {
+        let zones = allTzdataZones()
+        let book = ZoneBook()
+        let start = Int64(Self.first.day) * Instant.day
+        let end = Int64(Self.last.day + 1) * Instant.day
+        let tally = Tally()
+        DispatchQueue.concurrentPerform(iterations: zones.count) { n in
+            guard case .success(let zone) = book.zone(zones[n]) else { return }
+            var arounds: [Int64] = []
+            var a0 = start
+            while a0 < end {
+                arounds.append(a0)
+                a0 += 9 * Instant.day
+            }
+            if let rules = zone.rules as? TransitionRules {
+                for t in rules.table.times where t >= start && t < end {
+                    arounds += [t - 2 * Instant.day - 1, t - 1, t, t + 1, t + 2 * Instant.day + 1]
+                }
+            }
+            var counts = Counts()
+            var problems: [String] = []
+            for a in arounds {
+                let fast = zone.steadied(around: Instant(seconds: a))
+                for k in stride(from: -40 * 24, through: 40 * 24, by: 37) {
+                    let t = Instant(seconds: a + Int64(k * 3600 + 17))
+                    counts.offsets += 1
+                    if fast.offset(at: t) != zone.offset(at: t) || fast.date(of: t) != zone.date(of: t) {
+                        problems.append("around \(a): offset or date at \(t)")
+                    }
+                }
+                let day = LocalDate(day: Int((a - (a % 86400 + 86400) % 86400) / 86400))
+                for dd in stride(from: -40, through: 40, by: 3) {
+                    for w in Self.walls + [86399] {
+                        counts.walls += 1
+                        if fast.instant(of: day + dd, secondsIntoDay: w)
+                            != zone.instant(of: day + dd, secondsIntoDay: w)
+                        {
+                            problems.append("around \(a): \(day + dd) at \(w)")
+                        }
+                    }
+                }
+            }
+            tally.add(zones[n], counts, problems)
+        }
+        print(
+            "SteadiedZones: \(zones.count) zones, \(tally.counts.offsets) offsets and dates, \(tally.counts.walls) wall times"
+        )
+        #expect(tally.problems.isEmpty, "\(tally.problems.prefix(20))")
+    }
+
     /// Every transition of every table, 1997 through the table's end (2200):
     /// offsets a second before, at and after equal Foundation's; and at the
     /// edges of every gap and overlap in every year (historical clusters of

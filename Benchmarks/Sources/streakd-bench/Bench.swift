@@ -38,7 +38,7 @@ struct Plan: ParsableCommand {
         let meta = try Measure.meta(data)
         let now = RFC3339.parse(meta["now"] as! String)!
         let quarter = RFC3339.parse(meta["quarter_start"] as! String)!
-        let (users, loading) = try Measure.time { try Planning.load(store: store) }
+        let (users, loading) = try Measure.time { try Planning.load(store: store, now: now) }
         let (result, best, runs) = Measure.best(3) {
             Planning.plan(users, threads: threads, now: now, quarter: quarter)
         }
@@ -104,7 +104,9 @@ struct Exec: ParsableCommand {
         for _ in 0..<runs {
             if let copy, let to { try Stores.copy(copy, to: to) }
             let c = try Child.run(command, stdout: stdout)
-            guard c.status == 0 || c.status == 75 else { throw BenchError("\(command.joined(separator: " ")): exit \(c.status)") }
+            guard c.status == 0 || c.status == 75 else {
+                throw BenchError("\(command.joined(separator: " ")): exit \(c.status)")
+            }
             all.append(c)
         }
         let best = all.min { $0.seconds < $1.seconds }!

@@ -14,8 +14,8 @@ struct Planning {
         var remindAt: [Int32] = []
     }
 
-    static func load(store: String) throws -> Users {
-        let book = ZoneBook()
+    static func load(store: String, now: Instant) throws -> Users {
+        let book = ZoneBook(around: now)
         var out = Users()
         var index: [String: Int32] = [:]
         let users = try SQLiteStore(path: store).read { try $0.users() }

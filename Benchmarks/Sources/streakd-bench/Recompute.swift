@@ -40,7 +40,7 @@ struct Recomputation {
     func part(_ range: UserRange) throws -> Totals {
         let store = try SQLiteStore(path: store)
         let context = Context(
-            store: store, config: Config(), now: now, zones: ZoneBook(), printer: .standard(format: .short))
+            store: store, config: Config(), now: now, zones: ZoneBook(around: now), printer: .standard(format: .short))
         var totals = Totals()
         var epochs: [String: [SettingsEpoch]] = [:]
         try store.read { r in

@@ -41,7 +41,8 @@ struct ResultTable {
             : Self.rate(s).flatMap { ss in Self.rate(r).map { ss / $0 } }
         let show = { (x: [String: Any]?) in
             byTime
-                ? Self.f(Self.number(x, "seconds"), "s") : Self.f(Self.rate(x), "/s") + " (" + Self.f(Self.number(x, "seconds"), "s") + ")"
+                ? Self.f(Self.number(x, "seconds"), "s")
+                : Self.f(Self.rate(x), "/s") + " (" + Self.f(Self.number(x, "seconds"), "s") + ")"
         }
         rows.append(
             (
@@ -61,28 +62,48 @@ struct ResultTable {
 
     mutating func build() {
         let plan = find("planning", "streakd")
-        ratioRow("planning: next reminder of every user + one quarter's due set", plan, find("planning", "postgresql"), byTime: false, goal: 10)
-        ratioRow("import of check-ins (rows/s)", find("import", "streakd"), find("import", "sqlite3"), byTime: false, goal: 0.5)
-        ratioRow("streak recomputation from full history", find("recompute", "streakd"), find("recompute", "postgresql"), byTime: true, goal: 20)
+        ratioRow(
+            "planning: next reminder of every user + one quarter's due set", plan, find("planning", "postgresql"),
+            byTime: false, goal: 10)
+        ratioRow(
+            "import of check-ins (rows/s)", find("import", "streakd"), find("import", "sqlite3"), byTime: false,
+            goal: 0.5)
+        ratioRow(
+            "streak recomputation from full history", find("recompute", "streakd"), find("recompute", "postgresql"),
+            byTime: true, goal: 20)
         let journal = find("journal", "streakd")
         let c = find("journal", "c-sd_journal_send")
         ratioRow("journal emission (entries/s)", journal, c, byTime: false, goal: 0.8)
         let lost = [journal, c].map { (Self.number($0, "items") ?? 0) - (Self.number($0, "kept") ?? -1) }
-        rows.append(("journal: entries lost", String(format: "%.0f", lost[0]), String(format: "%.0f", lost[1]), "", "0", lost[0] == 0))
+        rows.append(
+            (
+                "journal: entries lost", String(format: "%.0f", lost[0]), String(format: "%.0f", lost[1]), "", "0",
+                lost[0] == 0
+            ))
         let quiet = find("tick-quiet", "streakd")
-        limitRow("tick with nothing due (cold process, median)", Self.number(quiet, "median_seconds"), unit: "s", limit: 0.025)
+        limitRow(
+            "tick with nothing due (cold process, median)", Self.number(quiet, "median_seconds"), unit: "s",
+            limit: 0.025)
         let busy = find("tick-busy", "streakd")
         let cpu = Self.number(busy, "cpu_seconds").map { String(format: ", %.2f s CPU", $0) } ?? ""
-        limitRow("busy quarter-hour tick at 1M users, unpaced (wall)", Self.number(busy, "seconds"), unit: "s", limit: 1, note: cpu)
-        let peaks = results.filter { $0["subject"] as? String == "streakd" }.compactMap { Self.number($0, "max_rss_mb") }
+        limitRow(
+            "busy quarter-hour tick at 1M users, unpaced (wall)", Self.number(busy, "seconds"), unit: "s", limit: 1,
+            note: cpu)
+        let peaks = results.filter { $0["subject"] as? String == "streakd" }.compactMap {
+            Self.number($0, "max_rss_mb")
+        }
         limitRow("peak memory of any streakd process at 1M users", peaks.max(), unit: "MB", limit: 200)
-        info("planning, Python zoneinfo loop (information)", "", Self.f(Self.rate(find("planning", "python-zoneinfo")), "/s"))
+        info(
+            "planning, Python zoneinfo loop (information)", "",
+            Self.f(Self.rate(find("planning", "python-zoneinfo")), "/s"))
         info("planning: loading the users from the store (information)", Self.f(Self.number(plan, "load_seconds"), "s"))
         for (measure, label) in [
             ("user-import", "user import of 1M users"), ("tick-catchup", "first tick after the import (every streak)"),
         ] {
             let r = find(measure, "streakd")
-            info(label + " (information)", Self.f(Self.number(r, "seconds"), "s") + ", " + Self.f(Self.number(r, "max_rss_mb"), "MB"))
+            info(
+                label + " (information)",
+                Self.f(Self.number(r, "seconds"), "s") + ", " + Self.f(Self.number(r, "max_rss_mb"), "MB"))
         }
     }
 
@@ -93,14 +114,16 @@ struct ResultTable {
         let all = [header] + rows
         let widths = [0, 1, 2, 3, 4].map { i in all.map { Self.cells($0)[i].count }.max()! }
         return all.map { row in
-            zip(Self.cells(row), widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            zip(Self.cells(row), widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(
+                separator: "  ")
                 + (row.met == nil ? "" : row.met! ? "  met" : "  NOT MET")
         }.joined(separator: "\n")
     }
 
     var markdown: String {
         let lines = rows.map { r in
-            "| " + Self.cells(r).joined(separator: " | ") + " | " + (r.met == nil ? "" : r.met! ? "met" : "**not met**") + " |"
+            "| " + Self.cells(r).joined(separator: " | ") + " | " + (r.met == nil ? "" : r.met! ? "met" : "**not met**")
+                + " |"
         }
         return (["|  | streakd | reference | ratio | goal |  |", "| --- | --- | --- | --- | --- | --- |"] + lines)
             .joined(separator: "\n") + "\n"

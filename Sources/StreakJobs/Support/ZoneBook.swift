@@ -11,16 +11,20 @@ import StreakCore
 public final class ZoneBook: @unchecked Sendable {
     let directory: String
     let logger: Logger
+    /// Zones are handed out `steadied(around:)` this instant (the run's now), when given.
+    let around: Instant?
     private var cache: [String: Zone] = [:]
     private var fallbackNames: Set<String> = []
     private let lock = NSLock()
 
     public init(
         directory: String = "/usr/share/zoneinfo",
-        logger: Logger = Logger(label: "streakd", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "streakd", factory: { _ in SwiftLogNoOpLogHandler() }),
+        around: Instant? = nil
     ) {
         self.directory = directory
         self.logger = logger
+        self.around = around
     }
 
     /// The zones handed out so far whose rules come from Foundation.
@@ -37,7 +41,8 @@ public final class ZoneBook: @unchecked Sendable {
         guard let rules = rules(name) else {
             return .failure(.data("unknown time zone \(quoted(name)); \(Self.rule)"))
         }
-        let zone = Zone(identifier: name, rules: rules)
+        var zone = Zone(identifier: name, rules: rules)
+        if let around { zone = zone.steadied(around: around) }
         cache[name] = zone
         return .success(zone)
     }
