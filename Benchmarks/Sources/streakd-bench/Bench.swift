@@ -115,7 +115,9 @@ struct Exec: ParsableCommand {
         fields["subject"] = subject
         fields["items"] = items
         fields["runs"] = all.map(\.seconds)
-        fields["median_seconds"] = all.map(\.seconds).sorted()[all.count / 2]
+        let sorted: [Double] = all.map(\.seconds).sorted()
+        let median: Double = sorted[sorted.count / 2]
+        fields["median_seconds"] = median
         fields["max_rss_mb"] = Double(all.map(\.maxRSSBytes).max()!) / 1_048_576
         Measure.emit(fields)
     }

@@ -42,7 +42,7 @@ struct Child {
     var fields: [String: Any] {
         [
             "seconds": seconds, "cpu_seconds": user + system, "max_rss_mb": Double(maxRSSBytes) / 1_048_576,
-            "exit": status,
+            "exit": Int(status),
         ]
     }
 }

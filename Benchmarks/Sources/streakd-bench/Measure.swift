@@ -22,6 +22,10 @@ enum Measure {
     }
 
     static func emit(_ fields: [String: Any]) {
+        guard JSONSerialization.isValidJSONObject(fields) else {
+            note("streakd-bench: not JSON: \(fields.map { "\($0.key): \(type(of: $0.value))" })")
+            return
+        }
         let data = try! JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])
         print(String(decoding: data, as: UTF8.self))
     }
