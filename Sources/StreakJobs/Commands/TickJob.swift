@@ -98,7 +98,9 @@ extension Context {
     /// Notes the settings that decide notices; when they changed, every streak gets a fresh look.
     func configChanged(write: Bool) throws -> Bool {
         let fingerprint = noticeFingerprint
-        if !write { return try store.read { try $0.meta("notice-settings") } != fingerprint }
+        // A read first: a run with nothing to do writes nothing (and closes without a checkpoint's sync).
+        let unchanged = try store.read { try $0.meta("notice-settings") } == fingerprint
+        if !write || unchanged { return !unchanged }
         return try store.write { w in
             guard try w.meta("notice-settings") != fingerprint else { return false }
             try w.rescheduleAll()
