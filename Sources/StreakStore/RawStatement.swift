@@ -65,10 +65,6 @@ struct RawStatement {
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
 
-    func text(_ column: Int32) -> String {
-        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
-    }
+    func text(_ column: Int32) -> String { String(decoding: bytes(column), as: UTF8.self) }
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
 }

@@ -3,8 +3,8 @@ import StreakCore
 
 /// Every streak's stored history in one pass: four ordered scans of covering indexes (users,
 /// zone changes, check-ins, freeze events) merged by user id, holding one user at a time.
-/// For work over all streaks at once (recomputing every streak, a run after a configuration
-/// change) where a query per streak would cost far more.
+/// For work over all streaks at once, where a query per streak would cost far more (today:
+/// recomputing every streak in the benchmark suite).
 extension SQLiteAccess {
     func eachStreak(users range: UserRange, _ body: (StoredStreak) throws -> Void) throws {
         let bounds = "WHERE (?1 IS NULL OR user_id >= ?1) AND (?2 IS NULL OR user_id < ?2)"

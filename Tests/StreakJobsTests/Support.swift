@@ -34,16 +34,4 @@ func at(_ context: Context, _ now: String) -> Context {
 }
 
 /// Every zone name of the system tzdata that ZoneBook should accept.
-func allTzdataZones() -> [String] {
-    let root = "/usr/share/zoneinfo"
-    guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
-    var names: [String] = []
-    for case let path as String in walker {
-        let first = path.split(separator: "/").first.map(String.init) ?? path
-        if ["posix", "right"].contains(first) || ["localtime", "posixrules", "Factory"].contains(path) { continue }
-        guard let h = FileHandle(forReadingAtPath: root + "/" + path) else { continue }
-        defer { try? h.close() }
-        if (try? h.read(upToCount: 4)) == Data("TZif".utf8) { names.append(path) }
-    }
-    return names.sorted()
-}
+func allTzdataZones() -> [String] { ZoneBook().names() }

@@ -1,5 +1,6 @@
 import Foundation
 import StreakCore
+import StreakJobs
 
 /// The benchmark's data set, the same for the same seed and tzdata: users over
 /// every zone with realistic reminder times, and their check-ins as runs of
@@ -33,8 +34,9 @@ struct DataSet {
 
     func write(to dir: String) throws {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let names = Zones.names()
-        let zones = names.map(Zones.load)
+        let book = ZoneBook()
+        let names = book.names()
+        let zones = try names.map(book.stored)
         var rng = SplitMix64(seed: seed)
         var zoneOf = [Int32](repeating: 0, count: users)
         var remindOf = [Int32](repeating: 0, count: users)

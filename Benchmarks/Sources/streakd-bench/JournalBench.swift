@@ -11,7 +11,7 @@ struct JournalEmission {
 
     func notifications() -> [StreakDelivery.Notification] {
         (0..<count).map { i in
-            let user = Self.id(i)
+            let user = DataSet.id(i)
             let length = 1 + i % 365
             return StreakDelivery.Notification(
                 kind: .atRisk, user: user, streak: run, localDate: LocalDate("2026-11-21")!,
@@ -19,11 +19,6 @@ struct JournalEmission {
                 localDue: "2026-11-21T20:00:00+01:00", streakLength: length,
                 message: "\(user): your streak \"\(run)\" (\(length) days) ends at midnight; check in before 20:00 …")
         }
-    }
-
-    static func id(_ i: Int) -> String {
-        let digits = String(i)
-        return "u" + String(repeating: "0", count: max(0, 7 - digits.count)) + digits
     }
 
     /// Seconds for the loop, and the failed deliveries.

@@ -62,22 +62,14 @@ struct Planning {
     static func plan(_ users: Users, threads: Int, now: Instant, quarter: Instant) -> Result {
         let n = users.zoneOf.count
         if threads == 1 { return plan(users, 0..<n, now: now, quarter: quarter) }
-        let results = Results(count: threads)
+        let results = Locked<[Result]>([])
         DispatchQueue.concurrentPerform(iterations: threads) { t in
-            results.set(t, plan(users, (n * t / threads)..<(n * (t + 1) / threads), now: now, quarter: quarter))
+            let r = plan(users, (n * t / threads)..<(n * (t + 1) / threads), now: now, quarter: quarter)
+            results.update { $0.append(r) }
         }
-        return results.all.reduce(into: Result()) {
+        return results.value.reduce(into: Result()) {
             $0.due += $1.due
             $0.checksum &+= $1.checksum
         }
     }
-}
-
-/// Per-thread results, written once each.
-final class Results: @unchecked Sendable {
-    private var values: [Planning.Result]
-    private let lock = NSLock()
-    init(count: Int) { values = Array(repeating: Planning.Result(), count: count) }
-    func set(_ i: Int, _ r: Planning.Result) { lock.withLock { values[i] = r } }
-    var all: [Planning.Result] { lock.withLock { values } }
 }

@@ -135,10 +135,10 @@ extension Context {
                 let policy = noticePolicy(for: user)
                 let found = Notices.due(history, policy: policy, since: d.handledThrough, now: now, state: state)
                 let notices = found.map {
-                    (notification($0.notice, user: user.id, streak: d.streak, history: history), $0.fresh)
+                    (n: notification($0.notice, user: user.id, streak: d.streak, history: history), fresh: $0.fresh)
                 }
-                let recorded = notices.isEmpty ? [:] : try r.ledgerStates(keys: notices.map(\.0.key))
-                plan.notices += notices.filter { recorded[$0.0.key] == nil }
+                let recorded = notices.isEmpty ? [:] : try r.ledgerStates(keys: notices.map(\.n.key))
+                plan.notices += notices.filter { recorded[$0.n.key] == nil }.map { ($0.n, $0.fresh) }
                 plan.schedule.append((d, Notices.next(history, policy: policy, now: now, state: state)))
             }
             return plan

@@ -27,6 +27,18 @@ public final class ZoneBook: @unchecked Sendable {
         self.around = around
     }
 
+    /// Every zone name of the tzdata: each TZif file but the posix/ and right/ copies, sorted.
+    public func names() -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
+        var names: [String] = []
+        for case let path as String in walker where shapeProblem(path) == nil {
+            guard let h = FileHandle(forReadingAtPath: directory + "/" + path) else { continue }
+            defer { try? h.close() }
+            if (try? h.read(upToCount: 4)) == Data("TZif".utf8) { names.append(path) }
+        }
+        return names.sorted()
+    }
+
     /// The zones handed out so far whose rules come from Foundation.
     public var fallbacks: Set<String> { lock.withLock { fallbackNames } }
 
