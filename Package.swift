@@ -3,7 +3,8 @@
 //
 // Dependencies point one way:
 //   streakd (CLI wiring) -> StreakJobs -> StreakDelivery, StreakStore -> StreakCore (pure)
-// Only StreakDelivery imports the libsystemd C target (CSystemd).
+// Only StreakDelivery imports the libsystemd C target (CSystemd); only StreakStore calls
+// SQLite's C API (GRDBSQLite), for bulk imports.
 import Foundation
 import PackageDescription
 
@@ -23,7 +24,10 @@ let package = Package(
         .target(name: "StreakCore", swiftSettings: strict),
         .target(
             name: "StreakStore",
-            dependencies: ["StreakCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "StreakCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "StreakDelivery", dependencies: ["StreakCore", "CSystemd"], swiftSettings: strict),
