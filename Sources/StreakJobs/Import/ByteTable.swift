@@ -37,32 +37,46 @@ struct ByteTable {
         return key.withUTF8 { value($0) }
     }
 
-    /// The values of several keys, into `values`. Their slots, then their entries,
-    /// are read for all keys before any is compared: the memory loads overlap,
-    /// where one lookup after another waits for each in turn.
+    /// The values of several keys, into `values`. Every key's first slot is read
+    /// before any entry, and every entry a first slot names is compared before any
+    /// key probes further: the memory reads of one key do not wait for another's,
+    /// so they overlap, where lookups one after another wait for each in turn.
     func values(_ keys: [UnsafeBufferPointer<UInt8>], into values: inout [UInt32?]) {
         values.removeAll(keepingCapacity: true)
         var hashes: [UInt64] = []
+        var first: [UInt64] = []
         hashes.reserveCapacity(keys.count)
-        for key in keys { hashes.append(Self.hash(key)) }
-        var touched: UInt64 = 0
+        first.reserveCapacity(keys.count)
         slots.withUnsafeBufferPointer { slots in
-            entries.withUnsafeBufferPointer { entries in
-                var first: [UInt64] = []
-                first.reserveCapacity(keys.count)
-                for h in hashes { first.append(slots[Int(truncatingIfNeeded: h) & mask]) }
-                for slot in first where slot != 0 { touched &+= UInt64(entries[Int(slot & 0xFFFF_FFFF) - 1]) }
+            for key in keys {
+                let hash = Self.hash(key)
+                hashes.append(hash)
+                first.append(slots[Int(truncatingIfNeeded: hash) & mask])
             }
         }
-        for (key, h) in zip(keys, hashes) {
-            values.append(
-                entry(key, hash: h).map { start in entries.withUnsafeBufferPointer { Self.value(in: $0, at: start) } })
+        entries.withUnsafeBufferPointer { entries in
+            for (k, key) in keys.enumerated() {
+                let slot = first[k]
+                guard slot != 0 else {
+                    values.append(nil)
+                    continue
+                }
+                let start = Int(slot & 0xFFFF_FFFF) - 1
+                if slot & 0xFFFF_FFFF_0000_0000 == hashes[k] & 0xFFFF_FFFF_0000_0000,
+                    Self.key(in: entries, at: start).elementsEqual(key)
+                {
+                    values.append(Self.value(in: entries, at: start))
+                } else {
+                    values.append(nil)  // settled below
+                }
+            }
         }
-        Self.sink = touched
+        for (k, key) in keys.enumerated() where values[k] == nil && first[k] != 0 {
+            values[k] = entry(key, hash: hashes[k]).map { start in
+                entries.withUnsafeBufferPointer { Self.value(in: $0, at: start) }
+            }
+        }
     }
-
-    /// Where `values` leaves what it read ahead, so that the reads are not left out.
-    nonisolated(unsafe) private static var sink: UInt64 = 0
 
     /// Adds the key with `value` unless it is there; answers the value it had, or nil when it is new.
     @discardableResult
