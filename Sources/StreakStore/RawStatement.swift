@@ -25,8 +25,8 @@ struct RawStatement {
             return
         }
         guard let start = text.baseAddress, !text.isEmpty else {
-            // SQLite reads a NULL pointer as NULL, not ''.
-            sqlite3_bind_text(handle, index, "", 0, nil)
+            // Not a NULL pointer: SQLite reads that as NULL, not ''. SQLite copies this one.
+            sqlite3_bind_text(handle, index, "", 0, Self.transient)
             return
         }
         let pointer = UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
@@ -34,12 +34,6 @@ struct RawStatement {
     }
 
     func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
-
-    /// Binds a Swift string's UTF-8 text.
-    func bind(_ index: Int32, _ text: String?) {
-        guard var text else { return bind(index, nil as UnsafeBufferPointer<UInt8>?) }
-        text.withUTF8 { bind(index, $0) }
-    }
 
     /// Runs the statement to its end; answers the rows it changed.
     func run() throws -> Int {
@@ -69,6 +63,9 @@ struct RawStatement {
     }
 
     func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    /// SQLITE_TRANSIENT: SQLite copies the text during the call.
+    private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
     private func error(_ rc: Int32) -> DatabaseError {
         DatabaseError(
