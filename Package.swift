@@ -3,7 +3,8 @@
 //
 // Dependencies point one way:
 //   streakd (CLI wiring) -> StreakJobs -> StreakDelivery, StreakStore -> StreakCore (pure)
-// Only StreakDelivery imports the libsystemd C target (CSystemd).
+// Only StreakDelivery imports the libsystemd C target (CSystemd); only StreakStore calls
+// SQLite's C API (GRDBSQLite), for bulk imports.
 import Foundation
 import PackageDescription
 

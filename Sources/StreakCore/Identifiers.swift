@@ -8,23 +8,32 @@ public enum Validate {
     public static let maxMetaString = 1024
 
     public static func userID(_ s: String) -> String? {
-        let b = Array(s.utf8)
-        guard (1...128).contains(b.count), isAlnum(b[0]),
-            b.allSatisfy({ isAlnum($0) || $0 == 46 || $0 == 95 || $0 == 64 || $0 == 45 })
-        else { return userIDRule }
-        return nil
+        var s = s
+        return s.withUTF8(isUserID) ? nil : userIDRule
     }
 
     public static func streakID(_ s: String) -> String? {
-        let b = Array(s.utf8)
-        guard (1...64).contains(b.count), b.allSatisfy({ isLowerOrDigit($0) || $0 == 95 }) else { return streakIDRule }
-        return nil
+        var s = s
+        return s.withUTF8(isStreakID) ? nil : streakIDRule
     }
 
     public static func eventID(_ s: String) -> String? {
-        let b = Array(s.utf8)
-        guard (1...128).contains(b.count), b.allSatisfy({ $0 > 32 && $0 < 127 }) else { return eventIDRule }
-        return nil
+        var s = s
+        return s.withUTF8(isEventID) ? nil : eventIDRule
+    }
+
+    /// The same checks on UTF-8 bytes (bulk imports read bytes, not strings).
+    public static func isUserID(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        (1...128).contains(b.count) && isAlnum(b[0])
+            && b.allSatisfy({ isAlnum($0) || $0 == 46 || $0 == 95 || $0 == 64 || $0 == 45 })
+    }
+
+    public static func isStreakID(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        (1...64).contains(b.count) && b.allSatisfy({ isLowerOrDigit($0) || $0 == 95 })
+    }
+
+    public static func isEventID(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        (1...128).contains(b.count) && b.allSatisfy({ $0 > 32 && $0 < 127 })
     }
 
     public static func metaKey(_ s: String) -> String? {

@@ -22,11 +22,17 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 public enum RFC3339 {
     /// Parses `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`. An offset is required.
     public static func parse(_ text: String) -> Instant? {
-        let b = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parse(utf8: $0) }
+    }
+
+    /// The same from UTF-8 bytes (bulk imports read bytes, not strings).
+    public static func parse(utf8 b: UnsafeBufferPointer<UInt8>) -> Instant? {
         guard b.count >= 20, b.count <= 40, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116 || b[10] == 32,
             b[13] == 58, b[16] == 58,
-            let date = LocalDate(Substring(text.prefix(10))),
-            let hh = Digits.parse(b[11..<13]), let mm = Digits.parse(b[14..<16]), let ss = Digits.parse(b[17..<19]),
+            let y = Digits.parse(b, 0, 4), let mo = Digits.parse(b, 5, 7), let d = Digits.parse(b, 8, 10),
+            let date = LocalDate(year: y, month: mo, day: d),
+            let hh = Digits.parse(b, 11, 13), let mm = Digits.parse(b, 14, 16), let ss = Digits.parse(b, 17, 19),
             hh < 24, mm < 60, ss < 61
         else { return nil }
         var i = 19
@@ -41,8 +47,8 @@ public enum RFC3339 {
         if b[i] == 90 || b[i] == 122 {  // Z
             guard i + 1 == b.count else { return nil }
         } else if b[i] == 43 || b[i] == 45 {
-            guard b.count == i + 6, b[i + 3] == 58, let oh = Digits.parse(b[(i + 1)..<(i + 3)]),
-                let om = Digits.parse(b[(i + 4)..<(i + 6)]), oh < 24, om < 60
+            guard b.count == i + 6, b[i + 3] == 58, let oh = Digits.parse(b, i + 1, i + 3),
+                let om = Digits.parse(b, i + 4, i + 6), oh < 24, om < 60
             else { return nil }
             offset = (oh * 3600 + om * 60) * (b[i] == 45 ? -1 : 1)
         } else {

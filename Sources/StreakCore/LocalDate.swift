@@ -77,6 +77,18 @@ enum Digits {
         return value
     }
 
+    /// The decimal number in `bytes[from..<to]`, digits only.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
+        guard from < to else { return nil }
+        var value = 0
+        for i in from..<to {
+            let b = bytes[i]
+            guard b >= 48, b <= 57 else { return nil }
+            value = value * 10 + Int(b - 48)
+        }
+        return value
+    }
+
     static func pad(_ value: Int, _ width: Int) -> String {
         let s = String(abs(value))
         let padded = s.count >= width ? s : String(repeating: "0", count: width - s.count) + s

@@ -5,12 +5,15 @@ import GRDBSQLite
 /// without GRDB's per-row `Row` and argument arrays. For the hot paths of a run
 /// at a million users (a tick's reads and ledger writes, bulk loads).
 struct RawStatement {
-    let handle: SQLiteStatement
     let db: Database
+    /// Keeps the statement alive: GRDB empties its cache when the schema changes
+    /// (an import sets an index aside), and finalizes statements no one holds.
+    private let statement: Statement
+    var handle: SQLiteStatement { statement.sqliteStatement }
 
     init(_ db: Database, _ sql: String) throws {
         self.db = db
-        handle = try db.cachedStatement(sql: sql).sqliteStatement
+        statement = try db.cachedStatement(sql: sql)
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
@@ -20,6 +23,21 @@ struct RawStatement {
     func bind(_ index: Int32, _ value: String) { sqlite3_bind_text(handle, index, value, -1, Self.transient) }
     func bind(_ index: Int32, _ value: String?) {
         if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+    /// Binds UTF-8 text, or NULL for nil, without a copy: SQLite reads the bytes in place,
+    /// so they must stay as they are until the statement has run (bulk imports).
+    func bind(_ index: Int32, _ text: UnsafeBufferPointer<UInt8>?) {
+        guard let text else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
+        guard let start = text.baseAddress, !text.isEmpty else {
+            // Not a NULL pointer: SQLite reads that as NULL, not ''. SQLite copies this one.
+            sqlite3_bind_text(handle, index, "", 0, Self.transient)
+            return
+        }
+        let pointer = UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
+        sqlite3_bind_text(handle, index, pointer, Int32(text.count), nil)  // SQLITE_STATIC
     }
     func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
     func bind(_ index: Int32, _ value: Int64?) {
@@ -39,10 +57,12 @@ struct RawStatement {
         }
     }
 
-    /// Runs a statement that returns no rows; resets it for the next use.
-    func run() throws {
+    /// Runs a statement that returns no rows; resets it for the next use. Answers the rows it changed.
+    @discardableResult
+    func run() throws -> Int {
         while try step() {}
         sqlite3_reset(handle)
+        return Int(sqlite3_changes(db.sqliteConnection))
     }
 
     /// Calls `body` for each row, then resets the statement.

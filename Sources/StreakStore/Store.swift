@@ -28,6 +28,9 @@ public protocol StoreReader {
     func eachStreak(users: UserRange, _ body: (StoredStreak) throws -> Void) throws
     /// The user id that splits the users into two halves (nil with fewer than two users).
     func middleUser() throws -> String?
+    /// Every user's id and current zone, as UTF-8 read during the call only (bulk imports).
+    func forEachUser(_ body: (_ id: UnsafeBufferPointer<UInt8>, _ zone: UnsafeBufferPointer<UInt8>) throws -> Void)
+        throws
 }
 
 /// Writes inside one transaction: all of them land, or none.
@@ -40,6 +43,11 @@ public protocol StoreWriter: StoreReader {
     func removeUser(_ id: String) throws -> Bool
     /// Stores check-ins; one whose (user, event id) is stored already is a no-op.
     func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult
+    /// Starts storing check-ins one at a time in this transaction (`import`); how many
+    /// are expected, when known, lets the store prepare for them.
+    func checkinImport(storedAt: Instant, expectedRows: Int?) throws -> any CheckinImport
+    /// Starts adding or updating users one at a time in this transaction (`user import`).
+    func userImport(at: Instant) throws -> any UserImport
     func addFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws
     /// Records the goal and leeway seen for a streak id, when they differ from the last record.
     func recordSettings(_ epoch: SettingsEpoch, streak: String) throws
@@ -65,6 +73,13 @@ public protocol StoreWriter: StoreReader {
 public protocol Store: Sendable {
     func read<T>(_ body: (any StoreReader) throws -> T) throws -> T
     func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T
+    /// A write transaction for bulk imports that check every row's user
+    /// themselves, inside it: the store may skip its own reference checks.
+    func bulkWrite<T>(_ body: (any StoreWriter) throws -> T) throws -> T
+}
+
+extension Store {
+    public func bulkWrite<T>(_ body: (any StoreWriter) throws -> T) throws -> T { try write(body) }
 }
 
 /// A store that could not be opened or used.

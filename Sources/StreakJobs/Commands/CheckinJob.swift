@@ -23,11 +23,11 @@ extension Context {
         }
         let (user, stored, state) = try store.write { w -> (User, InsertResult, StreakState) in
             let user = try self.user(id, in: w)
-            var rules = CheckinRules(users: [user.id: user.zone], zones: zones, now: now)
+            var rules = CheckinRules(zones: zones, now: now)
             rules.names = [
                 "user": "ID", "streak": "--streak", "at": "--at", "tz": "--tz", "id": "--id", "meta": "--meta",
             ]
-            let checkin = try rules.check(input).mapError(\.asError).get()
+            let checkin = try rules.check(input) { $0 == user.id ? user.zone : nil }.mapError(\.asError).get()
             let result = try w.insertCheckins([checkin], storedAt: now)
             try recordSettings(for: [streak], in: w)
             return (user, result, Engine.evaluate(try history(of: user, streak: streak, in: w), at: now))

@@ -2,6 +2,10 @@ import StreakCore
 import StreakStore
 
 /// `streakd import`: bulk check-ins, all-or-nothing unless `skipInvalid`.
+///
+/// The file is read, checked and stored a line at a time inside one write
+/// transaction; invalid records are counted, and unless they are skipped the
+/// transaction rolls back at the end, so nothing is imported.
 extension Context {
     public enum ImportFormat: String, CaseIterable, Sendable {
         case jsonl
@@ -9,47 +13,52 @@ extension Context {
     }
 
     public func importCheckins(path: String, format: ImportFormat?, skipInvalid: Bool) throws {
-        let file = try InputFile.read(path)
+        let file = try InputFile(path)
         let format = format ?? (path.lowercased().hasSuffix(".csv") ? .csv : .jsonl)
-        let parsed = format == .csv ? try CheckinCSV.parse(file) : CheckinJSONLines.parse(file)
-        let users = try store.read { r in try r.users() }
-        var rules = CheckinRules(
-            users: Dictionary(uniqueKeysWithValues: users.map { ($0.id, $0.zone) }), zones: zones, now: now)
-        if format == .jsonl { rules.names = [:] }
-        var good: [NewCheckin] = []
-        var problems: [String] = []
-        let progress = Progress(printer: printer, total: parsed.count, label: "checking")
-        for (n, record) in parsed.enumerated() {
-            progress.update(n)
-            switch record.result.flatMap(rules.check) {
-            case .success(let c): good.append(c)
-            case .failure(let p):
-                let field = p.field.isEmpty ? "" : " field \(quoted(p.field)):"
-                problems.append("\(file.name):\(record.line):\(field) \(p.message)")
+        let csv = format == .csv ? try CheckinCSV.header(file) : nil
+        var problems = Problems(file: file.name)
+        let progress = Progress(printer: printer, total: file.size, label: "importing")
+        let result = try store.bulkWrite { w -> InsertResult in
+            var rules = CheckinRules(zones: zones, now: now)
+            if format == .jsonl { rules.names = [:] }
+            var checker = try ImportChecker(store: w, rules: rules)
+            let bulk = try w.checkinImport(storedAt: now, expectedRows: try file.estimatedLines())
+            var lines: [InputFile.Line] = []
+            var quick: [QuickCheckin?] = []
+            while format == .jsonl || csv != nil, try file.nextRecords(into: &lines, max: 64) {
+                progress.update(file.bytesRead)
+                if let csv { checker.quick(lines, csv, into: &quick) }
+                for (k, line) in lines.enumerated() {
+                    // After an invalid record without --skip-invalid all rolls back: only check the rest.
+                    let checkOnly = problems.count > 0 && !skipInvalid
+                    if csv != nil, let q = quick[k] {
+                        if !checkOnly { try checker.insert(q, from: line.text, into: bulk) }
+                        continue
+                    }
+                    let input: Result<CheckinInput, FieldProblem>
+                    if let why = line.problem {
+                        input = .failure(FieldProblem(field: "", message: why))
+                    } else {
+                        input = csv?.record(line.string) ?? CheckinJSONLines.record(line.string)
+                    }
+                    switch input.flatMap({ checker.check($0) }) {
+                    case .success(let c): if !checkOnly { try bulk.insert(c) }
+                    case .failure(let p): problems.add(line: line.number, p)
+                    }
+                }
             }
-        }
-        progress.finish()
-        if !problems.isEmpty && !skipInvalid {
-            let shown = problems.prefix(20).joined(separator: "\n")
-            let more = problems.count > 20 ? "\n... and \(problems.count - 20) more" : ""
-            throw StreakdError.data(
-                "\(shown)\(more)\n\(problems.count) invalid record\(problems.count == 1 ? "" : "s"); nothing was imported (use --skip-invalid to import the valid ones)"
-            )
-        }
-        for p in problems.prefix(20) { printer.warn("skipped \(p)") }
-        let saving = Progress(printer: printer, total: good.count, label: "importing")
-        let result = try store.write { w -> InsertResult in
-            var total = InsertResult()
-            for start in stride(from: 0, to: good.count, by: 10_000) {
-                saving.update(start)
-                let r = try w.insertCheckins(Array(good[start..<min(start + 10_000, good.count)]), storedAt: now)
-                total.inserted += r.inserted
-                total.duplicates += r.duplicates
+            progress.finish()
+            if problems.count > 0 && !skipInvalid {
+                throw StreakdError.data(
+                    problems.listed(more: true)
+                        + "\n\(problems.count) invalid record\(problems.count == 1 ? "" : "s"); nothing was imported (use --skip-invalid to import the valid ones)"
+                )
             }
-            try recordSettings(for: Set(good.map(\.streak)), in: w)
+            for p in problems.first { printer.warn("skipped \(p)") }
+            let total = try bulk.finish()
+            try recordSettings(for: checker.streaksUsed, in: w)
             return total
         }
-        saving.finish()
         printer.record(
             .object([
                 ("imported", .int(result.inserted)), ("duplicates", .int(result.duplicates)),
@@ -60,30 +69,60 @@ extension Context {
     }
 }
 
-/// A progress bar on standard error, drawn only when it is a terminal.
+/// The invalid records of an input file: the first 20 messages, and how many in all.
+struct Problems {
+    let file: String
+    private(set) var first: [String] = []
+    private(set) var count = 0
+
+    static let shown = 20
+
+    mutating func add(line: Int, _ p: FieldProblem) {
+        count += 1
+        guard first.count < Self.shown else { return }
+        first.append("\(file):\(line):\(p.field.isEmpty ? "" : " field \(quoted(p.field)):") \(p.message)")
+    }
+
+    /// The first messages, one a line; with `more`, a last line counting the others.
+    func listed(more: Bool) -> String {
+        first.joined(separator: "\n") + (more && count > Self.shown ? "\n... and \(count - Self.shown) more" : "")
+    }
+}
+
+/// A progress bar on standard error, drawn only when it is a terminal: bytes
+/// read of the file's size, or only the bytes when the size is not known.
 final class Progress {
     let printer: Printer
-    let total: Int
+    let total: Int?
     let label: String
-    var lastPercent = -1
+    var last = -1
 
-    init(printer: Printer, total: Int, label: String) {
+    init(printer: Printer, total: Int?, label: String) {
         self.printer = printer
         self.total = total
         self.label = label
     }
 
+    /// Files smaller than this import too fast to need a bar.
+    static let minimum = 1 << 20
+
     func update(_ done: Int) {
-        guard printer.errIsTerminal, total >= 1000 else { return }
-        let percent = done * 100 / total
-        guard percent != lastPercent else { return }
-        lastPercent = percent
+        guard printer.errIsTerminal, (total ?? done) >= Self.minimum else { return }
+        guard let total else {
+            let mb = done >> 20
+            guard mb != last else { return }
+            last = mb
+            return printer.errRaw("\r\(label) \(mb) MB")
+        }
+        let percent = min(100, done * 100 / total)
+        guard percent != last else { return }
+        last = percent
         let bar = String(repeating: "#", count: percent / 4) + String(repeating: " ", count: 25 - percent / 4)
-        printer.errRaw("\r\(label) [\(bar)] \(percent)% \(done)/\(total)")
+        printer.errRaw("\r\(label) [\(bar)] \(percent)% \(done >> 20)/\(total >> 20) MB")
     }
 
     func finish() {
-        guard printer.errIsTerminal, total >= 1000 else { return }
-        printer.errRaw("\r\(label) [\(String(repeating: "#", count: 25))] 100% \(total)/\(total)\n")
+        guard printer.errIsTerminal, last >= 0 else { return }
+        printer.errRaw("\n")
     }
 }

@@ -54,36 +54,37 @@ extension Context {
     }
 
     /// Bulk users from JSON lines; all-or-nothing. Existing users are updated.
+    /// Read, checked and stored a line at a time in one transaction, which an
+    /// invalid record rolls back.
     public func importUsers(path: String) throws {
-        let file = try InputFile.read(path)
-        var users: [User] = []
-        var firstLine: [String: Int] = [:]
-        var problems: [String] = []
-        for (number, line) in file.records {
-            do {
-                let user = try userRecord(try line.get())
-                if let seen = firstLine[user.id] {
-                    throw FieldProblem(field: "user", message: "\(quoted(user.id)) appears already on line \(seen)")
-                }
-                firstLine[user.id] = number
-                users.append(user)
-            } catch let p as FieldProblem {
-                problems.append(
-                    "\(file.name):\(number):\(p.field.isEmpty ? "" : " field \(quoted(p.field)):") \(p.message)")
-            }
-        }
-        if !problems.isEmpty {
-            throw StreakdError.data(
-                problems.prefix(20).joined(separator: "\n")
-                    + "\n\(problems.count) invalid record\(problems.count == 1 ? "" : "s"); no user was added or changed"
-            )
-        }
+        let file = try InputFile(path)
+        var problems = Problems(file: file.name)
         let (added, updated) = try store.write { w -> (Int, Int) in
+            let bulk = try w.userImport(at: now)
+            var seen = ByteTable()  // user ids and the lines they are on
             var added = 0
-            for u in users {
-                if try w.addUser(u, at: now) { added += 1 } else { try w.updateUser(u, at: now) }
+            var updated = 0
+            while let line = try file.nextRecord() {
+                do {
+                    if let why = line.problem { throw FieldProblem(field: "", message: why) }
+                    let user = try userRecord(line.string)
+                    if let first = seen.add(user.id, value: UInt32(clamping: line.number)) {
+                        throw FieldProblem(
+                            field: "user", message: "\(quoted(user.id)) appears already on line \(first)")
+                    }
+                    guard problems.count == 0 else { continue }  // it will all roll back: only check the rest
+                    if try bulk.put(user) { added += 1 } else { updated += 1 }
+                } catch let p as FieldProblem {
+                    problems.add(line: line.number, p)
+                }
             }
-            return (added, users.count - added)
+            if problems.count > 0 {
+                throw StreakdError.data(
+                    problems.listed(more: false)
+                        + "\n\(problems.count) invalid record\(problems.count == 1 ? "" : "s"); no user was added or changed"
+                )
+            }
+            return (added, updated)
         }
         printer.record(
             .object([("added", .int(added)), ("updated", .int(updated))]),

@@ -1,22 +1,8 @@
 import StreakCore
 
-/// One input line: its number and what it held, or what was wrong with it.
-struct ParsedLine<T> {
-    var line: Int
-    var result: Result<T, FieldProblem>
-}
-
 /// Check-in records from JSON lines (SPEC §6).
 enum CheckinJSONLines {
     static let fields = ["user", "streak", "at", "tz", "id", "meta"]
-
-    static func parse(_ file: InputFile) -> [ParsedLine<CheckinInput>] {
-        var out: [ParsedLine<CheckinInput>] = []
-        for (number, line) in file.records {
-            out.append(ParsedLine(line: number, result: line.flatMap(record)))
-        }
-        return out
-    }
 
     static func record(_ line: Substring) -> Result<CheckinInput, FieldProblem> {
         Result {
@@ -37,13 +23,24 @@ enum CheckinJSONLines {
 }
 
 /// Check-in records from CSV with a header row naming `user,at[,tz][,streak][,id]`.
-enum CheckinCSV {
+struct CheckinCSV {
     static let columns = ["user", "at", "tz", "streak", "id"]
+    static let maxField = 1024
 
-    static func parse(_ file: InputFile) throws -> [ParsedLine<CheckinInput>] {
-        guard let headerLine = file.lines.first else { return [] }
-        if let why = file.unreadable[0] { throw StreakdError.data("\(file.name):1: \(why)") }
-        guard case .success(let header) = fields(headerLine) else {
+    /// The header's column names, in order.
+    let names: [String]
+    /// Where each column is in a row; -1 when the header does not name it.
+    let user: Int
+    let at: Int
+    let tz: Int
+    let streak: Int
+    let id: Int
+
+    /// Reads and checks the header row: nil for an empty file.
+    static func header(_ file: InputFile) throws -> CheckinCSV? {
+        guard let line = try file.next() else { return nil }
+        if let why = line.problem { throw StreakdError.data("\(file.name):1: \(why)") }
+        guard case .success(let header) = fields(line.string) else {
             throw StreakdError.data("\(file.name):1: the header row is not valid CSV")
         }
         let names = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -58,36 +55,60 @@ enum CheckinCSV {
         if Set(names).count != names.count {
             throw StreakdError.data("\(file.name):1: the header names a column twice")
         }
-        var out: [ParsedLine<CheckinInput>] = []
-        for (number, line) in file.records where number > 1 {
-            let result = line.flatMap(fields).flatMap { values -> Result<CheckinInput, FieldProblem> in
-                guard values.count == names.count else {
-                    return .failure(
-                        FieldProblem(
-                            field: "", message: "\(values.count) fields, but the header names \(names.count) columns"))
-                }
-                var row: [String: String] = [:]
-                for (name, value) in zip(names, values) {
-                    guard value.utf8.count <= 1024 else {
-                        return .failure(
-                            FieldProblem(
-                                field: name,
-                                message: "is \(value.utf8.count) bytes long; far longer than any valid value"))
-                    }
-                    if !value.isEmpty { row[name] = value }
-                }
-                guard let user = row["user"] else {
-                    return .failure(FieldProblem(field: "user", message: "empty; it is required"))
-                }
-                guard row["at"] != nil else {
-                    return .failure(FieldProblem(field: "at", message: "empty; it is required"))
-                }
-                return .success(
-                    CheckinInput(user: user, streak: row["streak"], at: row["at"], tz: row["tz"], id: row["id"]))
+        return CheckinCSV(names: names)
+    }
+
+    init(names: [String]) {
+        self.names = names
+        func position(_ column: String) -> Int { names.firstIndex(of: column) ?? -1 }
+        (user, at, tz, streak, id) = (
+            position("user"), position("at"), position("tz"), position("streak"), position("id")
+        )
+    }
+
+    /// A row as a check-in, or what is wrong with it.
+    func record(_ line: Substring) -> Result<CheckinInput, FieldProblem> {
+        Self.fields(line).flatMap { values -> Result<CheckinInput, FieldProblem> in
+            guard values.count == names.count else {
+                return .failure(
+                    FieldProblem(
+                        field: "", message: "\(values.count) fields, but the header names \(names.count) columns"))
             }
-            out.append(ParsedLine(line: number, result: result))
+            for (name, value) in zip(names, values) where value.utf8.count > Self.maxField {
+                return .failure(
+                    FieldProblem(
+                        field: name, message: "is \(value.utf8.count) bytes long; far longer than any valid value"))
+            }
+            func value(_ column: Int) -> String? { column < 0 || values[column].isEmpty ? nil : values[column] }
+            guard let user = value(user) else {
+                return .failure(FieldProblem(field: "user", message: "empty; it is required"))
+            }
+            guard value(at) != nil else {
+                return .failure(FieldProblem(field: "at", message: "empty; it is required"))
+            }
+            return .success(
+                CheckinInput(user: user, streak: value(streak), at: value(at), tz: value(tz), id: value(id)))
         }
-        return out
+    }
+
+    /// Splits a plain row (ASCII, no quotes) into `fields`, as positions in `text`. False when
+    /// the row needs `record`: quotes, or not one field per column, or a field too long.
+    func split(_ text: UnsafeBufferPointer<UInt8>, into fields: inout [Range<Int>]) -> Bool {
+        fields.removeAll(keepingCapacity: true)
+        var start = 0
+        for i in 0..<text.count {
+            switch text[i] {
+            case 44:  // ,
+                guard fields.count + 1 < names.count, i - start <= Self.maxField else { return false }
+                fields.append(start..<i)
+                start = i + 1
+            case 34: return false  // "
+            default: continue
+            }
+        }
+        guard fields.count + 1 == names.count, text.count - start <= Self.maxField else { return false }
+        fields.append(start..<text.count)
+        return true
     }
 
     /// Splits one CSV record (RFC 4180 quoting; no line breaks inside fields).

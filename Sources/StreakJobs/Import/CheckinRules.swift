@@ -22,8 +22,6 @@ struct FieldProblem: Error {
 
 /// The rules every check-in must meet at the boundary (SPEC §1).
 struct CheckinRules {
-    /// Known users and their current zones.
-    let users: [String: String]
     let zones: ZoneBook
     let now: Instant
     /// Field names as the input spells them (JSON keys, CSV columns or options).
@@ -32,14 +30,15 @@ struct CheckinRules {
     static let futureSlack = Engine.clockSkew
     static let maxAge: Int64 = 365 * Instant.day
 
-    func check(_ input: CheckinInput) -> Result<NewCheckin, FieldProblem> {
+    /// Checks a check-in; `userZone` answers a known user's current zone.
+    func check(_ input: CheckinInput, userZone: (String) -> String?) -> Result<NewCheckin, FieldProblem> {
         func fail(_ field: String, _ message: String) -> Result<NewCheckin, FieldProblem> {
             .failure(FieldProblem(field: names[field] ?? field, message: message))
         }
         if let problem = Validate.userID(input.user) {
             return fail("user", "\(quoted(input.user)) is not a user id; use \(problem)")
         }
-        guard let userZone = users[input.user] else {
+        guard let userZone = userZone(input.user) else {
             return fail(
                 "user",
                 "unknown user \(quoted(input.user)); add it first with: streakd user add \(input.user) --tz ZONE")

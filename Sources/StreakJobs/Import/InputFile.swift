@@ -1,56 +1,198 @@
 import Foundation
 
-/// A line-oriented input file (or standard input), read whole and split into lines.
-struct InputFile {
+/// A line-oriented input file (or standard input), read in 1 MiB chunks and
+/// handed out one line at a time: memory stays the same whatever the size.
+final class InputFile {
     /// The name errors use: the path, or `<stdin>`.
     let name: String
-    /// The lines; one that could not be read is empty here and named in `unreadable`.
-    let lines: [Substring]
-    /// Why a line (by index) could not be read: invalid UTF-8, or too long.
-    let unreadable: [Int: String]
+    /// The size in bytes when known (a regular file), for progress.
+    let size: Int?
+    /// Bytes read from the file so far.
+    private(set) var bytesRead = 0
 
     static let maxLine = 64 * 1024
 
-    /// The lines that hold something, with their numbers; unreadable ones as problems.
-    var records: [(line: Int, result: Result<Substring, FieldProblem>)] {
-        lines.enumerated().compactMap { i, text in
-            if let why = unreadable[i] { return (i + 1, .failure(FieldProblem(field: "", message: why))) }
-            return text.allSatisfy(\.isWhitespace) ? nil : (i + 1, .success(text))
+    private let handle: FileHandle
+    /// Bytes read at a time: 1 MiB (tests use less).
+    private let chunk: Int
+    /// Room for a chunk after the rest of a line (at most `maxLine` bytes) from the chunk before.
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    /// The bytes read and not handed out yet.
+    private var start = 0
+    private var end = 0
+    private var atEnd = false
+    private var lineNumber = 0
+
+    /// One line: its text without the line break, a final CR or (on line 1) a
+    /// byte-order mark, or why it could not be read.
+    struct Line {
+        let number: Int
+        /// Valid until the next call to `next()`; empty when `problem` is set.
+        let text: UnsafeBufferPointer<UInt8>
+        /// Invalid UTF-8, or longer than `maxLine`.
+        let problem: String?
+        /// All bytes below 0x80: every byte is one character.
+        let isASCII: Bool
+
+        var string: Substring { Substring(String(decoding: text, as: UTF8.self)) }
+
+        /// Empty or only whitespace: not a record.
+        var isBlank: Bool {
+            guard problem == nil, let first = text.first else { return problem == nil }
+            if first < 0x80 && first != 32 && !(9...13).contains(first) { return false }
+            return string.allSatisfy(\.isWhitespace)
         }
     }
 
-    /// Reads `path`, or standard input for `-`.
-    static func read(_ path: String) throws -> InputFile {
-        let data: Data
+    /// Opens `path`, or standard input for `-`.
+    init(_ path: String, chunk: Int = 1 << 20) throws {
+        self.chunk = chunk
         if path == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            handle = FileHandle.standardInput
+            name = "<stdin>"
+            size = nil
         } else {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
                 throw StreakdError(.noInput, "\(path): no such file")
             }
-            guard !isDir.boolValue, let d = FileManager.default.contents(atPath: path) else {
+            guard !isDir.boolValue, let h = FileHandle(forReadingAtPath: path) else {
                 throw StreakdError(.noInput, "\(path): cannot read the file")
             }
-            data = d
+            handle = h
+            name = path
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            size = attributes?[.type] as? FileAttributeType == .typeRegular ? (attributes?[.size] as? Int) : nil
         }
-        let name = path == "-" ? "<stdin>" : path
-        var lines: [Substring] = []
-        var unreadable: [Int: String] = [:]
-        for raw in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            if raw.count > maxLine {
-                unreadable[lines.count] = "the line is \(raw.count) bytes long; at most \(maxLine)"
-                lines.append("")
-            } else if var text = String(validating: raw, as: UTF8.self) {
-                if text.hasSuffix("\r") { text.removeLast() }
-                if lines.isEmpty && text.hasPrefix("\u{FEFF}") { text.removeFirst() }  // a byte-order mark
-                lines.append(Substring(text))
-            } else {
-                unreadable[lines.count] = "invalid UTF-8; the file must be UTF-8 text"
-                lines.append("")
+        buffer = .allocate(capacity: Self.maxLine + 1 + chunk)
+    }
+
+    deinit {
+        buffer.deallocate()
+        if name != "<stdin>" { try? handle.close() }
+    }
+
+    /// The next line, or nil at the end. A last line without a line break that
+    /// holds nothing is no line (a file "a\n" has one line, as does "a").
+    func next() throws -> Line? {
+        while true {
+            if let newline = buffer[start..<end].firstIndex(of: 10) {
+                let raw = start..<newline
+                start = newline + 1
+                return line(raw)
             }
+            if atEnd {
+                guard start < end else { return nil }
+                let raw = start..<end
+                start = end
+                let last = line(raw)
+                return last.problem == nil && last.text.isEmpty ? nil : last
+            }
+            if end - start > Self.maxLine { return try tooLong() }
+            try fill()
         }
-        if lines.last?.isEmpty == true && unreadable[lines.count - 1] == nil { lines.removeLast() }
-        return InputFile(name: name, lines: lines, unreadable: unreadable)
+    }
+
+    /// About how many lines are left, from the file's size and the lines in the
+    /// bytes read ahead; nil when the size is not known.
+    func estimatedLines() throws -> Int? {
+        guard let size else { return nil }
+        if start == end && !atEnd { try fill() }
+        let ahead = UnsafeBufferPointer(rebasing: buffer[start..<end])
+        let lines = ahead.reduce(0) { $1 == 10 ? $0 + 1 : $0 }
+        return ahead.isEmpty ? 0 : (size - bytesRead + ahead.count) * max(lines, 1) / ahead.count
+    }
+
+    /// The next line that holds something: blank lines are no records.
+    func nextRecord() throws -> Line? {
+        while let line = try next() {
+            if !line.isBlank { return line }
+        }
+        return nil
+    }
+
+    /// The next records, up to `max`, all valid until the next call (they are in the
+    /// buffer already after the first); false at the end.
+    func nextRecords(into lines: inout [Line], max: Int) throws -> Bool {
+        lines.removeAll(keepingCapacity: true)
+        guard let first = try nextRecord() else { return false }
+        lines.append(first)
+        while lines.count < max, let newline = buffer[start..<end].firstIndex(of: 10) {
+            let raw = start..<newline
+            start = newline + 1
+            let line = line(raw)
+            if !line.isBlank { lines.append(line) }
+        }
+        return true
+    }
+
+    private func line(_ raw: Range<Int>) -> Line {
+        lineNumber += 1
+        if raw.count > Self.maxLine { return problem("the line is \(raw.count) bytes long; at most \(Self.maxLine)") }
+        var text = UnsafeBufferPointer(rebasing: buffer[raw])
+        var isASCII = Self.isASCII(text)
+        if !isASCII && String(validating: text, as: UTF8.self) == nil {
+            return problem("invalid UTF-8; the file must be UTF-8 text")
+        }
+        if text.last == 13 { text = UnsafeBufferPointer(rebasing: text.dropLast()) }
+        if lineNumber == 1 && text.starts(with: [0xEF, 0xBB, 0xBF]) {  // a byte-order mark
+            text = UnsafeBufferPointer(rebasing: text.dropFirst(3))
+            isASCII = Self.isASCII(text)
+        }
+        return Line(number: lineNumber, text: text, problem: nil, isASCII: isASCII)
+    }
+
+    private func problem(_ why: String) -> Line {
+        Line(number: lineNumber, text: UnsafeBufferPointer(start: nil, count: 0), problem: why, isASCII: true)
+    }
+
+    /// A line longer than any valid one: counted to its end, never held.
+    private func tooLong() throws -> Line {
+        var length = end - start
+        start = end
+        while true {
+            try fill()
+            if let newline = buffer[start..<end].firstIndex(of: 10) {
+                length += newline - start
+                start = newline + 1
+                break
+            }
+            length += end - start
+            start = end
+            if atEnd { break }
+        }
+        lineNumber += 1
+        return problem("the line is \(length) bytes long; at most \(Self.maxLine)")
+    }
+
+    /// Moves the unread bytes to the front and reads the next chunk after them.
+    private func fill() throws {
+        if start > 0 {
+            let rest = end - start
+            if rest > 0 {
+                UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(
+                    from: buffer.baseAddress! + start, byteCount: rest)
+            }
+            (start, end) = (0, rest)
+        }
+        let data: Data?
+        do {
+            data = try handle.read(upToCount: chunk)
+        } catch {
+            throw StreakdError(.noInput, "\(name): cannot read the file")
+        }
+        guard let data, !data.isEmpty else {
+            atEnd = true
+            return
+        }
+        _ = data.copyBytes(to: UnsafeMutableBufferPointer(rebasing: buffer[end..<(end + data.count)]))
+        end += data.count
+        bytesRead += data.count
+    }
+
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var any: UInt8 = 0
+        for b in bytes { any |= b }
+        return any < 0x80
     }
 }

@@ -47,6 +47,8 @@ enum JSONInput: Decodable {
         guard line.first == "{" else {
             return .failure(FieldProblem(field: "", message: "malformed JSON: expected one object {...} per line"))
         }
+        var line = line
+        if let fields = line.withUTF8({ JSONLine.object($0) }) { return .success(fields) }
         do {
             guard case .object(let fields) = try JSONDecoder().decode(JSONInput.self, from: Data(line.utf8)) else {
                 return .failure(FieldProblem(field: "", message: "malformed JSON: expected an object {...}"))

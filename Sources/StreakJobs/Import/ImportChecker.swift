@@ -1,0 +1,146 @@
+import StreakCore
+import StreakStore
+
+/// Checks the check-ins of an `import` against the store's users, one at a time.
+///
+/// Users and their zones are read once into compact tables; zone names and
+/// streak ids are numbered and checked once each. A plain CSV row is checked on
+/// its bytes (`quick`); any row that fails there, and every JSON line, takes
+/// `CheckinRules`, whose messages are the contract.
+struct ImportChecker {
+    var rules: CheckinRules
+    /// Every valid user id in the store, and their current zone as a number in `zones`.
+    private var users = ByteTable()
+    /// The users' zones, then the valid zones met in the input.
+    private var zones = ByteTable()
+    /// Whether each zone in `zones` is one (a stored zone can leave the tzdata).
+    private var zoneIsValid: [Bool?] = []
+    /// The valid streak ids met, and whether a valid check-in used each.
+    private var streaks = ByteTable()
+    private var streakUsed: [Bool] = []
+    private let daily: Int
+
+    init(store: any StoreReader, rules: CheckinRules) throws {
+        self.rules = rules
+        daily = streaks.intern("daily")
+        streakUsed = [false]
+        try store.forEachUser { id, zone in
+            // Ids that fail the rules stay unknown here, so the rules explain them.
+            guard Validate.isUserID(id) else { return }
+            users.add(id, value: UInt32(zones.intern(zone)))
+        }
+        zoneIsValid = Array(repeating: nil, count: zones.count)
+    }
+
+    /// The streak ids valid check-ins used.
+    var streaksUsed: Set<String> { Set((0..<streaks.count).filter { streakUsed[$0] }.map(streaks.key)) }
+
+    /// Checks a check-in given as strings.
+    mutating func check(_ input: CheckinInput) -> Result<NewCheckin, FieldProblem> {
+        let result = rules.check(input) { id in users.value(id).map { zones.key(Int($0)) } }
+        if case .success(let c) = result { markUsed(streaks.intern(c.streak)) }
+        return result
+    }
+
+    /// The check-ins of plain CSV rows that pass every rule on their bytes; nil
+    /// where a row needs `check` (which then says what is wrong). The rows'
+    /// users are looked up together (`ByteTable.values`).
+    mutating func quick(_ lines: [InputFile.Line], _ csv: CheckinCSV, into checkins: inout [QuickCheckin?]) {
+        checkins.removeAll(keepingCapacity: true)
+        while fields.count < lines.count { fields.append([]) }
+        keys.removeAll(keepingCapacity: true)
+        for (k, line) in lines.enumerated() {
+            let plain = line.problem == nil && line.isASCII && csv.split(line.text, into: &fields[k])
+            // No user has an empty id.
+            keys.append(UnsafeBufferPointer(rebasing: line.text[plain ? fields[k][csv.user] : 0..<0]))
+        }
+        users.values(keys, into: &userZones)
+        for (k, line) in lines.enumerated() {
+            checkins.append(userZones[k].flatMap { quick(line.text, fields[k], csv, userZone: $0) })
+        }
+    }
+
+    /// Scratch space for `quick`.
+    private var fields: [[Range<Int>]] = []
+    private var keys: [UnsafeBufferPointer<UInt8>] = []
+    private var userZones: [UInt32?] = []
+
+    /// A plain CSV row's check-in when it passes every rule on its bytes.
+    private mutating func quick(
+        _ text: UnsafeBufferPointer<UInt8>, _ fields: [Range<Int>], _ csv: CheckinCSV, userZone: UInt32
+    ) -> QuickCheckin? {
+        func field(_ column: Int) -> UnsafeBufferPointer<UInt8>? {
+            column < 0 || fields[column].isEmpty ? nil : UnsafeBufferPointer(rebasing: text[fields[column]])
+        }
+        var streak = daily
+        if let s = field(csv.streak) {
+            guard let n = streakNumber(s) else { return nil }
+            streak = n
+        }
+        guard let at = RFC3339.parse(utf8: UnsafeBufferPointer(rebasing: text[fields[csv.at]])),
+            at <= rules.now + CheckinRules.futureSlack, at >= rules.now - CheckinRules.maxAge
+        else { return nil }
+        var zone = Int(userZone)
+        if let tz = field(csv.tz) {
+            guard let n = zoneNumber(tz) else { return nil }
+            zone = n
+        }
+        guard valid(zone) else { return nil }
+        if let id = field(csv.id), !Validate.isEventID(id) { return nil }
+        markUsed(streak)
+        return QuickCheckin(
+            user: fields[csv.user], streak: streak, at: at, zone: zone, eventID: csv.id < 0 ? nil : fields[csv.id])
+    }
+
+    /// Stores a checked row.
+    func insert(_ c: QuickCheckin, from text: UnsafeBufferPointer<UInt8>, into bulk: any CheckinImport) throws {
+        try streaks.withKey(c.streak) { streak in
+            try zones.withKey(c.zone) { zone in
+                try bulk.insert(
+                    user: UnsafeBufferPointer(rebasing: text[c.user]), streak: streak, at: c.at, zone: zone,
+                    eventID: c.eventID.flatMap { $0.isEmpty ? nil : UnsafeBufferPointer(rebasing: text[$0]) },
+                    meta: nil)
+            }
+        }
+    }
+
+    private mutating func markUsed(_ streak: Int) {
+        if streak == streakUsed.count { streakUsed.append(false) }
+        streakUsed[streak] = true
+    }
+
+    /// A valid streak id's number (added when new).
+    private mutating func streakNumber(_ s: UnsafeBufferPointer<UInt8>) -> Int? {
+        if let n = streaks.value(s) { return Int(n) }
+        guard Validate.isStreakID(s) else { return nil }
+        streakUsed.append(false)
+        return streaks.intern(s)
+    }
+
+    /// A valid zone's number (added when new); invalid names are never kept.
+    private mutating func zoneNumber(_ name: UnsafeBufferPointer<UInt8>) -> Int? {
+        if let n = zones.value(name) { return Int(n) }
+        guard case .success = rules.zones.zone(String(decoding: name, as: UTF8.self)) else { return nil }
+        zoneIsValid.append(true)
+        return zones.intern(name)
+    }
+
+    private mutating func valid(_ zone: Int) -> Bool {
+        if let known = zoneIsValid[zone] { return known }
+        guard case .success = rules.zones.zone(zones.key(zone)) else {
+            zoneIsValid[zone] = false
+            return false
+        }
+        zoneIsValid[zone] = true
+        return true
+    }
+}
+
+/// A CSV row that passed every rule: positions in its line, and numbers in the checker's tables.
+struct QuickCheckin {
+    var user: Range<Int>
+    var streak: Int
+    var at: Instant
+    var zone: Int
+    var eventID: Range<Int>?
+}

@@ -1,0 +1,42 @@
+import StreakCore
+
+/// Check-ins stored one at a time inside one write transaction (`import`).
+/// Texts are UTF-8 bytes, read during the call only. Use it only inside the
+/// `write` that made it.
+public protocol CheckinImport: AnyObject {
+    /// Stores a check-in, perhaps later (in a batch): one whose (user, event id) is
+    /// stored already, or comes earlier in the import, is a no-op.
+    func insert(
+        user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>, at: Instant,
+        zone: UnsafeBufferPointer<UInt8>, eventID: UnsafeBufferPointer<UInt8>?, meta: String?
+    ) throws
+    /// After the last insert: stores what waits, builds again what the import set aside
+    /// for speed, and makes every (user, streak) that got a new check-in due for the next run.
+    /// Answers how many check-ins were stored, and how many were no-ops.
+    func finish() throws -> InsertResult
+}
+
+extension CheckinImport {
+    /// Stores a check-in given as strings.
+    public func insert(_ c: NewCheckin) throws {
+        var (user, streak, zone, eventID) = (c.user, c.streak, c.zone, c.eventID)
+        return try user.withUTF8 { u in
+            try streak.withUTF8 { s in
+                try zone.withUTF8 { z in
+                    if eventID == nil {
+                        return try insert(user: u, streak: s, at: c.instant, zone: z, eventID: nil, meta: c.meta)
+                    }
+                    return try eventID!.withUTF8 { e in
+                        try insert(user: u, streak: s, at: c.instant, zone: z, eventID: e, meta: c.meta)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Users added or updated one at a time inside one write transaction (`user import`).
+public protocol UserImport: AnyObject {
+    /// Adds the user, or updates them as `updateUser` does when the id is taken; true when added.
+    func put(_ user: User) throws -> Bool
+}

@@ -1,0 +1,269 @@
+import GRDB
+import StreakCore
+
+/// Check-ins inserted `batch` rows per statement run. A large import sets the
+/// index on (user, streak, at) aside and builds it again before the commit
+/// (docs/RULES.md, "Import at scale"); the schedule is updated once, at the
+/// end, for every (user, streak) that got a new row.
+final class SQLiteCheckinImport: CheckinImport {
+    /// The index an import may drop and build again: it enforces nothing.
+    static let rebuiltIndex = "checkins_streak"
+    /// An import sets the index aside when it adds this many rows, or a sixteenth of
+    /// the rows stored if that is more: beyond, inserting into an index far larger than
+    /// the page cache costs more than sorting every row into a new one.
+    static let rebuildAfter = 100_000
+    /// Rows per run of the many-row statement.
+    static let batch = 64
+
+    let db: Database
+    /// One row, and `batch` rows (prepared when a batch is full: `checkin` stores one).
+    let one: RawStatement
+    var many: RawStatement?
+    let storedAt: Int64
+    /// The largest row id before the import: every row above it is new.
+    let lastID: Int64
+    /// The rows inserted after which the index is set aside.
+    let threshold: Int
+    var pending = PendingRows()
+    var result = InsertResult()
+    /// The statement that builds the index set aside again.
+    var setAside: String?
+
+    init(db: Database, storedAt: Instant, expectedRows: Int?) throws {
+        self.db = db
+        self.storedAt = storedAt.seconds
+        one = try RawStatement(db, Self.insert(rows: 1))
+        lastID = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM checkins") ?? 0
+        // Row ids are dense unless rows were deleted: the largest is about the rows stored.
+        threshold = max(Self.rebuildAfter, Int(clamping: lastID) / 16)
+        if let expectedRows, expectedRows >= threshold { try setIndexAside() }
+    }
+
+    deinit { pending.deallocate() }
+
+    static func insert(rows: Int) -> String {
+        "INSERT INTO checkins (user_id, streak, at, zone, event_id, meta, stored_at) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ") + " ON CONFLICT DO NOTHING"
+    }
+
+    func insert(
+        user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>, at: Instant,
+        zone: UnsafeBufferPointer<UInt8>, eventID: UnsafeBufferPointer<UInt8>?, meta: String?
+    ) throws {
+        var meta = meta
+        let bytes = user.count + streak.count + zone.count + (eventID?.count ?? 0) + (meta?.utf8.count ?? 0)
+        if !pending.fits(bytes) { try flush() }
+        pending.reserve(bytes)
+        if meta == nil {
+            pending.add(user, streak, at.seconds, zone, eventID, nil)
+        } else {
+            meta!.withUTF8 { pending.add(user, streak, at.seconds, zone, eventID, $0) }
+        }
+        if pending.count == Self.batch { try flush() }
+    }
+
+    /// Runs the pending rows: all in one run when they are a batch, else one by one.
+    private func flush() throws {
+        guard pending.count > 0 else { return }
+        var changed = 0
+        if pending.count == Self.batch {
+            let many = try self.many ?? RawStatement(db, Self.insert(rows: Self.batch))
+            self.many = many
+            for row in 0..<pending.count { pending.bind(row, to: many, from: Int32(row * 7), storedAt: storedAt) }
+            changed = try many.run()
+        } else {
+            for row in 0..<pending.count {
+                pending.bind(row, to: one, from: 0, storedAt: storedAt)
+                changed += try one.run()
+            }
+        }
+        result.inserted += changed
+        result.duplicates += pending.count - changed
+        pending.removeAll()
+        if setAside == nil && result.inserted >= threshold { try setIndexAside() }
+    }
+
+    /// Drops the index inside the transaction; a rollback brings it back.
+    private func setIndexAside() throws {
+        guard
+            setAside == nil,
+            let sql = try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
+                arguments: [Self.rebuiltIndex])
+        else { return }
+        try db.execute(sql: "DROP INDEX \(Self.rebuiltIndex)")
+        setAside = sql
+    }
+
+    func finish() throws -> InsertResult {
+        try flush()
+        if let sql = setAside {
+            try db.execute(sql: sql)
+            setAside = nil
+        }
+        // What `touch` does, once per (user, streak) with new rows (duplicates were not
+        // inserted). When most rows are new, the index gives the pairs in order; else the
+        // new rows are sorted.
+        let mostlyNew = Int64(result.inserted) * 2 >= lastID
+        try db.execute(
+            sql: """
+                INSERT INTO schedule (user_id, streak, next_at, version)
+                SELECT user_id, streak, 0, 1 FROM checkins \(mostlyNew ? "" : "NOT INDEXED") WHERE id > ?
+                GROUP BY user_id, streak
+                ON CONFLICT (user_id, streak) DO UPDATE SET next_at = 0, version = version + 1
+                """, arguments: [lastID])
+        return result
+    }
+}
+
+/// Check-ins waiting for a batch: their texts copied end to end into one
+/// buffer that stays put until they have run, so SQLite reads them in place.
+struct PendingRows {
+    struct Row {
+        var user: Range<Int>
+        var streak: Range<Int>
+        var at: Int64
+        var zone: Range<Int>
+        var eventID: Range<Int>?
+        var meta: Range<Int>?
+    }
+
+    private(set) var rows: [Row] = []
+    private var bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 << 16)
+    private var used = 0
+
+    var count: Int { rows.count }
+
+    func fits(_ n: Int) -> Bool { used + n <= bytes.count }
+
+    /// Room for `n` more bytes; only while nothing is pending may the buffer move.
+    mutating func reserve(_ n: Int) {
+        guard !fits(n) else { return }
+        precondition(rows.isEmpty)
+        bytes.deallocate()
+        bytes = .allocate(capacity: max(n, 2 * bytes.count))
+    }
+
+    mutating func add(
+        _ user: UnsafeBufferPointer<UInt8>, _ streak: UnsafeBufferPointer<UInt8>, _ at: Int64,
+        _ zone: UnsafeBufferPointer<UInt8>, _ eventID: UnsafeBufferPointer<UInt8>?,
+        _ meta: UnsafeBufferPointer<UInt8>?
+    ) {
+        rows.append(
+            Row(
+                user: copy(user), streak: copy(streak), at: at, zone: copy(zone), eventID: eventID.map { copy($0) },
+                meta: meta.map { copy($0) }))
+    }
+
+    func bind(_ row: Int, to statement: RawStatement, from base: Int32, storedAt: Int64) {
+        let r = rows[row]
+        let text = UnsafeBufferPointer(bytes)
+        statement.bind(base + 1, UnsafeBufferPointer(rebasing: text[r.user]))
+        statement.bind(base + 2, UnsafeBufferPointer(rebasing: text[r.streak]))
+        statement.bind(base + 3, r.at)
+        statement.bind(base + 4, UnsafeBufferPointer(rebasing: text[r.zone]))
+        statement.bind(base + 5, r.eventID.map { UnsafeBufferPointer(rebasing: text[$0]) })
+        statement.bind(base + 6, r.meta.map { UnsafeBufferPointer(rebasing: text[$0]) })
+        statement.bind(base + 7, storedAt)
+    }
+
+    mutating func removeAll() {
+        rows.removeAll(keepingCapacity: true)
+        used = 0
+    }
+
+    func deallocate() { bytes.deallocate() }
+
+    private mutating func copy(_ text: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        let start = used
+        if let base = text.baseAddress, !text.isEmpty {
+            (bytes.baseAddress! + start).update(from: base, count: text.count)
+        }
+        used += text.count
+        return start..<used
+    }
+}
+
+/// Users added or updated through prepared statements: the same writes as
+/// `addUser` and `updateUser`, with no statement built per user.
+final class SQLiteUserImport: UserImport {
+    let at: Int64
+    let add: RawStatement
+    let old: RawStatement
+    let update: RawStatement
+    let reschedule: RawStatement
+    let zoneChange: RawStatement
+
+    init(db: Database, at: Instant) throws {
+        self.at = at.seconds
+        add = try RawStatement(
+            db,
+            "INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+        old = try RawStatement(db, "SELECT zone, remind_at, remind FROM users WHERE id = ?")
+        update = try RawStatement(db, "UPDATE users SET zone = ?, remind_at = ?, remind = ? WHERE id = ?")
+        reschedule = try RawStatement(
+            db, "UPDATE schedule SET next_at = 0, version = version + 1 WHERE user_id = ?")
+        zoneChange = try RawStatement(
+            db,
+            """
+            INSERT INTO user_zones (user_id, since, zone) VALUES (?, ?, ?)
+            ON CONFLICT (user_id, since) DO UPDATE SET zone = excluded.zone
+            """)
+    }
+
+    func put(_ user: User) throws -> Bool {
+        var (id, zone) = (user.id, user.zone)
+        return try id.withUTF8 { id in
+            try zone.withUTF8 { zone in
+                add.bind(1, id)
+                add.bind(2, zone)
+                add.bind(3, Int64(user.remindAt))
+                add.bind(4, user.remind ? 1 : 0)
+                add.bind(5, at)
+                if try add.run() == 1 {
+                    try recordZone(id, zone)
+                    return true
+                }
+                old.bind(1, id)
+                guard try old.step() else {  // cannot happen: the id is taken
+                    old.reset()
+                    return false
+                }
+                let sameZone = old.bytes(0).elementsEqual(zone)
+                let same = sameZone && old.int64(1) == Int64(user.remindAt) && (old.int64(2) != 0) == user.remind
+                old.reset()
+                guard !same else { return false }
+                update.bind(1, zone)
+                update.bind(2, Int64(user.remindAt))
+                update.bind(3, user.remind ? 1 : 0)
+                update.bind(4, id)
+                _ = try update.run()
+                reschedule.bind(1, id)
+                _ = try reschedule.run()
+                if !sameZone { try recordZone(id, zone) }
+                return false
+            }
+        }
+    }
+
+    private func recordZone(_ id: UnsafeBufferPointer<UInt8>, _ zone: UnsafeBufferPointer<UInt8>) throws {
+        zoneChange.bind(1, id)
+        zoneChange.bind(2, at)
+        zoneChange.bind(3, zone)
+        _ = try zoneChange.run()
+    }
+}
+
+extension SQLiteAccess {
+    func forEachUser(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        let users = try RawStatement(db, "SELECT id, zone FROM users")
+        defer { users.reset() }
+        while try users.step() { try body(users.bytes(0), users.bytes(1)) }
+    }
+
+    func checkinImport(storedAt: Instant, expectedRows: Int?) throws -> any CheckinImport {
+        try SQLiteCheckinImport(db: db, storedAt: storedAt, expectedRows: expectedRows)
+    }
+
+    func userImport(at: Instant) throws -> any UserImport { try SQLiteUserImport(db: db, at: at) }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import GRDB
+import StreakCore
+import Testing
+
+@testable import StreakJobs
+@testable import StreakStore
+
+/// An import large enough to set the check-in index aside stores what small
+/// imports of the same rows store, and rolls back whole.
+@Suite struct ImportScaleTests {
+    static let now = "2026-11-21T18:45:00Z"
+    static let users = 50
+
+    /// 110,000 rows (more than `rebuildAfter`): three streaks, some event ids repeating, some zones given.
+    static let rows: [String] = (0..<110_000).map { i in
+        let at = RFC3339.format(RFC3339.parse(now)! - Int64(1 + i * 211 % 20_000_000), offset: 3600)
+        let tz = i % 11 == 0 ? "Asia/Tokyo" : ""
+        let id = i % 6 == 0 ? "e\(i % 5000)" : ""
+        return "u\(i * 7 % users),\(at),\(tz),\(["daily", "workout", "reading"][i % 3]),\(id)"
+    }
+
+    static func store() throws -> Context {
+        let (context, _) = try makeContext(now: now, format: .json)
+        for u in 0..<users { try context.addUser(id: "u\(u)", tz: "Europe/Berlin", remindAt: nil, remind: true) }
+        return context
+    }
+
+    static func file(_ rows: ArraySlice<String>, last: String? = nil) throws -> String {
+        let path = NSTemporaryDirectory() + "streakd-scale-\(UUID().uuidString).csv"
+        let text = "user,at,tz,streak,id\n" + rows.joined(separator: "\n") + "\n" + (last.map { $0 + "\n" } ?? "")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Everything stored, as text; the indexes; the integrity check.
+    static func contents(_ context: Context) throws -> [String] {
+        let queue = (context.store as! SQLiteStore).queue
+        return try queue.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT printf('%d %s %s %d %s %s %d', id, user_id, streak, at, zone, event_id, stored_at)
+                    FROM checkins ORDER BY id
+                    """)
+                // Two imports touch a streak twice: versions differ, the plans do not.
+                + String.fetchAll(db, sql: "SELECT user_id || ' ' || streak || ' ' || next_at FROM schedule ORDER BY 1")
+                + String.fetchAll(db, sql: "SELECT streak || ' ' || since FROM settings_epochs ORDER BY 1")
+                + String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('checkins') ORDER BY 1")
+                + String.fetchAll(db, sql: "PRAGMA integrity_check")
+        }
+    }
+
+    @Test func oneLargeImportStoresWhatSmallOnesStore() throws {
+        let large = try Self.file(Self.rows[...])
+        #expect(try InputFile(large).estimatedLines() ?? 0 >= SQLiteCheckinImport.rebuildAfter)
+        let one = try Self.store()
+        try one.importCheckins(path: large, format: nil, skipInvalid: false)
+
+        let halves = try Self.store()
+        for part in [Self.rows[..<55_000], Self.rows[55_000...]] {
+            let path = try Self.file(part)
+            #expect(try InputFile(path).estimatedLines() ?? .max < SQLiteCheckinImport.rebuildAfter)
+            try halves.importCheckins(path: path, format: nil, skipInvalid: false)
+        }
+        let stored = try Self.contents(one)
+        #expect(stored.count > 90_000)
+        let small = try Self.contents(halves)
+        #expect(stored == small, "\(zip(stored, small).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "")")
+        #expect(stored.suffix(3) == ["checkins_event", "checkins_streak", "ok"])
+    }
+
+    @Test func anInvalidLastLineLeavesTheStoreAsItWas() throws {
+        let context = try Self.store()
+        try context.importCheckins(path: try Self.file(Self.rows[..<1000]), format: nil, skipInvalid: false)
+        let before = try Self.contents(context)
+        let path = try Self.file(Self.rows[...], last: "u1,yesterday,,,")
+        #expect(try InputFile(path).estimatedLines() ?? 0 >= SQLiteCheckinImport.rebuildAfter, "the index is set aside")
+        #expect {
+            try context.importCheckins(path: path, format: nil, skipInvalid: false)
+        } throws: { error in
+            "\(error)".contains(
+                #"\#(path):110002: field "at": "yesterday" is not an RFC 3339 instant with an offset"#)
+        }
+        #expect(try Self.contents(context) == before)
+        #expect(before.suffix(3) == ["checkins_event", "checkins_streak", "ok"])
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import GRDB
+import StreakCore
+import Testing
+
+@testable import StreakStore
+
+/// `checkinImport` and `userImport`: the same rows whichever way the index is
+/// kept, the schedule as `touch` leaves it, and nothing at all after a rollback.
+@Suite struct BulkImportTests {
+    static let users = (0..<40).map { "u\($0)" }
+
+    /// A store with users, a few check-ins and a schedule row with a version to bump.
+    static func seeded() throws -> SQLiteStore {
+        let store = try SQLiteStore(path: scratch() + "/s.sqlite")
+        try store.write { (w: any StoreWriter) throws in
+            for u in users { _ = try w.addUser(User(id: u, zone: "UTC"), at: t0) }
+            _ = try w.insertCheckins(
+                [
+                    NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC", eventID: "old"),
+                    NewCheckin(user: "u2", streak: "daily", instant: t0, zone: "UTC"),
+                ], storedAt: t0)
+            _ = try w.insertCheckins([NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC")], storedAt: t0)
+        }
+        return store
+    }
+
+    /// 2,000 check-ins over the users and three streaks, some repeating event ids.
+    static let rows: [NewCheckin] = (0..<2000).map { i in
+        NewCheckin(
+            user: users[i * 7 % users.count], streak: ["daily", "workout", "reading"][i % 3],
+            instant: t0 + Int64(i * 37 % 5000), zone: i % 5 == 0 ? "Asia/Tokyo" : "UTC",
+            eventID: i % 4 == 0 ? "e\(i % 600)" : (i == 1 ? "old" : nil), meta: i % 9 == 0 ? #"{"n":1}"# : nil)
+    }
+
+    /// The rows an import of `rows` into the seeded store stores (the others repeat an event id).
+    static let stored: [NewCheckin] = {
+        var seen: Set<[String]> = [["u1", "old"]]
+        return rows.filter { c in c.eventID.map { seen.insert([c.user, $0]).inserted } ?? true }
+    }()
+
+    static func importRows(into store: SQLiteStore, expectedRows: Int?) throws -> InsertResult {
+        try store.bulkWrite { w in
+            let bulk = try w.checkinImport(storedAt: t0 + 60, expectedRows: expectedRows)
+            for c in rows { try bulk.insert(c) }
+            return try bulk.finish()
+        }
+    }
+
+    /// Everything an import writes, as text, and the indexes the table has.
+    static func contents(_ store: SQLiteStore) throws -> [String] {
+        try store.queue.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT printf('%d %s %s %d %s %s %s %d', id, user_id, streak, at, zone, event_id, meta, stored_at)
+                    FROM checkins ORDER BY id
+                    """)
+                + String.fetchAll(
+                    db,
+                    sql: "SELECT printf('%s %s %s %s', user_id, streak, next_at, version) FROM schedule ORDER BY 1")
+                + String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE tbl_name = 'checkins' ORDER BY name")
+                + String.fetchAll(db, sql: "PRAGMA integrity_check")
+        }
+    }
+
+    @Test func rebuildingTheIndexStoresWhatKeepingItStores() throws {
+        let kept = try Self.seeded()
+        let rebuilt = try Self.seeded()
+        let before = try Self.contents(kept)
+        let a = try Self.importRows(into: kept, expectedRows: 0)
+        let b = try Self.importRows(into: rebuilt, expectedRows: 10_000_000)
+        #expect(a == b)
+        #expect(a.inserted == Self.stored.count && a.duplicates == Self.rows.count - Self.stored.count, "\(a)")
+        #expect(a.duplicates > 100)
+        let after = try Self.contents(rebuilt)
+        #expect(after == (try Self.contents(kept)))
+        #expect(after.last == "ok")
+        #expect(
+            after.contains {
+                $0.hasPrefix("CREATE INDEX checkins_streak ON checkins(user_id, streak, at, zone, stored_at, event_id)")
+            })
+        #expect(before.filter { $0.hasPrefix("CREATE") } == after.filter { $0.hasPrefix("CREATE") })
+    }
+
+    @Test func theScheduleIsWhatTouchLeaves() throws {
+        let store = try Self.seeded()
+        func schedule() throws -> [String] {
+            try store.queue.read { db in
+                try String.fetchAll(
+                    db,
+                    sql: "SELECT user_id || ' ' || streak || ' ' || next_at || ' ' || version FROM schedule ORDER BY 1")
+            }
+        }
+        #expect(try schedule() == ["u1 daily 0 2", "u2 daily 0 1"], "the seed touched u1/daily twice")
+        _ = try store.write { w in
+            try w.insertCheckins(
+                [
+                    NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC", eventID: "old"),  // a no-op
+                    NewCheckin(user: "u3", streak: "daily", instant: t0, zone: "UTC"),
+                    NewCheckin(user: "u3", streak: "daily", instant: t0 + 1, zone: "UTC"),
+                ], storedAt: t0)
+        }
+        #expect(try schedule() == ["u1 daily 0 2", "u2 daily 0 1", "u3 daily 0 1"], "once per import, not per row")
+        try store.queue.write { db in try db.execute(sql: "UPDATE schedule SET next_at = 99") }
+        _ = try Self.importRows(into: store, expectedRows: 10_000_000)
+        let after = try schedule()
+        // Every pair that got a row is touched once more; the others keep their plan.
+        let named = Set(Self.stored.map { "\($0.user) \($0.streak)" })
+        for line in after {
+            let parts = line.split(separator: " ")
+            let pair = "\(parts[0]) \(parts[1])"
+            let old = ["u1 daily": 2, "u2 daily": 1, "u3 daily": 1][pair] ?? 0
+            #expect(named.contains(pair) ? line == "\(pair) 0 \(old + 1)" : line == "\(pair) 99 \(old)", "\(line)")
+        }
+        #expect(after.count == named.union(["u1 daily", "u2 daily", "u3 daily"]).count)
+    }
+
+    struct Boom: Error {}
+
+    @Test func aRollbackAfterARebuildLeavesEverythingAsItWas() throws {
+        let store = try Self.seeded()
+        let before = try Self.contents(store)
+        #expect(throws: Boom.self) {
+            try store.bulkWrite { (w: any StoreWriter) throws in
+                let bulk = try w.checkinImport(storedAt: t0, expectedRows: 10_000_000)
+                for c in Self.rows { try bulk.insert(c) }
+                _ = try bulk.finish()
+                throw Boom()
+            }
+        }
+        #expect(throws: Boom.self) {
+            try store.bulkWrite { (w: any StoreWriter) throws in
+                let bulk = try w.checkinImport(storedAt: t0, expectedRows: 10_000_000)
+                for c in Self.rows { try bulk.insert(c) }
+                throw Boom()  // with the index dropped and not built again
+            }
+        }
+        #expect(try Self.contents(store) == before)
+        let indexes = try store.queue.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('checkins') ORDER BY 1")
+        }
+        #expect(indexes == ["checkins_event", "checkins_streak"])
+        let foreignKeys = try store.queue.read { db in try Int.fetchOne(db, sql: "PRAGMA foreign_keys") }
+        #expect(foreignKeys == 1, "bulkWrite turns them back on")
+    }
+
+    @Test func userImportAddsAndUpdatesAsAddUserAndUpdateUserDo() throws {
+        let store = try Self.seeded()
+        let later = t0 + 3600
+        let (added, updated) = try store.write { w -> (Int, Int) in
+            let bulk = try w.userImport(at: later)
+            var added = 0
+            for u in [
+                User(id: "u1", zone: "UTC"),  // unchanged
+                User(id: "u2", zone: "UTC", remindAt: 3600),  // reminder only
+                User(id: "u3", zone: "Asia/Tokyo", remind: false),  // zone
+                User(id: "new", zone: "Europe/Berlin"),
+            ] where try bulk.put(u) {
+                added += 1
+            }
+            return (added, 3)
+        }
+        #expect(added == 1 && updated == 3)
+        try store.read { (r: any StoreReader) throws in
+            #expect(try r.user("u2") == User(id: "u2", zone: "UTC", remindAt: 3600))
+            #expect(try r.user("u3") == User(id: "u3", zone: "Asia/Tokyo", remind: false))
+            #expect(try r.user("new") == User(id: "new", zone: "Europe/Berlin"))
+            #expect(try r.zoneHistory(of: "u3").map(\.zone) == ["UTC", "Asia/Tokyo"])
+            #expect(try r.zoneHistory(of: "new") == [StoredZoneChange(since: later, zone: "Europe/Berlin")])
+        }
+        let versions = try store.queue.read { db in
+            try String.fetchAll(db, sql: "SELECT user_id || ' ' || version FROM schedule ORDER BY 1")
+        }
+        #expect(versions == ["u1 2", "u2 2"], "u1 is unchanged; u2 changed")
+    }
+}
