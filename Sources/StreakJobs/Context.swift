@@ -45,19 +45,22 @@ public struct Context: Sendable {
     func history(
         of user: User, streak: String, in reader: any StoreReader, epochs: [SettingsEpoch]? = nil
     ) throws -> StreakHistory {
-        let stored = StoredStreak(
+        try history(
+            of: stored(user, streak: streak, in: reader), epochs: try epochs ?? reader.settingsEpochs(of: streak))
+    }
+
+    /// One (user, streak) read from the store.
+    func stored(_ user: User, streak: String, in reader: any StoreReader) throws -> StoredStreak {
+        StoredStreak(
             user: user, zones: try reader.zoneHistory(of: user.id), streak: streak,
             checkins: try reader.checkins(of: user.id, streak: streak),
             freezeEvents: try reader.freezeEvents(of: user.id, streak: streak))
-        return try history(of: stored, epochs: try epochs ?? reader.settingsEpochs(of: streak))
     }
 
     /// A stored streak as the engine takes it, with the streak's settings epochs.
     public func history(of stored: StoredStreak, epochs: [SettingsEpoch]) throws -> StreakHistory {
-        var zones = try stored.zones.map { ZoneChange(since: $0.since, zone: try self.zones.stored($0.zone)) }
-        if zones.isEmpty {
-            zones = [ZoneChange(since: Instant(seconds: 0), zone: try self.zones.stored(stored.user.zone))]
-        }
+        let zones = try stored.zones.map { ZoneChange(since: $0.since, zone: try self.zones.stored($0.zone)) }
+        guard !zones.isEmpty else { throw StreakdError.data("\(stored.userID): no zone stored") }
         var last = zones[zones.count - 1].zone  // check-ins are mostly in the latest zone: ask the book less
         let checkins = try stored.checkins.map {
             if $0.zone != last.identifier { last = try self.zones.stored($0.zone) }

@@ -47,23 +47,35 @@ public struct StoredCheckin: Equatable, Sendable {
 }
 
 /// One (user, streak) as stored: what a run needs to evaluate it.
-public struct StoredStreak: Sendable {
-    public var user: User
-    /// The user's zone changes, oldest first (empty for a user stored before zone history).
+public struct StoredStreak: Equatable, Sendable {
+    public var userID: String
+    /// The user's zone changes, oldest first; never empty (a user stored before zone
+    /// history has their current zone, since the epoch).
     public var zones: [StoredZoneChange]
     public var streak: String
     public var checkins: [StoredCheckin]
     public var freezeEvents: [FreezeEvent]
 
     public init(
-        user: User, zones: [StoredZoneChange], streak: String, checkins: [StoredCheckin] = [],
+        userID: String, zones: [StoredZoneChange], streak: String, checkins: [StoredCheckin] = [],
         freezeEvents: [FreezeEvent] = []
     ) {
-        self.user = user
+        self.userID = userID
         self.zones = zones
         self.streak = streak
         self.checkins = checkins
         self.freezeEvents = freezeEvents
+    }
+
+    /// `zones` as stored for the user: empty means the user's current zone all along.
+    public init(
+        user: User, zones: [StoredZoneChange], streak: String, checkins: [StoredCheckin] = [],
+        freezeEvents: [FreezeEvent] = []
+    ) {
+        self.init(
+            userID: user.id,
+            zones: zones.isEmpty ? [StoredZoneChange(since: Instant(seconds: 0), zone: user.zone)] : zones,
+            streak: streak, checkins: checkins, freezeEvents: freezeEvents)
     }
 }
 

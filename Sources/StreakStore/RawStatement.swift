@@ -39,6 +39,14 @@ struct RawStatement {
         let pointer = UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
         sqlite3_bind_text(handle, index, pointer, Int32(text.count), nil)  // SQLITE_STATIC
     }
+    /// Binds a blob, copied by SQLite, or NULL for nil.
+    func bind(_ index: Int32, blob: UnsafeBufferPointer<UInt8>?) {
+        guard let blob else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
+        sqlite3_bind_blob(handle, index, blob.baseAddress, Int32(blob.count), Self.transient)
+    }
     func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
     func bind(_ index: Int32, _ value: Int64?) {
         if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
@@ -78,6 +86,13 @@ struct RawStatement {
     func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
         guard let bytes = sqlite3_column_text(handle, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
         return UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    /// A blob column's bytes, valid until the next step.
+    func blob(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+        guard let bytes = sqlite3_column_blob(handle, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt8.self), count: count)
     }
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }

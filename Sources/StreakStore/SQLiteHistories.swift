@@ -72,3 +72,63 @@ extension SQLiteAccess {
         try String.fetchOne(db, sql: "SELECT id FROM users ORDER BY id LIMIT 1 OFFSET (SELECT count(*) / 2 FROM users)")
     }
 }
+
+extension SQLiteAccess {
+    /// Every streak, part `part` of `parts` (by row id, not sorted): its packed history when
+    /// that is current, else its history read from the tables. Answers how many were packed.
+    @discardableResult
+    func eachPackedStreak(part: Int, of parts: Int, _ body: (StoredStreak) throws -> Void) throws -> Int {
+        var packed = 0
+        var stale: [(user: String, streak: String)] = []
+        try eachScheduleRow(part: part, of: parts) { u, s, bytes in
+            let (user, streak) = (String(decoding: u, as: UTF8.self), String(decoding: s, as: UTF8.self))
+            if let bytes, let history = PackedHistory.unpack(bytes, user: user, streak: streak) {
+                packed += 1
+                try body(history)
+            } else {
+                stale.append((user, streak))
+            }
+        }
+        for (user, streak) in stale {
+            if let s = try storedStreak(user: user, streak: streak) { try body(s) }
+        }
+        return packed
+    }
+}
+
+extension SQLiteAccess {
+    func eachScheduleRow(
+        part: Int, of parts: Int,
+        _ body: (
+            _ user: UnsafeBufferPointer<UInt8>, _ streak: UnsafeBufferPointer<UInt8>,
+            _ packed: UnsafeBufferPointer<UInt8>?
+        ) throws -> Void
+    ) throws {
+        // Each page is read once: a small page cache is recycled, where a large one would grow
+        // (allocations under SQLite's global memory mutex, contended by the other parts).
+        let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
+        try db.execute(sql: "PRAGMA cache_size = -1024")
+        defer { try? db.execute(sql: "PRAGMA cache_size = \(cache)") }
+        let bounds = try RawStatement(db, "SELECT coalesce(min(rowid), 0), coalesce(max(rowid), -1) FROM schedule")
+        guard try bounds.step() else { return }
+        let (low, high) = (bounds.int64(0), bounds.int64(1))
+        bounds.reset()
+        let size = (high - low + Int64(parts)) / Int64(parts)
+        let rows = try RawStatement(
+            db,
+            """
+            SELECT user_id, streak, CASE WHEN history_version = version THEN history END
+            FROM schedule WHERE rowid >= ? AND rowid < ?
+            """)
+        rows.bind(1, low + size * Int64(part))
+        rows.bind(2, low + size * Int64(part + 1))
+        try rows.rows { try body(rows.bytes(0), rows.bytes(1), rows.isNull(2) ? nil : rows.blob(2)) }
+    }
+
+    func storedStreak(user id: String, streak: String) throws -> StoredStreak? {
+        guard let user = try user(id) else { return nil }
+        return StoredStreak(
+            user: user, zones: try zoneHistory(of: id), streak: streak, checkins: try checkins(of: id, streak: streak),
+            freezeEvents: try freezeEvents(of: id, streak: streak))
+    }
+}

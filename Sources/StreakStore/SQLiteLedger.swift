@@ -71,6 +71,20 @@ extension SQLiteAccess {
         return due
     }
 
+    func packedHistory(of streak: DueStreak) throws -> StoredStreak? {
+        let s = try RawStatement(
+            db, "SELECT history FROM schedule WHERE user_id = ? AND streak = ? AND history_version = ? AND version = ?")
+        s.bind(1, streak.user)
+        s.bind(2, streak.streak)
+        s.bind(3, streak.version)
+        s.bind(4, streak.version)
+        var found: StoredStreak?
+        try s.rows {
+            if !s.isNull(0) { found = PackedHistory.unpack(s.blob(0), user: streak.user, streak: streak.streak) }
+        }
+        return found
+    }
+
     func meta(_ key: String) throws -> String? {
         try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
     }
@@ -133,22 +147,36 @@ extension SQLiteAccess {
         try s.run()
     }
 
-    func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant) throws {
-        // A change made since the run read the streak (a newer version) keeps it due.
+    func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant, read: StoredStreak?) throws {
+        // A change made since the run read the streak (a newer version) keeps it due, and
+        // leaves the history packed here stale: it was packed at the version the run read
+        // before reading the history.
         let s = try RawStatement(
             db,
             """
-            INSERT INTO schedule (user_id, streak, next_at, handled_through, version) VALUES (?1, ?2, ?3, ?4, ?5)
+            INSERT INTO schedule (user_id, streak, next_at, handled_through, version, history, history_version)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, CASE WHEN ?6 IS NOT NULL THEN ?5 END)
             ON CONFLICT (user_id, streak) DO UPDATE SET
                 next_at = CASE WHEN schedule.version = ?5 THEN ?3 ELSE 0 END,
-                handled_through = max(coalesce(schedule.handled_through, ?4), ?4)
+                handled_through = max(coalesce(schedule.handled_through, ?4), ?4),
+                history = coalesce(?6, schedule.history),
+                history_version = CASE WHEN ?6 IS NOT NULL THEN ?5 ELSE schedule.history_version END
             """)
         s.bind(1, streak.user)
         s.bind(2, streak.streak)
         s.bind(3, nextAt?.seconds)
         s.bind(4, handledThrough.seconds)
         s.bind(5, streak.version)
-        try s.run()
+        if let read {
+            let packed = PackedHistory.pack(read)
+            try packed.withUnsafeBufferPointer {
+                s.bind(6, blob: $0)
+                try s.run()
+            }
+        } else {
+            s.bind(6, blob: nil)
+            try s.run()
+        }
     }
 
     /// Marks a streak changed: the next run looks at it afresh.

@@ -108,6 +108,15 @@ enum Schema {
                     CREATE INDEX users_lookup ON users(id, zone, remind_at, remind);
                     """)
         }
+        // Each streak's history packed by the run that last read it, and the version it was
+        // read at: valid while the streak's version is still that (PackedHistory).
+        m.registerMigration("4-packed-histories") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE schedule ADD COLUMN history BLOB;
+                    ALTER TABLE schedule ADD COLUMN history_version INTEGER;
+                    """)
+        }
         return m
     }
 }

@@ -26,6 +26,23 @@ public protocol StoreReader {
     func meta(_ key: String) throws -> String?
     /// Every stored streak of the users in `users`, by user id then streak id, one at a time.
     func eachStreak(users: UserRange, _ body: (StoredStreak) throws -> Void) throws
+    /// The streak's history packed by an earlier run, when it is still at `streak.version`.
+    func packedHistory(of streak: DueStreak) throws -> StoredStreak?
+    /// Every streak in part `part` of `parts`, unsorted: its packed history when current, else
+    /// read from the tables. Answers how many were packed (work over all streaks at once).
+    @discardableResult
+    func eachPackedStreak(part: Int, of parts: Int, _ body: (StoredStreak) throws -> Void) throws -> Int
+    /// Every schedule row in part `part` of `parts`, unsorted, read during the call only: the
+    /// user and streak ids, and the packed history when current (`PackedHistory`).
+    func eachScheduleRow(
+        part: Int, of parts: Int,
+        _ body: (
+            _ user: UnsafeBufferPointer<UInt8>, _ streak: UnsafeBufferPointer<UInt8>,
+            _ packed: UnsafeBufferPointer<UInt8>?
+        ) throws -> Void
+    ) throws
+    /// One (user, streak) read from the tables; nil for an unknown user.
+    func storedStreak(user: String, streak: String) throws -> StoredStreak?
     /// The user id that splits the users into two halves (nil with fewer than two users).
     func middleUser() throws -> String?
     /// Every user's id and current zone, as UTF-8 read during the call only (bulk imports).
@@ -61,7 +78,9 @@ public protocol StoreWriter: StoreReader {
     func finish(key: String, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?) throws
     /// Plans a streak's next run (nil: nothing until it changes) and notes the run that handled it.
     /// Keeps it due when it changed after the run read it (its version moved on).
-    func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant) throws
+    /// `read`: the history the run read for it (not its packed one), packed to stand for the
+    /// tables until the streak changes.
+    func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant, read: StoredStreak?) throws
     /// Marks every streak for a fresh look on the next run (the configuration changed).
     func rescheduleAll() throws
     func setMeta(_ key: String, _ value: String) throws

@@ -43,7 +43,7 @@ import Testing
     }
 
     func describe(_ s: StoredStreak) -> String {
-        "\(s.user.id)/\(s.streak) zones \(s.zones.map { "\($0.since.seconds)=\($0.zone)" }) "
+        "\(s.userID)/\(s.streak) zones \(s.zones.map { "\($0.since.seconds)=\($0.zone)" }) "
             + "checkins \(s.checkins.map { "\($0.instant.seconds)@\($0.zone)#\($0.eventID ?? "-")+\($0.storedAt.seconds)" }) "
             + "freezes \(s.freezeEvents)"
     }

@@ -63,8 +63,9 @@ struct Recompute: ParsableCommand {
         let (t, best, runs) = try Measure.best(3) { try job.run(threads: threads) }
         Measure.emit([
             "measure": "recompute", "subject": "streakd", "seconds": best, "items": t.checkins, "streaks": t.streaks,
-            "checksum": "\(t.current) \(t.longest)", "runs": runs, "threads": threads,
-            "how": "one ordered pass over the store's covering indexes, Engine.evaluate per streak",
+            "checksum": "\(t.current) \(t.longest)", "runs": runs, "threads": threads, "packed": t.packed,
+            "how":
+                "one pass over the schedule's packed histories (stale ones read from the tables), Engine.lengths per streak",
         ])
     }
 }

@@ -3,57 +3,29 @@ import StreakCore
 import StreakJobs
 import StreakStore
 
-/// Streak recomputation from full history: every (user, streak) read from the store in one
-/// ordered pass (`eachStreak`) and evaluated by the engine as of `now`, on `threads` threads
-/// that each read half of the users over their own connection.
+/// Streak recomputation from full history: every (user, streak) of the schedule, its whole
+/// history packed by the run that last read it (stale ones read from the tables), its current
+/// and longest streak as of `now` by `Context.streakTotals` (exactly `Engine.evaluate`'s), on
+/// `threads` threads that each take a part of the rows over their own connection.
 struct Recomputation {
-    struct Totals: Sendable {
-        var streaks = 0
-        var checkins = 0
-        var current = 0
-        var longest = 0
-
-        mutating func add(_ o: Totals) {
-            streaks += o.streaks
-            checkins += o.checkins
-            current += o.current
-            longest += o.longest
-        }
-    }
-
     let store: String
     let now: Instant
 
-    func run(threads: Int) throws -> Totals {
-        let middle = threads > 1 ? try SQLiteStore(path: store).read { try $0.middleUser() } : nil
-        let ranges = middle.map { [UserRange(until: $0), UserRange(from: $0)] } ?? [.all]
-        let results = Locked<[Result<Totals, any Error>]>([])
-        DispatchQueue.concurrentPerform(iterations: ranges.count) { i in
-            let r = Result { try part(ranges[i]) }
+    func run(threads: Int) throws -> StreakTotals {
+        let results = Locked<[Result<StreakTotals, any Error>]>([])
+        let zones = ZoneBook(around: now)  // one per run, shared: each zone is read once
+        DispatchQueue.concurrentPerform(iterations: threads) { i in
+            let r = Result {
+                let context = Context(
+                    store: try SQLiteStore(path: store), config: Config(), now: now, zones: zones,
+                    printer: .standard(format: .short))
+                return try context.streakTotals(part: i, of: threads)
+            }
             results.update { $0.append(r) }
         }
-        var total = Totals()
+        var total = StreakTotals()
         for r in results.value { total.add(try r.get()) }
         return total
-    }
-
-    func part(_ range: UserRange) throws -> Totals {
-        let store = try SQLiteStore(path: store)
-        let context = Context(
-            store: store, config: Config(), now: now, zones: ZoneBook(around: now), printer: .standard(format: .short))
-        var totals = Totals()
-        var epochs: [String: [SettingsEpoch]] = [:]
-        try store.read { r in
-            try r.eachStreak(users: range) { s in
-                if epochs[s.streak] == nil { epochs[s.streak] = try r.settingsEpochs(of: s.streak) }
-                let state = Engine.evaluate(try context.history(of: s, epochs: epochs[s.streak]!), at: now)
-                totals.streaks += 1
-                totals.checkins += s.checkins.count
-                totals.current += state.current
-                totals.longest += state.longest
-            }
-        }
-        return totals
     }
 }
 

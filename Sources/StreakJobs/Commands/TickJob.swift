@@ -58,7 +58,9 @@ extension Context {
                         recorded.append((n, fresh))
                     }
                 }
-                for s in planned.schedule { try w.schedule(s.streak, nextAt: s.next, handledThrough: now) }
+                for s in planned.schedule {
+                    try w.schedule(s.streak, nextAt: s.next, handledThrough: now, read: s.read)
+                }
                 return recorded
             }
             for (n, fresh) in recorded {
@@ -119,7 +121,8 @@ extension Context {
 
     struct Plan {
         var notices: [(Notification, fresh: Bool)] = []
-        var schedule: [(streak: DueStreak, next: Instant?)] = []
+        /// `read`: the history read from the tables (not a packed one), to pack.
+        var schedule: [(streak: DueStreak, next: Instant?, read: StoredStreak?)] = []
     }
 
     /// Works out what is due for a batch of streaks, leaving out keys the ledger has.
@@ -130,7 +133,10 @@ extension Context {
             for d in batch {
                 guard let user = try r.user(d.user) else { continue }
                 if epochs[d.streak] == nil { epochs[d.streak] = try r.settingsEpochs(of: d.streak) }
-                let history = try history(of: user, streak: d.streak, in: r, epochs: epochs[d.streak])
+                // The packed history stands for the tables while the version is unchanged.
+                let packed = try r.packedHistory(of: d)
+                let read = packed == nil ? try stored(user, streak: d.streak, in: r) : nil
+                let history = try history(of: (packed ?? read)!, epochs: epochs[d.streak]!)
                 let state = Engine.evaluate(history, at: now)
                 let policy = noticePolicy(for: user)
                 let found = Notices.due(history, policy: policy, since: d.handledThrough, now: now, state: state)
@@ -139,7 +145,7 @@ extension Context {
                 }
                 let recorded = notices.isEmpty ? [:] : try r.ledgerStates(keys: notices.map(\.n.key))
                 plan.notices += notices.filter { recorded[$0.n.key] == nil }.map { ($0.n, $0.fresh) }
-                plan.schedule.append((d, Notices.next(history, policy: policy, now: now, state: state)))
+                plan.schedule.append((d, Notices.next(history, policy: policy, now: now, state: state), read))
             }
             return plan
         }
