@@ -58,8 +58,9 @@ extension SQLiteAccess {
 
     func dueStreaks(through: Instant?) throws -> [DueStreak] {
         let filter = through == nil ? "" : "WHERE next_at IS NOT NULL AND next_at <= ?"
-        let s = try RawStatement(
-            db, "SELECT user_id, streak, handled_through, version FROM schedule \(filter) ORDER BY user_id, streak")
+        // Sorted here, not by SQLite: after an import every streak is due, and SQLite's sorter
+        // would hold as much again as the list (ids are ASCII: String order is byte order).
+        let s = try RawStatement(db, "SELECT user_id, streak, handled_through, version FROM schedule \(filter)")
         if let through { s.bind(1, through.seconds) }
         var due: [DueStreak] = []
         try s.rows {
@@ -68,6 +69,7 @@ extension SQLiteAccess {
                     user: s.text(0), streak: s.text(1), handledThrough: s.optionalInt64(2).map(Instant.init(seconds:)),
                     version: s.int(3)))
         }
+        due.sort { $0.user != $1.user ? $0.user < $1.user : $0.streak < $1.streak }
         return due
     }
 

@@ -8,6 +8,10 @@ public final class SQLiteStore: Store {
     public let path: String
     let queue: DatabaseQueue
 
+    /// The page cache of a connection, in SQLite's negative-KiB form (64 MB): a run reads
+    /// pages scattered over a large file.
+    static let cacheSize = -65536
+
     /// Opens the file, creating it and its folder on first use, and migrates it forward.
     public init(path: String, busyTimeout: TimeInterval = 30) throws {
         self.path = path
@@ -26,7 +30,7 @@ public final class SQLiteStore: Store {
         // WAL with synchronous=NORMAL: a commit does not wait for the disk; a power cut can lose the
         // last commits but never corrupts the file. Every delivery is one commit, so this matters.
         config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = \(Self.cacheSize)")
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
@@ -66,6 +70,10 @@ public final class SQLiteStore: Store {
             try queue.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA foreign_keys = OFF")
                 defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+                // SQLite's default page cache (2 MB) for the import: a larger one did not make it
+                // faster, and building the check-in index sorts within the cache's size (docs/RULES.md).
+                try db.execute(sql: "PRAGMA cache_size = -2000")
+                defer { try? db.execute(sql: "PRAGMA cache_size = \(Self.cacheSize)") }
                 var result: T?
                 try db.inTransaction(.immediate) {
                     result = try body(SQLiteAccess(db: db))

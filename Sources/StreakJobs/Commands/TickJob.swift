@@ -34,7 +34,6 @@ extension Context {
         let changed = try configChanged(write: !dryRun)
         let due = try store.read { try $0.dueStreaks(through: dryRun && changed ? nil : now) }
         report.streaks = due.count
-        var jobs: [Dispatcher.Job] = []
         var start = 0
         while start < due.count {
             let batch = Array(due[start..<min(start + Self.batchSize, due.count)])
@@ -63,6 +62,7 @@ extension Context {
                 }
                 return recorded
             }
+            var jobs: [Dispatcher.Job] = []
             for (n, fresh) in recorded {
                 if fresh {
                     report.sent += 1
@@ -74,6 +74,8 @@ extension Context {
                     n.json.with("state", .string(fresh ? "sent" : "expired")),
                     short: (fresh ? "sent " : "expired ") + n.line)
             }
+            // Each batch is delivered before the next is planned: what a run holds stays one batch.
+            try dispatcher.run(jobs)
         }
         guard !dryRun else {
             printer.err(
@@ -81,7 +83,6 @@ extension Context {
             )
             return report
         }
-        try dispatcher.run(jobs)
         try dispatcher.run(try dispatcher.claimRetries())
         report.deliveries = dispatcher.report
         report.pending = try store.read { try $0.waitingDeliveries() }
