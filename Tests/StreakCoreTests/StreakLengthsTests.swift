@@ -14,22 +14,7 @@ import Testing
         "America/Asuncion", "Europe/Chisinau", "America/Nuuk", "Pacific/Chatham", "Asia/Tehran",
     ]
 
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ range: ClosedRange<Int>) -> Int {
-            range.lowerBound + Int(next() % UInt64(range.count))
-        }
-        mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
-    }
-
-    static func randomHistory(_ r: inout Random, zones: [Zone]) -> (StreakHistory, Instant) {
+    static func randomHistory(_ r: inout SplitMix64, zones: [Zone]) -> (StreakHistory, Instant) {
         let home = zones[r.int(0...zones.count - 1)]
         // Any minute of 2025-2027.
         let now = at("2025-01-01T00:00:00Z") + Int64(r.int(0...(3 * 365 * 24 * 60))) * 60
@@ -81,7 +66,7 @@ import Testing
 
     @Test func lengthsEqualEvaluateOnRandomHistories() {
         let zones = Self.zoneIDs.map(zone)
-        var r = Random(state: 2026)
+        var r = SplitMix64(state: 2026)
         var simple = 0
         let count = 20_000
         for i in 0..<count {
@@ -107,4 +92,9 @@ import Testing
     }
 }
 
-extension StreakLengthsTests.Random: RandomNumberGenerator {}
+extension SplitMix64 {
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.count))
+    }
+    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
+}
