@@ -46,15 +46,7 @@ public struct Context: Sendable {
         of user: User, streak: String, in reader: any StoreReader, epochs: [SettingsEpoch]? = nil
     ) throws -> StreakHistory {
         try history(
-            of: stored(user, streak: streak, in: reader), epochs: try epochs ?? reader.settingsEpochs(of: streak))
-    }
-
-    /// One (user, streak) read from the store.
-    func stored(_ user: User, streak: String, in reader: any StoreReader) throws -> StoredStreak {
-        StoredStreak(
-            user: user, zones: try reader.zoneHistory(of: user.id), streak: streak,
-            checkins: try reader.checkins(of: user.id, streak: streak),
-            freezeEvents: try reader.freezeEvents(of: user.id, streak: streak))
+            of: reader.storedStreak(of: user, streak: streak), epochs: try epochs ?? reader.settingsEpochs(of: streak))
     }
 
     /// A stored streak as the engine takes it, with the streak's settings epochs.

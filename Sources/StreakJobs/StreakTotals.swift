@@ -58,7 +58,8 @@ extension Context {
                 add(stored, epochs: info.epochs, to: &totals)
             }
             for (user, streak) in stale {
-                guard let stored = try r.storedStreak(user: user, streak: streak) else { continue }
+                guard let found = try r.user(user) else { continue }
+                let stored = try r.storedStreak(of: found, streak: streak)
                 totals.streaks += 1
                 add(stored, epochs: try settings.info(named: streak, in: r).epochs, to: &totals)
             }

@@ -79,17 +79,6 @@ public struct StoredStreak: Equatable, Sendable {
     }
 }
 
-/// Users whose ids fall in `[from, until)` (nil: unbounded), in SQLite's byte order.
-public struct UserRange: Sendable {
-    public var from: String?
-    public var until: String?
-    public init(from: String? = nil, until: String? = nil) {
-        self.from = from
-        self.until = until
-    }
-    public static let all = UserRange()
-}
-
 /// A zone a user took on at an instant.
 public struct StoredZoneChange: Equatable, Sendable {
     public var since: Instant

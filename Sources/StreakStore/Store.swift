@@ -24,8 +24,6 @@ public protocol StoreReader {
     /// Streaks whose next notice is due by `through` (or that changed since they were planned); nil: every streak.
     func dueStreaks(through: Instant?) throws -> [DueStreak]
     func meta(_ key: String) throws -> String?
-    /// Every stored streak of the users in `users`, by user id then streak id, one at a time.
-    func eachStreak(users: UserRange, _ body: (StoredStreak) throws -> Void) throws
     /// The streak's history packed by an earlier run, when it is still at `streak.version`.
     func packedHistory(of streak: DueStreak) throws -> StoredStreak?
     /// Every streak in part `part` of `parts`, unsorted: its packed history when current, else
@@ -41,10 +39,8 @@ public protocol StoreReader {
             _ packed: UnsafeBufferPointer<UInt8>?
         ) throws -> Void
     ) throws
-    /// One (user, streak) read from the tables; nil for an unknown user.
-    func storedStreak(user: String, streak: String) throws -> StoredStreak?
-    /// The user id that splits the users into two halves (nil with fewer than two users).
-    func middleUser() throws -> String?
+    /// One (user, streak) read from the tables.
+    func storedStreak(of user: User, streak: String) throws -> StoredStreak
     /// Every user's id and current zone, as UTF-8 read during the call only (bulk imports).
     func forEachUser(_ body: (_ id: UnsafeBufferPointer<UInt8>, _ zone: UnsafeBufferPointer<UInt8>) throws -> Void)
         throws

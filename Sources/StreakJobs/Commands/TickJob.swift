@@ -136,7 +136,7 @@ extension Context {
                 if epochs[d.streak] == nil { epochs[d.streak] = try r.settingsEpochs(of: d.streak) }
                 // The packed history stands for the tables while the version is unchanged.
                 let packed = try r.packedHistory(of: d)
-                let read = packed == nil ? try stored(user, streak: d.streak, in: r) : nil
+                let read = packed == nil ? try r.storedStreak(of: user, streak: d.streak) : nil
                 let history = try history(of: (packed ?? read)!, epochs: epochs[d.streak]!)
                 let state = Engine.evaluate(history, at: now)
                 let policy = noticePolicy(for: user)
