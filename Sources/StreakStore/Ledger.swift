@@ -47,6 +47,8 @@ public enum DeliveryState: String, Sendable, CaseIterable {
 
 /// A delivery not done yet: new, failed before, or left by a run that stopped.
 public struct PendingDelivery: Equatable, Sendable {
+    /// The ledger id of its notification.
+    public var id: Int64
     public var entry: LedgerEntry
     public var sink: String
     public var attempts: Int
@@ -63,11 +65,14 @@ public struct DueStreak: Equatable, Sendable {
     public var handledThrough: Instant?
     /// Moves on with every change to the streak.
     public var version: Int
+    /// Where the store keeps its schedule row, when it read it from there (a shortcut to it).
+    public var row: Int64?
 
-    public init(user: String, streak: String, handledThrough: Instant? = nil, version: Int = 0) {
+    public init(user: String, streak: String, handledThrough: Instant? = nil, version: Int = 0, row: Int64? = nil) {
         self.user = user
         self.streak = streak
         self.handledThrough = handledThrough
         self.version = version
+        self.row = row
     }
 }

@@ -13,10 +13,11 @@ extension SQLiteAccess {
     }
 
     func ledgerStates(keys: [String]) throws -> [String: LedgerState] {
-        let s = try RawStatement(db, "SELECT state FROM notifications WHERE key = ?")
+        let s = try RawStatement(db, "SELECT state FROM notifications WHERE \(LedgerKey.match(from: 1))")
         var result: [String: LedgerState] = [:]
         for key in keys {
-            s.bind(1, key)
+            guard let k = LedgerKey(key) else { continue }
+            k.bind(s, from: 1)
             try s.rows { result[key] = LedgerState(rawValue: s.text(0)) }
         }
         return result
@@ -27,11 +28,11 @@ extension SQLiteAccess {
             db,
             sql: """
                 SELECT n.*, d.sink, d.attempts, d.last_attempt, d.owner FROM deliveries d
-                JOIN notifications n ON n.key = d.key WHERE d.state = 'pending' ORDER BY n.due, n.key, d.sink
+                JOIN notifications n ON n.id = d.notification WHERE d.state = 'pending' ORDER BY n.due, n.key, d.sink
                 """
         ).map { row in
             PendingDelivery(
-                entry: Self.entry(row), sink: row["sink"], attempts: row["attempts"],
+                id: row["id"], entry: Self.entry(row), sink: row["sink"], attempts: row["attempts"],
                 lastAttempt: (row["last_attempt"] as Int64?).map(Instant.init(seconds:)), owner: row["owner"])
         }
     }
@@ -45,10 +46,14 @@ extension SQLiteAccess {
     }
 
     func deliveryStates(key: String) throws -> [String: DeliveryState] {
+        guard let k = LedgerKey(key) else { return [:] }
+        let s = try RawStatement(
+            db,
+            "SELECT sink, state FROM deliveries WHERE notification = (SELECT id FROM notifications WHERE \(LedgerKey.match(from: 1)))"
+        )
+        k.bind(s, from: 1)
         var result: [String: DeliveryState] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT sink, state FROM deliveries WHERE key = ?", arguments: [key]) {
-            result[row["sink"]] = DeliveryState(rawValue: row["state"])
-        }
+        try s.rows { result[s.text(0)] = DeliveryState(rawValue: s.text(1)) }
         return result
     }
 
@@ -60,26 +65,29 @@ extension SQLiteAccess {
         let filter = through == nil ? "" : "WHERE next_at IS NOT NULL AND next_at <= ?"
         // Sorted here, not by SQLite: after an import every streak is due, and SQLite's sorter
         // would hold as much again as the list (ids are ASCII: String order is byte order).
-        let s = try RawStatement(db, "SELECT user_id, streak, handled_through, version FROM schedule \(filter)")
+        let s = try RawStatement(db, "SELECT user_id, streak, handled_through, version, rowid FROM schedule \(filter)")
         if let through { s.bind(1, through.seconds) }
         var due: [DueStreak] = []
         try s.rows {
             due.append(
                 DueStreak(
                     user: s.text(0), streak: s.text(1), handledThrough: s.optionalInt64(2).map(Instant.init(seconds:)),
-                    version: s.int(3)))
+                    version: s.int(3), row: s.int64(4)))
         }
         due.sort { $0.user != $1.user ? $0.user < $1.user : $0.streak < $1.streak }
         return due
     }
 
     func packedHistory(of streak: DueStreak) throws -> StoredStreak? {
+        // By its row when known (one lookup, not two); the ids check it is still that streak's.
         let s = try RawStatement(
-            db, "SELECT history FROM schedule WHERE user_id = ? AND streak = ? AND history_version = ? AND version = ?")
+            db,
+            "SELECT history FROM schedule WHERE \(streak.row == nil ? "" : "rowid = ?4 AND ")"
+                + "user_id = ?1 AND streak = ?2 AND history_version = ?3 AND version = ?3")
         s.bind(1, streak.user)
         s.bind(2, streak.streak)
         s.bind(3, streak.version)
-        s.bind(4, streak.version)
+        if let row = streak.row { s.bind(4, row) }
         var found: StoredStreak?
         try s.rows {
             if !s.isNull(0) { found = PackedHistory.unpack(s.blob(0), user: streak.user, streak: streak.streak) }
@@ -91,7 +99,7 @@ extension SQLiteAccess {
         try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
     }
 
-    func record(_ e: LedgerEntry, state: LedgerState, sinks: [String], owner: String?, at: Instant) throws -> Bool {
+    func record(_ e: LedgerEntry, state: LedgerState, sinks: [String], owner: String?, at: Instant) throws -> Int64? {
         let s = try RawStatement(
             db,
             """
@@ -111,40 +119,43 @@ extension SQLiteAccess {
         s.bind(10, e.message)
         s.bind(11, state.rawValue)
         s.bind(12, at.seconds)
-        try s.run()
-        guard db.changesCount == 1 else { return false }
+        guard try s.run() == 1 else { return nil }
+        let id = db.lastInsertedRowID
         let deliveryState: DeliveryState = state == .sent ? .pending : .expired
-        let d = try RawStatement(db, "INSERT INTO deliveries (key, sink, state, owner) VALUES (?, ?, ?, ?)")
+        let d = try RawStatement(db, "INSERT INTO deliveries (notification, sink, state, owner) VALUES (?, ?, ?, ?)")
         for sink in sinks {
-            d.bind(1, e.key)
+            d.bind(1, id)
             d.bind(2, sink)
             d.bind(3, deliveryState.rawValue)
             d.bind(4, state == .sent ? owner : nil)
             try d.run()
         }
-        return true
+        return id
     }
 
-    func claim(key: String, sink: String, from: String?, to owner: String) throws -> Bool {
-        try db.execute(
-            sql: """
-                UPDATE deliveries SET owner = ? WHERE key = ? AND sink = ? AND state = 'pending' AND owner IS ?
-                """, arguments: [owner, key, sink, from])
-        return db.changesCount == 1
+    func claim(id: Int64, sink: String, from: String?, to owner: String) throws -> Bool {
+        let s = try RawStatement(
+            db,
+            "UPDATE deliveries SET owner = ? WHERE notification = ? AND sink = ? AND state = 'pending' AND owner IS ?")
+        s.bind(1, owner)
+        s.bind(2, id)
+        s.bind(3, sink)
+        s.bind(4, from)
+        return try s.run() == 1
     }
 
-    func finish(key: String, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?) throws {
+    func finish(id: Int64, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?) throws {
         let s = try RawStatement(
             db,
             """
             UPDATE deliveries SET state = ?, attempts = ?, last_attempt = ?, last_error = ?, owner = NULL
-            WHERE key = ? AND sink = ?
+            WHERE notification = ? AND sink = ?
             """)
         s.bind(1, state.rawValue)
         s.bind(2, attempts)
         s.bind(3, at.seconds)
         s.bind(4, error)
-        s.bind(5, key)
+        s.bind(5, id)
         s.bind(6, sink)
         try s.run()
     }
@@ -153,32 +164,50 @@ extension SQLiteAccess {
         // A change made since the run read the streak (a newer version) keeps it due, and
         // leaves the history packed here stale: it was packed at the version the run read
         // before reading the history.
-        let s = try RawStatement(
-            db,
-            """
-            INSERT INTO schedule (user_id, streak, next_at, handled_through, version, history, history_version)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, CASE WHEN ?6 IS NOT NULL THEN ?5 END)
-            ON CONFLICT (user_id, streak) DO UPDATE SET
-                next_at = CASE WHEN schedule.version = ?5 THEN ?3 ELSE 0 END,
-                handled_through = max(coalesce(schedule.handled_through, ?4), ?4),
-                history = coalesce(?6, schedule.history),
-                history_version = CASE WHEN ?6 IS NOT NULL THEN ?5 ELSE schedule.history_version END
-            """)
+        func write(_ blob: UnsafeBufferPointer<UInt8>?) throws {
+            // Its row when known (one lookup), if still that streak's; else by the ids.
+            if let row = streak.row {
+                let s = try RawStatement(
+                    db,
+                    """
+                    UPDATE schedule SET
+                        next_at = CASE WHEN version = ?5 THEN ?3 ELSE 0 END,
+                        handled_through = max(coalesce(handled_through, ?4), ?4),
+                        history = coalesce(?6, history),
+                        history_version = CASE WHEN ?6 IS NOT NULL THEN ?5 ELSE history_version END
+                    WHERE rowid = ?7 AND user_id = ?1 AND streak = ?2
+                    """)
+                bindSchedule(s, streak, nextAt, handledThrough, blob)
+                s.bind(7, row)
+                if try s.run() == 1 { return }
+            }
+            let s = try RawStatement(
+                db,
+                """
+                INSERT INTO schedule (user_id, streak, next_at, handled_through, version, history, history_version)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, CASE WHEN ?6 IS NOT NULL THEN ?5 END)
+                ON CONFLICT (user_id, streak) DO UPDATE SET
+                    next_at = CASE WHEN schedule.version = ?5 THEN ?3 ELSE 0 END,
+                    handled_through = max(coalesce(schedule.handled_through, ?4), ?4),
+                    history = coalesce(?6, schedule.history),
+                    history_version = CASE WHEN ?6 IS NOT NULL THEN ?5 ELSE schedule.history_version END
+                """)
+            bindSchedule(s, streak, nextAt, handledThrough, blob)
+            try s.run()
+        }
+        if let read { try PackedHistory.pack(read).withUnsafeBufferPointer { try write($0) } } else { try write(nil) }
+    }
+
+    private func bindSchedule(
+        _ s: RawStatement, _ streak: DueStreak, _ nextAt: Instant?, _ handledThrough: Instant,
+        _ blob: UnsafeBufferPointer<UInt8>?
+    ) {
         s.bind(1, streak.user)
         s.bind(2, streak.streak)
         s.bind(3, nextAt?.seconds)
         s.bind(4, handledThrough.seconds)
         s.bind(5, streak.version)
-        if let read {
-            let packed = PackedHistory.pack(read)
-            try packed.withUnsafeBufferPointer {
-                s.bind(6, blob: $0)
-                try s.run()
-            }
-        } else {
-            s.bind(6, blob: nil)
-            try s.run()
-        }
+        s.bind(6, blob: blob)
     }
 
     /// Marks a streak changed: the next run looks at it afresh.

@@ -42,12 +42,15 @@ public final class SQLiteStore: Store {
 
     /// Migrates forward. GRDB checks which migrations are applied before it
     /// takes the write lock, so two processes creating one new file can both
-    /// try the first migration; the loser rolls back and tries again.
+    /// try the first migration; the loser rolls back (an error, or busy when its
+    /// read of the schema went stale) and tries again.
     static func migrate(_ queue: DatabaseQueue) throws {
         for attempt in 1... {
             do {
                 return try Schema.migrator.migrate(queue)
-            } catch let error as DatabaseError where attempt < 5 && error.resultCode == .SQLITE_ERROR {
+            } catch let error as DatabaseError
+                where attempt < 5 && [.SQLITE_ERROR, .SQLITE_BUSY].contains(error.resultCode)
+            {
                 usleep(UInt32(20_000 * attempt))
             }
         }

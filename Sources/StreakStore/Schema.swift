@@ -117,6 +117,57 @@ enum Schema {
                     ALTER TABLE schedule ADD COLUMN history_version INTEGER;
                     """)
         }
+        // The ledger in date order: a run's new notifications go to the end of its indexes (today's
+        // part), not to random places in million-row ones. The key is unique as (local date, kind,
+        // user, streak), the tuple its text is made of; deliveries name their notification by id.
+        // A user's notifications are found by a scan when the user is removed (no index of their own).
+        m.registerMigration("5-ledger-by-date") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE ledger (
+                        id INTEGER PRIMARY KEY,
+                        key TEXT NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        streak TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        local_date INTEGER NOT NULL,
+                        due INTEGER NOT NULL,
+                        timezone TEXT NOT NULL,
+                        local_due TEXT NOT NULL,
+                        streak_length INTEGER NOT NULL,
+                        message TEXT NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('sent', 'expired')),
+                        recorded_at INTEGER NOT NULL
+                    );
+                    INSERT INTO ledger (key, user_id, streak, kind, local_date, due, timezone, local_due,
+                            streak_length, message, state, recorded_at)
+                        SELECT key, user_id, streak, kind, local_date, due, timezone, local_due,
+                            streak_length, message, state, recorded_at
+                        FROM notifications ORDER BY local_date, recorded_at, key;
+                    CREATE UNIQUE INDEX notifications_key ON ledger(local_date, kind, user_id, streak);
+                    CREATE TABLE sink_deliveries (
+                        notification INTEGER NOT NULL REFERENCES ledger(id) ON DELETE CASCADE,
+                        sink TEXT NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'expired', 'dead')),
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        last_attempt INTEGER,
+                        last_error TEXT,
+                        owner TEXT,
+                        PRIMARY KEY (notification, sink)
+                    ) WITHOUT ROWID;
+                    INSERT INTO sink_deliveries
+                        SELECT l.id, d.sink, d.state, d.attempts, d.last_attempt, d.last_error, d.owner
+                        FROM deliveries d JOIN notifications n ON n.key = d.key
+                        JOIN ledger l ON l.local_date = n.local_date AND l.kind = n.kind
+                            AND l.user_id = n.user_id AND l.streak = n.streak
+                        ORDER BY l.id, d.sink;
+                    DROP TABLE deliveries;
+                    DROP TABLE notifications;
+                    ALTER TABLE ledger RENAME TO notifications;
+                    ALTER TABLE sink_deliveries RENAME TO deliveries;
+                    CREATE INDEX deliveries_pending ON deliveries(state) WHERE state = 'pending';
+                    """)
+        }
         return m
     }
 }

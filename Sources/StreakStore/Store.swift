@@ -66,12 +66,15 @@ public protocol StoreWriter: StoreReader {
     func recordSettings(_ epoch: SettingsEpoch, streak: String) throws
 
     /// Records a notification and a delivery row per sink: `pending` and owned by `owner` when
-    /// sent, `expired` when too old. Answers false, writing nothing, when the key is recorded already.
-    func record(_ entry: LedgerEntry, state: LedgerState, sinks: [String], owner: String?, at: Instant) throws -> Bool
-    /// Takes a pending delivery over from `from` (nil: nobody); false when someone else has it now.
-    func claim(key: String, sink: String, from: String?, to owner: String) throws -> Bool
+    /// sent, `expired` when too old. Answers its ledger id, or nil, writing nothing, when the key
+    /// is recorded already.
+    func record(_ entry: LedgerEntry, state: LedgerState, sinks: [String], owner: String?, at: Instant) throws
+        -> Int64?
+    /// Takes a pending delivery of ledger entry `id` over from `from` (nil: nobody); false when
+    /// someone else has it now.
+    func claim(id: Int64, sink: String, from: String?, to owner: String) throws -> Bool
     /// Ends an attempt: the new state, the attempts made in all, and the error if it failed.
-    func finish(key: String, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?) throws
+    func finish(id: Int64, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?) throws
     /// Plans a streak's next run (nil: nothing until it changes) and notes the run that handled it.
     /// Keeps it due when it changed after the run read it (its version moved on).
     /// `read`: the history the run read for it (not its packed one), packed to stand for the

@@ -26,29 +26,29 @@ extension Context {
         for (user, streaks) in users {
             for streak in streaks {
                 // Checked and written in one transaction: two refills at once add one freeze.
-                let outcome = try store.write { w -> (JSON, String, Notification?, Bool)? in
+                let outcome = try store.write { w -> (JSON, String, (Notification, id: Int64)?, Bool)? in
                     let history = try history(of: user, streak: streak, in: w)
                     let state = Engine.evaluate(history, at: now)
                     let last = history.freezeEvents.filter { $0.kind == .refill }.map(\.at).max()
                     guard Refill.isDue(lastRefill: last, firstStored: state.firstStored, now: now) else { return nil }
                     let max = history.settings.freeze.max
                     let after = Refill.apply(freezes: state.freezes, max: max)
-                    var n: Notification?
+                    var made: Notification?
                     if after > state.freezes {
                         let notice = Notice(
                             kind: .freezeRefilled, date: history.zone(at: now).date(of: now), due: now,
                             length: state.current, freezes: after)
-                        n = notification(notice, user: user.id, streak: streak, history: history)
+                        made = notification(notice, user: user.id, streak: streak, history: history)
                     }
+                    var n: (Notification, id: Int64)?
                     if !dryRun {
                         try w.addFreezeEvent(FreezeEvent(at: now, kind: .refill), user: user.id, streak: streak)
-                        if let notice = n,
-                            try !w.record(
-                                notice.ledgerEntry, state: .sent, sinks: dispatcher.sinkNames(for: notice),
-                                owner: owner,
-                                at: now)
-                        {
-                            n = nil  // notified today already
+                        if let made {
+                            // nil: notified today already
+                            n = try w.record(
+                                made.ledgerEntry, state: .sent, sinks: dispatcher.sinkNames(for: made), owner: owner,
+                                at: now
+                            ).map { (made, $0) }
                         }
                     }
                     let next = Refill.nextEligible(lastRefill: now, firstStored: state.firstStored)!
@@ -72,8 +72,8 @@ extension Context {
                 } else {
                     report.atMaximum += 1
                 }
-                if let n {
-                    jobs += dispatcher.sinkNames(for: n).map { Dispatcher.Job(notification: n, sink: $0, attempts: 0) }
+                if let (n, id) = n {
+                    jobs += dispatcher.jobs(for: n, id: id)
                 }
             }
         }

@@ -36,11 +36,10 @@ extension Context {
         report.streaks = due.count
         var start = 0
         while start < due.count {
-            let batch = Array(due[start..<min(start + Self.batchSize, due.count)])
-            start += batch.count
-            let planned = try plan(batch)
             if dryRun {
-                for (n, fresh) in planned.notices {
+                let batch = Array(due[start..<min(start + Self.batchSize, due.count)])
+                start += batch.count
+                for (n, fresh) in try store.read({ try plan(batch, $0).notices }) {
                     printer.record(
                         n.json.with("state", .string(fresh ? "sent" : "expired")),
                         short: (fresh ? "would send " : "would expire ") + n.line)
@@ -48,33 +47,25 @@ extension Context {
                 }
                 continue
             }
-            let recorded = try store.write { w in
-                var recorded: [(Notification, Bool)] = []
-                for (n, fresh) in planned.notices {
-                    let sinks = dispatcher.sinkNames(for: n)
-                    if try w.record(n.ledgerEntry, state: fresh ? .sent : .expired, sinks: sinks, owner: owner, at: now)
-                    {
-                        recorded.append((n, fresh))
-                    }
-                }
-                for s in planned.schedule {
-                    try w.schedule(s.streak, nextAt: s.next, handledThrough: now, read: s.read)
-                }
-                return recorded
-            }
+            let (recorded, end) = try store.write { w in try record(due, from: start, w, dispatcher, owner) }
+            start = end
             var jobs: [Dispatcher.Job] = []
-            for (n, fresh) in recorded {
+            var lines: [String] = []
+            for (n, id, fresh) in recorded {
                 if fresh {
                     report.sent += 1
-                    jobs += dispatcher.sinkNames(for: n).map { Dispatcher.Job(notification: n, sink: $0, attempts: 0) }
+                    jobs += dispatcher.jobs(for: n, id: id)
                 } else {
                     report.expired += 1
                 }
-                printer.record(
-                    n.json.with("state", .string(fresh ? "sent" : "expired")),
-                    short: (fresh ? "sent " : "expired ") + n.line)
+                lines.append(
+                    printer.line(
+                        n.json.with("state", .string(fresh ? "sent" : "expired")),
+                        short: (fresh ? "sent " : "expired ") + n.line))
             }
-            // Each batch is delivered before the next is planned: what a run holds stays one batch.
+            printer.lines(lines)
+            // What one transaction recorded is delivered before the next is planned: a run holds
+            // at most one transaction's notifications.
             try dispatcher.run(jobs)
         }
         guard !dryRun else {
@@ -94,9 +85,39 @@ extension Context {
         return report
     }
 
-    /// Streaks planned, and their notifications recorded, per transaction: bounds what one run
-    /// holds in memory, and commits stay few at a million users.
+    /// Streaks planned at a time.
     static let batchSize = 8192
+    /// A transaction plans and records batches until it holds this many notifications: bounds
+    /// what a run holds in memory. A busy quarter hour at a million users is one transaction, so
+    /// each page it changes is written once.
+    static let recordLimit = 32768
+
+    /// Plans batches from `start` and records their notifications and next runs, in the writer's
+    /// transaction; answers what it recorded (fresh: to send) and where it stopped.
+    func record(_ due: [DueStreak], from start: Int, _ w: any StoreWriter, _ dispatcher: Dispatcher, _ owner: String)
+        throws -> (recorded: [(Notification, id: Int64, fresh: Bool)], end: Int)
+    {
+        var recorded: [(Notification, id: Int64, fresh: Bool)] = []
+        var end = start
+        while end < due.count && recorded.count < Self.recordLimit {
+            let batch = Array(due[end..<min(end + Self.batchSize, due.count)])
+            end += batch.count
+            // The ledger's unique key leaves out what is recorded already (record answers false).
+            let planned = try plan(batch, w, checkLedger: false)
+            for (n, fresh) in planned.notices {
+                let sinks = dispatcher.sinkNames(for: n)
+                if let id = try w.record(
+                    n.ledgerEntry, state: fresh ? .sent : .expired, sinks: sinks, owner: owner, at: now)
+                {
+                    recorded.append((n, id, fresh))
+                }
+            }
+            for s in planned.schedule {
+                try w.schedule(s.streak, nextAt: s.next, handledThrough: now, read: s.read)
+            }
+        }
+        return (recorded, end)
+    }
 
     /// Notes the settings that decide notices; when they changed, every streak gets a fresh look.
     func configChanged(write: Bool) throws -> Bool {
@@ -126,30 +147,28 @@ extension Context {
         var schedule: [(streak: DueStreak, next: Instant?, read: StoredStreak?)] = []
     }
 
-    /// Works out what is due for a batch of streaks, leaving out keys the ledger has.
-    func plan(_ batch: [DueStreak]) throws -> Plan {
-        try store.read { r in
-            var plan = Plan()
-            var epochs: [String: [SettingsEpoch]] = [:]
-            for d in batch {
-                guard let user = try r.user(d.user) else { continue }
-                if epochs[d.streak] == nil { epochs[d.streak] = try r.settingsEpochs(of: d.streak) }
-                // The packed history stands for the tables while the version is unchanged.
-                let packed = try r.packedHistory(of: d)
-                let read = packed == nil ? try r.storedStreak(of: user, streak: d.streak) : nil
-                let history = try history(of: (packed ?? read)!, epochs: epochs[d.streak]!)
-                let state = Engine.evaluate(history, at: now)
-                let policy = noticePolicy(for: user)
-                let found = Notices.due(history, policy: policy, since: d.handledThrough, now: now, state: state)
-                let notices = found.map {
-                    (n: notification($0.notice, user: user.id, streak: d.streak, history: history), fresh: $0.fresh)
-                }
-                let recorded = notices.isEmpty ? [:] : try r.ledgerStates(keys: notices.map(\.n.key))
-                plan.notices += notices.filter { recorded[$0.n.key] == nil }.map { ($0.n, $0.fresh) }
-                plan.schedule.append((d, Notices.next(history, policy: policy, now: now, state: state), read))
+    /// Works out what is due for a batch of streaks, leaving out keys the ledger has (when `checkLedger`).
+    func plan(_ batch: [DueStreak], _ r: any StoreReader, checkLedger: Bool = true) throws -> Plan {
+        var plan = Plan()
+        var epochs: [String: [SettingsEpoch]] = [:]
+        for d in batch {
+            guard let user = try r.user(d.user) else { continue }
+            if epochs[d.streak] == nil { epochs[d.streak] = try r.settingsEpochs(of: d.streak) }
+            // The packed history stands for the tables while the version is unchanged.
+            let packed = try r.packedHistory(of: d)
+            let read = packed == nil ? try r.storedStreak(of: user, streak: d.streak) : nil
+            let history = try history(of: (packed ?? read)!, epochs: epochs[d.streak]!)
+            let state = Engine.evaluate(history, at: now)
+            let policy = noticePolicy(for: user)
+            let found = Notices.due(history, policy: policy, since: d.handledThrough, now: now, state: state)
+            let notices = found.map {
+                (n: notification($0.notice, user: user.id, streak: d.streak, history: history), fresh: $0.fresh)
             }
-            return plan
+            let recorded = notices.isEmpty || !checkLedger ? [:] : try r.ledgerStates(keys: notices.map(\.n.key))
+            plan.notices += notices.filter { recorded[$0.n.key] == nil }.map { ($0.n, $0.fresh) }
+            plan.schedule.append((d, Notices.next(history, policy: policy, now: now, state: state), read))
         }
+        return plan
     }
 }
 

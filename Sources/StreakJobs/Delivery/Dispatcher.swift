@@ -19,6 +19,8 @@ public struct DispatchReport: Equatable, Sendable {
 final class Dispatcher {
     /// One delivery to make now.
     struct Job {
+        /// The notification's ledger id.
+        var id: Int64
         var notification: Notification
         var sink: String
         var attempts: Int
@@ -41,6 +43,11 @@ final class Dispatcher {
         delivery.sinks.filter { $0.accepts(n) }.map(\.name)
     }
 
+    /// A new notification's jobs, one per sink that takes it.
+    func jobs(for n: Notification, id: Int64) -> [Job] {
+        sinkNames(for: n).map { Job(id: id, notification: n, sink: $0, attempts: 0) }
+    }
+
     /// Claims the pending deliveries that are due for another try, or were left by a run that died.
     func claimRetries() throws -> [Job] {
         let now = context.now
@@ -55,8 +62,8 @@ final class Dispatcher {
                 report.waiting += 1
                 continue
             }
-            if try context.store.write({ try $0.claim(key: p.entry.key, sink: p.sink, from: p.owner, to: owner) }) {
-                jobs.append(Job(notification: Notification(p.entry), sink: p.sink, attempts: p.attempts))
+            if try context.store.write({ try $0.claim(id: p.id, sink: p.sink, from: p.owner, to: owner) }) {
+                jobs.append(Job(id: p.id, notification: Notification(p.entry), sink: p.sink, attempts: p.attempts))
                 report.retried += 1
             }
         }
@@ -68,7 +75,7 @@ final class Dispatcher {
         var i = 0
         while i < jobs.count {
             var j = i
-            while j < jobs.count && jobs[j].notification.key == jobs[i].notification.key { j += 1 }
+            while j < jobs.count && jobs[j].id == jobs[i].id { j += 1 }
             try deliver(Array(jobs[i..<j]))
             i = j
         }
@@ -132,7 +139,7 @@ final class Dispatcher {
         try context.store.write { w in
             for (job, state, attempts, error) in outcomes {
                 try w.finish(
-                    key: job.notification.key, sink: job.sink, state: state, attempts: attempts, at: now, error: error)
+                    id: job.id, sink: job.sink, state: state, attempts: attempts, at: now, error: error)
             }
         }
         unsaved = []

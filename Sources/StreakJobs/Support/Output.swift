@@ -40,7 +40,17 @@ public struct Printer: Sendable {
     func errRaw(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
 
     /// A record: its JSON object with `-o json`, else the short text.
-    public func record(_ json: JSON, short: @autoclosure () -> String) {
-        out(format == .json ? json.text : short())
+    public func record(_ json: @autoclosure () -> JSON, short: @autoclosure () -> String) {
+        out(line(json(), short: short()))
+    }
+
+    /// A record's line, to print with others in one write.
+    func line(_ json: @autoclosure () -> JSON, short: @autoclosure () -> String) -> String {
+        format == .json ? json().text : short()
+    }
+
+    /// Lines printed in one write (none: nothing).
+    func lines(_ lines: [String]) {
+        if !lines.isEmpty { out(lines.joined(separator: "\n")) }
     }
 }
