@@ -57,22 +57,33 @@ public struct PendingDelivery: Equatable, Sendable {
     public var owner: String?
 }
 
-/// A (user, streak) whose next notice may be due.
+/// A (user, streak) whose next notice may be due. Kept small: after an import every streak is
+/// due at once, and a run holds the list (optionals are stored without their flag byte).
 public struct DueStreak: Equatable, Sendable {
     public var user: String
     public var streak: String
-    /// The `now` of the last run that handled it.
-    public var handledThrough: Instant?
+    private var handled: Int64
     /// Moves on with every change to the streak.
     public var version: Int
+    private var rowid: Int64
+
+    /// The `now` of the last run that handled it.
+    public var handledThrough: Instant? {
+        get { handled == .min ? nil : Instant(seconds: handled) }
+        set { handled = newValue?.seconds ?? .min }
+    }
+
     /// Where the store keeps its schedule row, when it read it from there (a shortcut to it).
-    public var row: Int64?
+    public var row: Int64? {
+        get { rowid == .min ? nil : rowid }
+        set { rowid = newValue ?? .min }
+    }
 
     public init(user: String, streak: String, handledThrough: Instant? = nil, version: Int = 0, row: Int64? = nil) {
         self.user = user
         self.streak = streak
-        self.handledThrough = handledThrough
+        self.handled = handledThrough?.seconds ?? .min
         self.version = version
-        self.row = row
+        self.rowid = row ?? .min
     }
 }

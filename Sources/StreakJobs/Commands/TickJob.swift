@@ -90,7 +90,7 @@ extension Context {
     /// A transaction plans and records batches until it holds this many notifications: bounds
     /// what a run holds in memory. A busy quarter hour at a million users is one transaction, so
     /// each page it changes is written once.
-    static let recordLimit = 32768
+    static let recordLimit = 16384
 
     /// Plans batches from `start` and records their notifications and next runs, in the writer's
     /// transaction; answers what it recorded (fresh: to send) and where it stopped.
