@@ -170,11 +170,7 @@ extension SQLiteAccess {
                 let s = try RawStatement(
                     db,
                     """
-                    UPDATE schedule SET
-                        next_at = CASE WHEN version = ?5 THEN ?3 ELSE 0 END,
-                        handled_through = max(coalesce(handled_through, ?4), ?4),
-                        history = coalesce(?6, history),
-                        history_version = CASE WHEN ?6 IS NOT NULL THEN ?5 ELSE history_version END
+                    UPDATE schedule SET \(Self.scheduleUpdate)
                     WHERE rowid = ?7 AND user_id = ?1 AND streak = ?2
                     """)
                 bindSchedule(s, streak, nextAt, handledThrough, blob)
@@ -186,17 +182,21 @@ extension SQLiteAccess {
                 """
                 INSERT INTO schedule (user_id, streak, next_at, handled_through, version, history, history_version)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, CASE WHEN ?6 IS NOT NULL THEN ?5 END)
-                ON CONFLICT (user_id, streak) DO UPDATE SET
-                    next_at = CASE WHEN schedule.version = ?5 THEN ?3 ELSE 0 END,
-                    handled_through = max(coalesce(schedule.handled_through, ?4), ?4),
-                    history = coalesce(?6, schedule.history),
-                    history_version = CASE WHEN ?6 IS NOT NULL THEN ?5 ELSE schedule.history_version END
+                ON CONFLICT (user_id, streak) DO UPDATE SET \(Self.scheduleUpdate)
                 """)
             bindSchedule(s, streak, nextAt, handledThrough, blob)
             try s.run()
         }
         if let read { try PackedHistory.pack(read).withUnsafeBufferPointer { try write($0) } } else { try write(nil) }
     }
+
+    /// A run's update of a schedule row (in an upsert too: there, bare names are the stored row's).
+    private static let scheduleUpdate = """
+        next_at = CASE WHEN version = ?5 THEN ?3 ELSE 0 END,
+        handled_through = max(coalesce(handled_through, ?4), ?4),
+        history = coalesce(?6, history),
+        history_version = CASE WHEN ?6 IS NOT NULL THEN ?5 ELSE history_version END
+        """
 
     private func bindSchedule(
         _ s: RawStatement, _ streak: DueStreak, _ nextAt: Instant?, _ handledThrough: Instant,

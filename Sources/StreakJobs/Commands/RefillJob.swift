@@ -26,7 +26,8 @@ extension Context {
         for (user, streaks) in users {
             for streak in streaks {
                 // Checked and written in one transaction: two refills at once add one freeze.
-                let outcome = try store.write { w -> (JSON, String, (Notification, id: Int64)?, Bool)? in
+                let outcome = try store.write {
+                    w -> (JSON, String, (Notification, id: Int64, sinks: [String])?, Bool)? in
                     let history = try history(of: user, streak: streak, in: w)
                     let state = Engine.evaluate(history, at: now)
                     let last = history.freezeEvents.filter { $0.kind == .refill }.map(\.at).max()
@@ -40,15 +41,14 @@ extension Context {
                             length: state.current, freezes: after)
                         made = notification(notice, user: user.id, streak: streak, history: history)
                     }
-                    var n: (Notification, id: Int64)?
+                    var n: (Notification, id: Int64, sinks: [String])?
                     if !dryRun {
                         try w.addFreezeEvent(FreezeEvent(at: now, kind: .refill), user: user.id, streak: streak)
                         if let made {
+                            let sinks = dispatcher.sinkNames(for: made)
                             // nil: notified today already
-                            n = try w.record(
-                                made.ledgerEntry, state: .sent, sinks: dispatcher.sinkNames(for: made), owner: owner,
-                                at: now
-                            ).map { (made, $0) }
+                            n = try w.record(made.ledgerEntry, state: .sent, sinks: sinks, owner: owner, at: now)
+                                .map { (made, $0, sinks) }
                         }
                     }
                     let next = Refill.nextEligible(lastRefill: now, firstStored: state.firstStored)!
@@ -72,8 +72,8 @@ extension Context {
                 } else {
                     report.atMaximum += 1
                 }
-                if let (n, id) = n {
-                    jobs += dispatcher.jobs(for: n, id: id)
+                if let (n, id, sinks) = n {
+                    jobs += dispatcher.jobs(for: n, id: id, sinks: sinks)
                 }
             }
         }

@@ -51,10 +51,10 @@ extension Context {
             start = end
             var jobs: [Dispatcher.Job] = []
             var lines: [String] = []
-            for (n, id, fresh) in recorded {
+            for (n, id, sinks, fresh) in recorded {
                 if fresh {
                     report.sent += 1
-                    jobs += dispatcher.jobs(for: n, id: id)
+                    jobs += dispatcher.jobs(for: n, id: id, sinks: sinks)
                 } else {
                     report.expired += 1
                 }
@@ -95,9 +95,9 @@ extension Context {
     /// Plans batches from `start` and records their notifications and next runs, in the writer's
     /// transaction; answers what it recorded (fresh: to send) and where it stopped.
     func record(_ due: [DueStreak], from start: Int, _ w: any StoreWriter, _ dispatcher: Dispatcher, _ owner: String)
-        throws -> (recorded: [(Notification, id: Int64, fresh: Bool)], end: Int)
+        throws -> (recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)], end: Int)
     {
-        var recorded: [(Notification, id: Int64, fresh: Bool)] = []
+        var recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)] = []
         var end = start
         while end < due.count && recorded.count < Self.recordLimit {
             let batch = Array(due[end..<min(end + Self.batchSize, due.count)])
@@ -109,7 +109,7 @@ extension Context {
                 if let id = try w.record(
                     n.ledgerEntry, state: fresh ? .sent : .expired, sinks: sinks, owner: owner, at: now)
                 {
-                    recorded.append((n, id, fresh))
+                    recorded.append((n, id, sinks, fresh))
                 }
             }
             for s in planned.schedule {

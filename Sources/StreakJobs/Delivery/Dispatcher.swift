@@ -43,9 +43,9 @@ final class Dispatcher {
         delivery.sinks.filter { $0.accepts(n) }.map(\.name)
     }
 
-    /// A new notification's jobs, one per sink that takes it.
-    func jobs(for n: Notification, id: Int64) -> [Job] {
-        sinkNames(for: n).map { Job(id: id, notification: n, sink: $0, attempts: 0) }
+    /// A new notification's jobs, one per sink its ledger entry was recorded with.
+    func jobs(for n: Notification, id: Int64, sinks: [String]) -> [Job] {
+        sinks.map { Job(id: id, notification: n, sink: $0, attempts: 0) }
     }
 
     /// Claims the pending deliveries that are due for another try, or were left by a run that died.
