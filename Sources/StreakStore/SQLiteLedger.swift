@@ -62,18 +62,44 @@ extension SQLiteAccess {
     }
 
     func dueStreaks(through: Instant?) throws -> [DueStreak] {
-        let filter = through == nil ? "" : "WHERE next_at IS NOT NULL AND next_at <= ?"
-        // Sorted here, not by SQLite: after an import every streak is due, and SQLite's sorter
-        // would hold as much again as the list (ids are ASCII: String order is byte order).
-        let s = try RawStatement(db, "SELECT user_id, streak, handled_through, version, rowid FROM schedule \(filter)")
-        if let through { s.bind(1, through.seconds) }
         var due: [DueStreak] = []
-        try s.rows {
+        // Changed streaks (every streak when `through` is nil), and since when they were handled:
+        // the later of their row's mark and their runs'.
+        let changed = try RawStatement(
+            db,
+            """
+            SELECT user_id, streak, handled_through, version, rowid,
+                (SELECT max(handled_through) FROM runs WHERE row = schedule.rowid)
+            FROM schedule \(through == nil ? "" : "WHERE next_at IS NOT NULL AND next_at <= ?")
+            """)
+        if let through { changed.bind(1, through.seconds) }
+        try changed.rows {
+            let handled = [changed.optionalInt64(2), changed.optionalInt64(5)].compactMap { $0 }.max()
             due.append(
                 DueStreak(
-                    user: s.text(0), streak: s.text(1), handledThrough: s.optionalInt64(2).map(Instant.init(seconds:)),
-                    version: s.int(3), row: s.int64(4)))
+                    user: changed.text(0), streak: changed.text(1), handledThrough: handled.map(Instant.init(seconds:)),
+                    version: changed.int(3), row: changed.int64(4)))
         }
+        if let through {
+            // Planned runs from the front of the queue, of streaks unchanged since they were planned.
+            let runs = try RawStatement(
+                db,
+                """
+                SELECT s.user_id, s.streak, r.handled_through, r.version, r.row
+                FROM runs r CROSS JOIN schedule s ON s.rowid = r.row
+                WHERE r.next_at <= ? AND s.next_at IS NULL AND s.version = r.version
+                """)
+            runs.bind(1, through.seconds)
+            try runs.rows {
+                due.append(
+                    DueStreak(
+                        user: runs.text(0), streak: runs.text(1),
+                        handledThrough: runs.optionalInt64(2).map(Instant.init(seconds:)), version: runs.int(3),
+                        row: runs.int64(4)))
+            }
+        }
+        // Sorted here, not by SQLite: after an import every streak is due, and SQLite's sorter
+        // would hold as much again as the list (ids are ASCII: String order is byte order).
         due.sort { $0.user != $1.user ? $0.user < $1.user : $0.streak < $1.streak }
         return due
     }
@@ -144,70 +170,76 @@ extension SQLiteAccess {
         return try s.run() == 1
     }
 
-    func finish(id: Int64, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?) throws {
+    func finish(
+        ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?
+    ) throws {
         let s = try RawStatement(
             db,
             """
             UPDATE deliveries SET state = ?, attempts = ?, last_attempt = ?, last_error = ?, owner = NULL
-            WHERE notification = ? AND sink = ?
+            WHERE notification BETWEEN ?5 AND ?7 AND sink = ?6
             """)
         s.bind(1, state.rawValue)
         s.bind(2, attempts)
         s.bind(3, at.seconds)
         s.bind(4, error)
-        s.bind(5, id)
+        s.bind(5, ids.lowerBound)
         s.bind(6, sink)
+        s.bind(7, ids.upperBound)
         try s.run()
     }
 
     func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant, read: StoredStreak?) throws {
-        // A change made since the run read the streak (a newer version) keeps it due, and
-        // leaves the history packed here stale: it was packed at the version the run read
-        // before reading the history.
+        // Its row by rowid when known (one lookup), if still that streak's; else by the ids. A
+        // streak removed meanwhile has nothing to plan.
+        let find = try RawStatement(
+            db,
+            "SELECT rowid, version, next_at IS NOT NULL FROM schedule WHERE "
+                + (streak.row == nil ? "" : "rowid = ?3 AND ") + "user_id = ?1 AND streak = ?2")
+        find.bind(1, streak.user)
+        find.bind(2, streak.streak)
+        if let row = streak.row { find.bind(3, row) }
+        var found: (row: Int64, version: Int, changed: Bool)?
+        try find.rows { found = (find.int64(0), find.int(1), find.int(2) != 0) }
+        if found == nil, streak.row != nil {
+            return try schedule(
+                DueStreak(
+                    user: streak.user, streak: streak.streak, handledThrough: streak.handledThrough,
+                    version: streak.version), nextAt: nextAt, handledThrough: handledThrough, read: read)
+        }
+        // A change since the run read the streak (a newer version) keeps it marked, so due.
+        guard let found, found.version == streak.version else { return }
+        let drop = try RawStatement(db, "DELETE FROM runs WHERE row = ?")
+        drop.bind(1, found.row)
+        try drop.run()
+        if let nextAt {
+            let add = try RawStatement(
+                db, "INSERT INTO runs (next_at, row, version, handled_through) VALUES (?, ?, ?, ?)")
+            add.bind(1, nextAt.seconds)
+            add.bind(2, found.row)
+            add.bind(3, streak.version)
+            add.bind(4, handledThrough.seconds)
+            try add.run()
+        }
+        // The row itself only when its mark goes or a history read from the tables is packed: an
+        // unchanged streak's run writes no page of the schedule.
+        guard found.changed || read != nil else { return }
         func write(_ blob: UnsafeBufferPointer<UInt8>?) throws {
-            // Its row when known (one lookup), if still that streak's; else by the ids.
-            if let row = streak.row {
-                let s = try RawStatement(
-                    db,
-                    """
-                    UPDATE schedule SET \(Self.scheduleUpdate)
-                    WHERE rowid = ?7 AND user_id = ?1 AND streak = ?2
-                    """)
-                bindSchedule(s, streak, nextAt, handledThrough, blob)
-                s.bind(7, row)
-                if try s.run() == 1 { return }
-            }
             let s = try RawStatement(
                 db,
                 """
-                INSERT INTO schedule (user_id, streak, next_at, handled_through, version, history, history_version)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, CASE WHEN ?6 IS NOT NULL THEN ?5 END)
-                ON CONFLICT (user_id, streak) DO UPDATE SET \(Self.scheduleUpdate)
+                UPDATE schedule SET next_at = NULL, handled_through = max(coalesce(handled_through, ?1), ?1),
+                    history = coalesce(?2, history),
+                    history_version = CASE WHEN ?2 IS NOT NULL THEN ?3 ELSE history_version END
+                WHERE rowid = ?4
                 """)
-            bindSchedule(s, streak, nextAt, handledThrough, blob)
+            s.bind(1, handledThrough.seconds)
+            s.bind(2, blob: blob)
+            s.bind(3, streak.version)
+            s.bind(4, found.row)
             try s.run()
         }
         if let read { try PackedHistory.pack(read).withUnsafeBufferPointer { try write($0) } } else { try write(nil) }
-    }
-
-    /// A run's update of a schedule row (in an upsert too: there, bare names are the stored row's).
-    private static let scheduleUpdate = """
-        next_at = CASE WHEN version = ?5 THEN ?3 ELSE 0 END,
-        handled_through = max(coalesce(handled_through, ?4), ?4),
-        history = coalesce(?6, history),
-        history_version = CASE WHEN ?6 IS NOT NULL THEN ?5 ELSE history_version END
-        """
-
-    private func bindSchedule(
-        _ s: RawStatement, _ streak: DueStreak, _ nextAt: Instant?, _ handledThrough: Instant,
-        _ blob: UnsafeBufferPointer<UInt8>?
-    ) {
-        s.bind(1, streak.user)
-        s.bind(2, streak.streak)
-        s.bind(3, nextAt?.seconds)
-        s.bind(4, handledThrough.seconds)
-        s.bind(5, streak.version)
-        s.bind(6, blob: blob)
     }
 
     /// Marks a streak changed: the next run looks at it afresh.

@@ -220,6 +220,9 @@ struct SQLiteAccess: StoreWriter {
     }
 
     func removeUser(_ id: String) throws -> Bool {
+        // Runs name their schedule row by rowid, which no foreign key can follow.
+        try db.execute(
+            sql: "DELETE FROM runs WHERE row IN (SELECT rowid FROM schedule WHERE user_id = ?)", arguments: [id])
         try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id])
         return db.changesCount == 1
     }

@@ -168,6 +168,48 @@ enum Schema {
                     CREATE INDEX deliveries_pending ON deliveries(state) WHERE state = 'pending';
                     """)
         }
+        // A streak's next run in a queue of its own, in time order: a run takes the rows due now
+        // from the front and adds the next ones near the end, a few hundred pages where updating
+        // each due streak's schedule row wrote one page per streak. A schedule row's next_at now
+        // only marks a change (0: look again); its planned run is in `runs`, valid while the
+        // streak's version is the run's (docs/RULES.md, "The queue of runs"). Runs name their
+        // streak by its schedule row's id: the table is rebuilt with an INTEGER PRIMARY KEY,
+        // which VACUUM keeps (it may renumber a plain rowid).
+        m.registerMigration("6-runs") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE schedule_rows (
+                        id INTEGER PRIMARY KEY,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        streak TEXT NOT NULL,
+                        next_at INTEGER,
+                        handled_through INTEGER,
+                        version INTEGER NOT NULL DEFAULT 0,
+                        history BLOB,
+                        history_version INTEGER,
+                        UNIQUE (user_id, streak)
+                    );
+                    INSERT INTO schedule_rows (id, user_id, streak, next_at, handled_through, version, history,
+                            history_version)
+                        SELECT rowid, user_id, streak, CASE WHEN next_at > 0 THEN NULL ELSE next_at END,
+                            handled_through, version, history, history_version
+                        FROM schedule ORDER BY rowid;
+                    CREATE TABLE runs (
+                        next_at INTEGER NOT NULL,
+                        row INTEGER NOT NULL,
+                        version INTEGER NOT NULL,
+                        handled_through INTEGER,
+                        PRIMARY KEY (next_at, row)
+                    ) WITHOUT ROWID;
+                    INSERT INTO runs (next_at, row, version, handled_through)
+                        SELECT next_at, rowid, version, handled_through FROM schedule WHERE next_at > 0
+                        ORDER BY next_at, rowid;
+                    DROP TABLE schedule;
+                    ALTER TABLE schedule_rows RENAME TO schedule;
+                    CREATE INDEX schedule_next ON schedule(next_at) WHERE next_at IS NOT NULL;
+                    CREATE INDEX runs_row ON runs(row);
+                    """)
+        }
         return m
     }
 }

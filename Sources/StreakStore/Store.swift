@@ -73,8 +73,11 @@ public protocol StoreWriter: StoreReader {
     /// Takes a pending delivery of ledger entry `id` over from `from` (nil: nobody); false when
     /// someone else has it now.
     func claim(id: Int64, sink: String, from: String?, to owner: String) throws -> Bool
-    /// Ends an attempt: the new state, the attempts made in all, and the error if it failed.
-    func finish(id: Int64, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?) throws
+    /// Ends an attempt at the deliveries to `sink` of the ledger entries `ids` (every id in the
+    /// range): the new state, the attempts made in all, and the error if it failed.
+    func finish(
+        ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?
+    ) throws
     /// Plans a streak's next run (nil: nothing until it changes) and notes the run that handled it.
     /// Keeps it due when it changed after the run read it (its version moved on).
     /// `read`: the history the run read for it (not its packed one), packed to stand for the
@@ -83,6 +86,15 @@ public protocol StoreWriter: StoreReader {
     /// Marks every streak for a fresh look on the next run (the configuration changed).
     func rescheduleAll() throws
     func setMeta(_ key: String, _ value: String) throws
+}
+
+extension StoreWriter {
+    /// Ends an attempt at one delivery.
+    public func finish(id: Int64, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?)
+        throws
+    {
+        try finish(ids: id...id, sink: sink, state: state, attempts: attempts, at: at, error: error)
+    }
 }
 
 /// A place streakd keeps its data. SQLite now; PostgreSQL later, with the

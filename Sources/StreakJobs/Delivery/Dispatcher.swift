@@ -137,11 +137,30 @@ final class Dispatcher {
         let now = context.now
         let outcomes = unsaved
         try context.store.write { w in
-            for (job, state, attempts, error) in outcomes {
-                try w.finish(
-                    id: job.id, sink: job.sink, state: state, attempts: attempts, at: now, error: error)
+            for run in Self.runs(outcomes) {
+                let (job, state, attempts, error) = outcomes[run.lowerBound]
+                let ids = job.id...outcomes[run.upperBound].job.id
+                try w.finish(ids: ids, sink: job.sink, state: state, attempts: attempts, at: now, error: error)
             }
         }
         unsaved = []
+    }
+
+    /// The outcomes in runs of consecutive ledger ids with one sink and one result: each run is one
+    /// update (a busy run's new notifications have consecutive ids).
+    static func runs(_ outcomes: [Outcome]) -> [ClosedRange<Int>] {
+        var runs: [ClosedRange<Int>] = []
+        var start = 0
+        for i in outcomes.indices.dropFirst() {
+            let (a, b) = (outcomes[i - 1], outcomes[i])
+            if b.job.id != a.job.id + 1 || b.job.sink != a.job.sink || b.state != a.state || b.attempts != a.attempts
+                || b.error != a.error
+            {
+                runs.append(start...(i - 1))
+                start = i
+            }
+        }
+        if !outcomes.isEmpty { runs.append(start...(outcomes.count - 1)) }
+        return runs
     }
 }
