@@ -37,7 +37,10 @@ extension SQLiteAccess {
         let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
         try db.execute(sql: "PRAGMA cache_size = -1024")
         defer { try? db.execute(sql: "PRAGMA cache_size = \(cache)") }
-        let bounds = try RawStatement(db, "SELECT coalesce(min(rowid), 0), coalesce(max(rowid), -1) FROM schedule")
+        // Two subqueries: each is one seek, where one min-and-max scans an index.
+        let bounds = try RawStatement(
+            db, "SELECT coalesce((SELECT min(rowid) FROM schedule), 0), coalesce((SELECT max(rowid) FROM schedule), -1)"
+        )
         guard try bounds.step() else { return }
         let (low, high) = (bounds.int64(0), bounds.int64(1))
         bounds.reset()
