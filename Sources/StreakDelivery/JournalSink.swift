@@ -53,6 +53,7 @@ public final class JournalSink: Sink, @unchecked Sendable {
     }
 
     public var deliversAtOnce: Bool { lock.withLock { !pacer.wouldWait(at: clock.now) } }
+    public var alwaysAtOnce: Bool { lock.withLock { pacer.burst == 0 } }
 
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
         write(Self.entry(for: notification))

@@ -22,11 +22,15 @@ public protocol Sink: Sendable {
     /// round trip. Only then may a run commit outcomes in groups (a crash then repeats at most
     /// the deliveries of one group); before a slow delivery it commits everything first.
     var deliversAtOnce: Bool { get }
+    /// Whether every `deliver` returns at once, now and later (no pacing at all): only then may
+    /// a run deliver on a second thread while it records what comes next.
+    var alwaysAtOnce: Bool { get }
 }
 
 extension Sink {
     public func accepts(_ notification: Notification) -> Bool { true }
     public var deliversAtOnce: Bool { false }
+    public var alwaysAtOnce: Bool { false }
 }
 
 /// A sink that keeps what it receives: the twin for unit tests.
@@ -44,6 +48,7 @@ public final class MemorySink: Sink, @unchecked Sendable {
 
     public var received: [Notification] { lock.withLock { kept } }
     public var deliversAtOnce: Bool { true }
+    public var alwaysAtOnce: Bool { true }
 
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
         lock.withLock {

@@ -34,6 +34,12 @@ extension Context {
         let changed = try configChanged(write: !dryRun)
         let due = try store.read { try $0.dueStreaks(through: dryRun && changed ? nil : now) }
         report.streaks = due.count
+        // With every sink always at once (the unpaced journal), one group's notifications go out
+        // on a second thread while the next group is planned and recorded (docs/RULES.md).
+        let overlap = !dryRun && dispatcher.alwaysAtOnce
+        dispatcher.handOver = overlap
+        var delivering: Background?
+        defer { try? delivering?.wait() }
         var start = 0
         while start < due.count {
             if dryRun {
@@ -47,7 +53,12 @@ extension Context {
                 }
                 continue
             }
-            let (recorded, end) = try store.write { w in try record(due, from: start, w, dispatcher, owner) }
+            let (recorded, end) = try store.write { w in
+                try dispatcher.writeHandedOver(w)
+                return try record(
+                    due, from: start, w, dispatcher, owner, batch: overlap ? Self.overlapBatch : Self.batchSize,
+                    limit: overlap ? 1 : Self.recordLimit)
+            }
             start = end
             var jobs: [Dispatcher.Job] = []
             var lines: [String] = []
@@ -64,9 +75,20 @@ extension Context {
                         short: (fresh ? "sent " : "expired ") + n.line))
             }
             printer.lines(lines)
-            // What one transaction recorded is delivered before the next is planned: a run holds
-            // at most one transaction's notifications.
-            try dispatcher.run(jobs)
+            // What one transaction recorded is delivered before the next is planned (or, on the
+            // second thread, while it is): a run holds at most two transactions' notifications.
+            if overlap {
+                try delivering?.wait()
+                delivering = Background { try dispatcher.run(jobs) }
+            } else {
+                try dispatcher.run(jobs)
+            }
+        }
+        if overlap {
+            try delivering?.wait()
+            delivering = nil
+            dispatcher.handOver = false
+            try store.write { w in try dispatcher.writeHandedOver(w) }
         }
         guard !dryRun else {
             printer.err(
@@ -87,6 +109,8 @@ extension Context {
 
     /// Streaks planned at a time.
     static let batchSize = 8192
+    /// Streaks planned in one transaction while the last one's notifications go out beside it.
+    static let overlapBatch = 4096
     /// A transaction plans and records batches until it holds this many notifications: bounds
     /// what a run holds in memory. A busy quarter hour at a million users is one transaction, so
     /// each page it changes is written once.
@@ -94,13 +118,15 @@ extension Context {
 
     /// Plans batches from `start` and records their notifications and next runs, in the writer's
     /// transaction; answers what it recorded (fresh: to send) and where it stopped.
-    func record(_ due: [DueStreak], from start: Int, _ w: any StoreWriter, _ dispatcher: Dispatcher, _ owner: String)
-        throws -> (recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)], end: Int)
-    {
+    /// `batch` streaks at a time until `limit` notifications are recorded.
+    func record(
+        _ due: [DueStreak], from start: Int, _ w: any StoreWriter, _ dispatcher: Dispatcher, _ owner: String,
+        batch size: Int, limit: Int
+    ) throws -> (recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)], end: Int) {
         var recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)] = []
         var end = start
-        while end < due.count && recorded.count < Self.recordLimit {
-            let batch = Array(due[end..<min(end + Self.batchSize, due.count)])
+        while end < due.count && recorded.count < limit {
+            let batch = Array(due[end..<min(end + size, due.count)])
             end += batch.count
             // The ledger's unique key leaves out what is recorded already (record answers false).
             let planned = try plan(batch, w, checkLedger: false)

@@ -2,6 +2,8 @@ import StreakCore
 import StreakDelivery
 import StreakStore
 
+import class Foundation.NSLock
+
 /// Counts of what a run did with its deliveries.
 public struct DispatchReport: Equatable, Sendable {
     public var delivered = 0
@@ -92,9 +94,28 @@ final class Dispatcher {
     static let groupSize = 256
     static let groupAge = Duration.milliseconds(100)
 
+    /// Set while a second thread delivers (every sink always at once): outcomes are handed over
+    /// for the run's next transaction to write (`writeHandedOver`), not committed here.
+    var handOver = false
+    /// Guarded by `handedLock`.
+    private var handed: [Outcome] = []
+    private let handedLock = NSLock()
+
+    /// Whether every sink delivers at once, always: then a run may deliver on a second thread.
+    var alwaysAtOnce: Bool { delivery.sinks.allSatisfy(\.alwaysAtOnce) }
+
+    /// Writes the outcomes handed over so far, in the caller's transaction.
+    func writeHandedOver(_ w: any StoreWriter) throws {
+        let outcomes = handedLock.withLock {
+            defer { handed = [] }
+            return handed
+        }
+        try Self.write(outcomes, w, at: context.now)
+    }
+
     private func deliver(_ group: [Job]) throws {
         let sinks = group.map { job in delivery.sinks.first(where: { $0.name == job.sink }) }
-        if sinks.contains(where: { !($0?.deliversAtOnce ?? true) }) { try save() }
+        if !handOver, sinks.contains(where: { !($0?.deliversAtOnce ?? true) }) { try save() }
         var outcomes: [Outcome] = []
         for (job, sink) in zip(group, sinks) {
             let attempts = job.attempts + 1
@@ -118,11 +139,15 @@ final class Dispatcher {
                 if dead { report.dead += 1 } else { report.failed += 1 }
             }
         }
-        if unsaved.isEmpty { unsavedSince = ContinuousClock.now }
-        unsaved += outcomes
         let dead = outcomes.filter { $0.state == .dead }
-        if !dead.isEmpty || unsaved.count >= Self.groupSize || ContinuousClock.now - unsavedSince >= Self.groupAge {
-            try save()
+        if handOver {
+            handedLock.withLock { handed += outcomes }
+        } else {
+            if unsaved.isEmpty { unsavedSince = ContinuousClock.now }
+            unsaved += outcomes
+            if !dead.isEmpty || unsaved.count >= Self.groupSize || ContinuousClock.now - unsavedSince >= Self.groupAge {
+                try save()
+            }
         }
         for (job, _, attempts, error) in dead {
             context.printer.warn(
@@ -134,16 +159,17 @@ final class Dispatcher {
     /// Commits the outcomes delivered so far.
     private func save() throws {
         guard !unsaved.isEmpty else { return }
-        let now = context.now
         let outcomes = unsaved
-        try context.store.write { w in
-            for run in Self.runs(outcomes) {
-                let (job, state, attempts, error) = outcomes[run.lowerBound]
-                let ids = job.id...outcomes[run.upperBound].job.id
-                try w.finish(ids: ids, sink: job.sink, state: state, attempts: attempts, at: now, error: error)
-            }
-        }
+        try context.store.write { w in try Self.write(outcomes, w, at: context.now) }
         unsaved = []
+    }
+
+    private static func write(_ outcomes: [Outcome], _ w: any StoreWriter, at now: Instant) throws {
+        for run in runs(outcomes) {
+            let (job, state, attempts, error) = outcomes[run.lowerBound]
+            let ids = job.id...outcomes[run.upperBound].job.id
+            try w.finish(ids: ids, sink: job.sink, state: state, attempts: attempts, at: now, error: error)
+        }
     }
 
     /// The outcomes in runs of consecutive ledger ids with one sink and one result: each run is one
