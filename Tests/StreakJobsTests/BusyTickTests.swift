@@ -1,0 +1,47 @@
+import Foundation
+import StreakCore
+import StreakDelivery
+import StreakStore
+import Testing
+
+@testable import StreakJobs
+
+/// A quarter hour with more due streaks than one transaction plans: with every sink always at
+/// once, each transaction's notifications go out on a second thread while the next is recorded.
+@Suite struct BusyTickTests {
+    static let users = Context.overlapBatch * 2 + 500
+
+    @Test func eachReminderIsSentOnceAndMarkedDelivered() throws {
+        let (c, out) = try makeContext(now: "2026-11-21T10:00:00Z")
+        let t0 = RFC3339.parse("2026-11-21T10:00:00Z")!
+        try c.store.write { w in
+            for u in 0..<Self.users { _ = try w.addUser(User(id: "u\(u)", zone: "UTC"), at: t0) }
+            let days = (14...20).map { RFC3339.parse("2026-11-\($0)T10:00:00Z")! }
+            _ = try w.insertCheckins(
+                (0..<Self.users).flatMap { u in
+                    days.map { NewCheckin(user: "u\(u)", streak: "daily", instant: $0, zone: "UTC") }
+                }, storedAt: t0)
+        }
+        let sink = MemorySink()
+        try at(c, "2026-11-21T12:00:00Z").tick(delivery: Delivery(sinks: [sink]))
+        #expect(sink.received.isEmpty)
+        #expect(sink.alwaysAtOnce && Dispatcher(context: c, delivery: Delivery(sinks: [sink]), owner: "x").alwaysAtOnce)
+        let r = try at(c, "2026-11-21T20:00:00Z").tick(delivery: Delivery(sinks: [sink]))
+        #expect(r.streaks == Self.users && r.sent == Self.users && r.deliveries.delivered == Self.users)
+        #expect(r.pending == 0)
+        #expect(Set(sink.received.map(\.key)).count == Self.users && sink.received.count == Self.users)
+        #expect(try c.store.read { try $0.pendingDeliveries() }.isEmpty)
+        // A transaction's lines are written at once: one entry each.
+        let lines = out.out.flatMap { $0.split(separator: "\n") }
+        #expect(out.out.count == 3 && lines.filter { $0.hasSuffix(#","state":"sent"}"#) }.count == Self.users)
+        let last = "at_risk/u\(Self.users - 1)/daily/2026-11-21"
+        #expect(try c.store.read { try $0.deliveryStates(key: last) } == ["memory": .delivered])
+    }
+
+    @Test func aPacedJournalIsDeliveredOnTheRunsOwnThread() {
+        let paced = JournalSink(pacer: JournalPacer(burst: 9_500, interval: .seconds(30)))
+        let unpaced = JournalSink(pacer: JournalPacer(burst: 0, interval: .seconds(30)))
+        #expect(!paced.alwaysAtOnce && unpaced.alwaysAtOnce)
+        #expect(!HookSink(command: HookCommand(name: "x", argv: ["/bin/true"])).alwaysAtOnce)
+    }
+}
