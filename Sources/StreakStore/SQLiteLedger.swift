@@ -189,7 +189,8 @@ extension SQLiteAccess {
         try s.run()
     }
 
-    func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant, read: StoredStreak?) throws {
+    @discardableResult
+    func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant, read: StoredStreak?) throws -> Bool {
         // Its row by rowid when known (one lookup), if still that streak's; else by the ids. A
         // streak removed meanwhile has nothing to plan.
         let find = try RawStatement(
@@ -208,7 +209,7 @@ extension SQLiteAccess {
                     version: streak.version), nextAt: nextAt, handledThrough: handledThrough, read: read)
         }
         // A change since the run read the streak (a newer version) keeps it marked, so due.
-        guard let found, found.version == streak.version else { return }
+        guard let found, found.version == streak.version else { return false }
         let drop = try RawStatement(db, "DELETE FROM runs WHERE row = ?")
         drop.bind(1, found.row)
         try drop.run()
@@ -223,7 +224,7 @@ extension SQLiteAccess {
         }
         // The row itself only when its mark goes or a history read from the tables is packed: an
         // unchanged streak's run writes no page of the schedule.
-        guard found.changed || read != nil else { return }
+        guard found.changed || read != nil else { return true }
         func write(_ blob: UnsafeBufferPointer<UInt8>?) throws {
             let s = try RawStatement(
                 db,
@@ -240,6 +241,7 @@ extension SQLiteAccess {
             try s.run()
         }
         if let read { try PackedHistory.pack(read).withUnsafeBufferPointer { try write($0) } } else { try write(nil) }
+        return true
     }
 
     /// Marks a streak changed: the next run looks at it afresh.

@@ -64,6 +64,28 @@ public final class SQLiteStore: Store {
         try wrap { try queue.write { db in try body(SQLiteAccess(db: db)) } }
     }
 
+    /// The second connection, read-only, opened on first use (a run planning ahead of its writes).
+    nonisolated(unsafe) private var beside: DatabaseQueue?
+    private let besideLock = NSLock()
+    /// Its page cache, in SQLite's negative-KiB form (8 MB): it reads each due streak's pages once.
+    static let besideCacheSize = -8192
+
+    public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+        let connection = try wrap {
+            try besideLock.withLock {
+                if let beside { return beside }
+                var config = Configuration()
+                config.readonly = true
+                config.busyMode = .timeout(30)
+                config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = \(Self.besideCacheSize)") }
+                let opened = try DatabaseQueue(path: path, configuration: config)
+                beside = opened
+                return opened
+            }
+        }
+        return try wrap { try connection.read { db in try body(SQLiteAccess(db: db)) } }
+    }
+
     /// Foreign keys are off for this transaction (a pragma that only works between
     /// transactions): looking up the user of each of millions of rows doubled an
     /// import's time. The write lock is held from the start, so the users the

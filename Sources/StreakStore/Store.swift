@@ -82,7 +82,10 @@ public protocol StoreWriter: StoreReader {
     /// Keeps it due when it changed after the run read it (its version moved on).
     /// `read`: the history the run read for it (not its packed one), packed to stand for the
     /// tables until the streak changes.
-    func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant, read: StoredStreak?) throws
+    /// Answers false, planning nothing, when the streak changed since the run read it (or is gone):
+    /// then its notices must not be recorded either.
+    @discardableResult
+    func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant, read: StoredStreak?) throws -> Bool
     /// Marks every streak for a fresh look on the next run (the configuration changed).
     func rescheduleAll() throws
     func setMeta(_ key: String, _ value: String) throws
@@ -106,10 +109,14 @@ public protocol Store: Sendable {
     /// A write transaction for bulk imports that check every row's user
     /// themselves, inside it: the store may skip its own reference checks.
     func bulkWrite<T>(_ body: (any StoreWriter) throws -> T) throws -> T
+    /// A read on a connection of its own, which may run while another thread writes: it sees
+    /// what was committed when it began.
+    func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T
 }
 
 extension Store {
     public func bulkWrite<T>(_ body: (any StoreWriter) throws -> T) throws -> T { try write(body) }
+    public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T { try read(body) }
 }
 
 /// A store that could not be opened or used.

@@ -76,7 +76,7 @@ import Testing
     func pack(_ store: SQLiteStore, _ user: String, _ streak: String) throws {
         let d = try due(store, user, streak)
         let history = try store.read { try read($0, user, streak) }
-        try store.write { w in try w.schedule(d, nextAt: t0 + 99_999, handledThrough: t0, read: history) }
+        _ = try store.write { w in try w.schedule(d, nextAt: t0 + 99_999, handledThrough: t0, read: history) }
     }
 
     @Test func everyChangeMakesThePackedHistoryStale() throws {
@@ -110,12 +110,12 @@ import Testing
         let early = try due(store, "u1", "daily")
         try store.write { w in try changes[0].1(w) }
         let history = try store.read { try read($0, "u1", "daily") }
-        try store.write { w in try w.schedule(early, nextAt: nil, handledThrough: t0, read: history) }
+        _ = try store.write { w in try w.schedule(early, nextAt: nil, handledThrough: t0, read: history) }
         #expect(try packed(store) == nil)
         // A run that finds nothing to pack keeps what is packed.
         try pack(store, "u1", "daily")
         let d = try due(store, "u1", "daily")
-        try store.write { w in try w.schedule(d, nextAt: nil, handledThrough: t0 + 1, read: nil) }
+        _ = try store.write { w in try w.schedule(d, nextAt: nil, handledThrough: t0 + 1, read: nil) }
         #expect(try packed(store) != nil)
     }
 

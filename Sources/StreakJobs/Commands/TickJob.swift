@@ -38,8 +38,13 @@ extension Context {
         // on a second thread while the next group is planned and recorded (docs/RULES.md).
         let overlap = !dryRun && dispatcher.alwaysAtOnce
         dispatcher.handOver = overlap
-        var delivering: Background?
-        defer { try? delivering?.wait() }
+        var delivering: Background<Void>?
+        // Planning a transaction ahead, on a connection of its own (overlap only).
+        var ahead = overlap ? planAhead(due, from: 0) : nil
+        defer {
+            try? delivering?.wait()
+            _ = try? ahead?.wait()
+        }
         var start = 0
         while start < due.count {
             if dryRun {
@@ -53,13 +58,18 @@ extension Context {
                 }
                 continue
             }
-            let (recorded, end) = try store.write { w in
-                try dispatcher.writeHandedOver(w)
-                return try record(
-                    due, from: start, w, dispatcher, owner, batch: overlap ? Self.overlapBatch : Self.batchSize,
-                    limit: overlap ? 1 : Self.recordLimit)
+            let recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)]
+            if let planning = ahead {
+                let (planned, end) = try planning.wait()
+                ahead = end < due.count ? planAhead(due, from: end) : nil
+                recorded = try store.write { w in
+                    try dispatcher.writeHandedOver(w)
+                    return try record(planned, w, dispatcher, owner)
+                }
+                start = end
+            } else {
+                (recorded, start) = try store.write { w in try record(due, from: start, w, dispatcher, owner) }
             }
-            start = end
             var jobs: [Dispatcher.Job] = []
             var lines: [String] = []
             for (n, id, sinks, fresh) in recorded {
@@ -116,33 +126,51 @@ extension Context {
     /// each page it changes is written once.
     static let recordLimit = 16384
 
+    /// Plans the next `overlapBatch` due streaks from `start` on a thread and a read connection of
+    /// their own, while the run records the last ones: what was committed when it began, which
+    /// the recording checks streak by streak (`record(_:_:_:_:)`).
+    func planAhead(_ due: [DueStreak], from start: Int) -> Background<(Plan, end: Int)> {
+        let end = min(start + Self.overlapBatch, due.count)
+        let batch = Array(due[start..<end])
+        return Background { (try store.readBeside { r in try plan(batch, r, checkLedger: false) }, end) }
+    }
+
     /// Plans batches from `start` and records their notifications and next runs, in the writer's
-    /// transaction; answers what it recorded (fresh: to send) and where it stopped.
-    /// `batch` streaks at a time until `limit` notifications are recorded.
-    func record(
-        _ due: [DueStreak], from start: Int, _ w: any StoreWriter, _ dispatcher: Dispatcher, _ owner: String,
-        batch size: Int, limit: Int
-    ) throws -> (recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)], end: Int) {
+    /// transaction, until it holds `recordLimit` notifications; answers what it recorded (fresh:
+    /// to send) and where it stopped.
+    func record(_ due: [DueStreak], from start: Int, _ w: any StoreWriter, _ dispatcher: Dispatcher, _ owner: String)
+        throws -> (recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)], end: Int)
+    {
         var recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)] = []
         var end = start
-        while end < due.count && recorded.count < limit {
-            let batch = Array(due[end..<min(end + size, due.count)])
+        while end < due.count && recorded.count < Self.recordLimit {
+            let batch = Array(due[end..<min(end + Self.batchSize, due.count)])
             end += batch.count
-            // The ledger's unique key leaves out what is recorded already (record answers false).
-            let planned = try plan(batch, w, checkLedger: false)
-            for (n, fresh) in planned.notices {
-                let sinks = dispatcher.sinkNames(for: n)
-                if let id = try w.record(
-                    n.ledgerEntry, state: fresh ? .sent : .expired, sinks: sinks, owner: owner, at: now)
-                {
-                    recorded.append((n, id, sinks, fresh))
-                }
-            }
-            for s in planned.schedule {
-                try w.schedule(s.streak, nextAt: s.next, handledThrough: now, read: s.read)
-            }
+            recorded += try record(try plan(batch, w, checkLedger: false), w, dispatcher, owner)
         }
         return (recorded, end)
+    }
+
+    /// Records a plan in the writer's transaction: each streak's next run, then, if the streak is
+    /// still the version planned from, its notices (the ledger's unique key leaves out what is
+    /// recorded already). Answers what it recorded.
+    func record(_ planned: Plan, _ w: any StoreWriter, _ dispatcher: Dispatcher, _ owner: String) throws
+        -> [(Notification, id: Int64, sinks: [String], fresh: Bool)]
+    {
+        var current: [Bool] = []
+        for s in planned.schedule {
+            current.append(try w.schedule(s.streak, nextAt: s.next, handledThrough: now, read: s.read))
+        }
+        var recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)] = []
+        for ((n, fresh), streak) in zip(planned.notices, planned.of) where current[streak] {
+            let sinks = dispatcher.sinkNames(for: n)
+            if let id = try w.record(
+                n.ledgerEntry, state: fresh ? .sent : .expired, sinks: sinks, owner: owner, at: now)
+            {
+                recorded.append((n, id, sinks, fresh))
+            }
+        }
+        return recorded
     }
 
     /// Notes the settings that decide notices; when they changed, every streak gets a fresh look.
@@ -169,6 +197,8 @@ extension Context {
 
     struct Plan {
         var notices: [(Notification, fresh: Bool)] = []
+        /// For each notice, its streak's place in `schedule`.
+        var of: [Int] = []
         /// `read`: the history read from the tables (not a packed one), to pack.
         var schedule: [(streak: DueStreak, next: Instant?, read: StoredStreak?)] = []
     }
@@ -191,7 +221,9 @@ extension Context {
                 (n: notification($0.notice, user: user.id, streak: d.streak, history: history), fresh: $0.fresh)
             }
             let recorded = notices.isEmpty || !checkLedger ? [:] : try r.ledgerStates(keys: notices.map(\.n.key))
-            plan.notices += notices.filter { recorded[$0.n.key] == nil }.map { ($0.n, $0.fresh) }
+            let kept = notices.filter { recorded[$0.n.key] == nil }
+            plan.notices += kept.map { ($0.n, $0.fresh) }
+            plan.of += repeatElement(plan.schedule.count, count: kept.count)
             plan.schedule.append((d, Notices.next(history, policy: policy, now: now, state: state), read))
         }
         return plan

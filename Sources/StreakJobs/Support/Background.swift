@@ -1,23 +1,24 @@
 import Foundation
 
-/// Runs a body on a thread of its own while the caller goes on. `wait` returns when it is done,
-/// rethrowing what it threw; until then the caller leaves alone what the body uses.
-final class Background: @unchecked Sendable {
+/// Runs a body on a thread of its own while the caller goes on. `wait` answers its result when it
+/// is done, rethrowing what it threw; until then the caller leaves alone what the body uses.
+final class Background<Result>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     /// Written by the body's thread before `done` is signalled, read after `wait`.
-    private var error: (any Error)?
+    private var result: Swift.Result<Result, any Error>?
 
-    init(_ body: @escaping () throws -> Void) {
+    init(_ body: @escaping () throws -> Result) {
         nonisolated(unsafe) let body = body
         Thread.detachNewThread { [self] in
-            do { try body() } catch { self.error = error }
+            result = Swift.Result { try body() }
             done.signal()
         }
     }
 
-    func wait() throws {
+    @discardableResult
+    func wait() throws -> Result {
         done.wait()
         done.signal()  // a second wait returns at once
-        if let error { throw error }
+        return try result!.get()
     }
 }
