@@ -91,14 +91,25 @@ public final class SQLiteStore: Store {
     /// import's time. The write lock is held from the start, so the users the
     /// caller checked against stay as they are until the commit.
     public func bulkWrite<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
+        // SQLite's default page cache (2 MB) for the import: a larger one did not make it
+        // faster, and building the check-in index sorts within the cache's size (docs/RULES.md).
+        try uncheckedWrite(cacheSize: -2000, body)
+    }
+
+    /// Foreign keys are off for this transaction, as for `bulkWrite`; the page cache stays.
+    public func uncheckedWrite<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
+        try uncheckedWrite(cacheSize: nil, body)
+    }
+
+    private func uncheckedWrite<T>(cacheSize: Int?, _ body: (any StoreWriter) throws -> T) throws -> T {
         try wrap {
             try queue.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA foreign_keys = OFF")
                 defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-                // SQLite's default page cache (2 MB) for the import: a larger one did not make it
-                // faster, and building the check-in index sorts within the cache's size (docs/RULES.md).
-                try db.execute(sql: "PRAGMA cache_size = -2000")
-                defer { try? db.execute(sql: "PRAGMA cache_size = \(Self.cacheSize)") }
+                if let cacheSize {
+                    try db.execute(sql: "PRAGMA cache_size = \(cacheSize)")
+                }
+                defer { if cacheSize != nil { try? db.execute(sql: "PRAGMA cache_size = \(Self.cacheSize)") } }
                 var result: T?
                 try db.inTransaction(.immediate) {
                     result = try body(SQLiteAccess(db: db))

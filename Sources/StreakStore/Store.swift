@@ -109,6 +109,10 @@ public protocol Store: Sendable {
     /// A write transaction for bulk imports that check every row's user
     /// themselves, inside it: the store may skip its own reference checks.
     func bulkWrite<T>(_ body: (any StoreWriter) throws -> T) throws -> T
+    /// A write transaction whose caller checks what its rows reference itself (a tick records
+    /// notices only for streaks whose schedule row, so whose user, it found in it): the store
+    /// may skip its own reference checks.
+    func uncheckedWrite<T>(_ body: (any StoreWriter) throws -> T) throws -> T
     /// A read on a connection of its own, which may run while another thread writes: it sees
     /// what was committed when it began.
     func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T
@@ -116,6 +120,7 @@ public protocol Store: Sendable {
 
 extension Store {
     public func bulkWrite<T>(_ body: (any StoreWriter) throws -> T) throws -> T { try write(body) }
+    public func uncheckedWrite<T>(_ body: (any StoreWriter) throws -> T) throws -> T { try write(body) }
     public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T { try read(body) }
 }
 

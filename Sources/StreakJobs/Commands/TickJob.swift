@@ -62,7 +62,9 @@ extension Context {
             if let planning = ahead {
                 let (planned, end) = try planning.wait()
                 ahead = end < due.count ? planAhead(due, from: end) : nil
-                recorded = try store.write { w in
+                // Its references are checked here: a notice only for a streak whose schedule row (so
+                // whose user) `record` found, a delivery only for a notification it just recorded.
+                recorded = try store.uncheckedWrite { w in
                     try dispatcher.writeHandedOver(w)
                     return try record(planned, w, dispatcher, owner)
                 }
