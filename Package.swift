@@ -38,9 +38,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        .systemLibrary(name: "CMalloc"),
         .executableTarget(
             name: "streakd",
-            dependencies: ["StreakJobs", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "StreakJobs", "CMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strict),
         .testTarget(name: "StreakCoreTests", dependencies: ["StreakCore"], swiftSettings: strict),
         .testTarget(name: "StreakStoreTests", dependencies: ["StreakStore"], swiftSettings: strict),

@@ -81,14 +81,11 @@ extension SQLiteAccess {
                     version: changed.int(3), row: changed.int64(4)))
         }
         if let through {
-            // Planned runs from the front of the queue, of streaks unchanged since they were planned.
+            // Planned runs from the front of the queue, read alone. A run made stale by a change
+            // since is planned for nothing: its version is not the streak's (the packed history
+            // and the recording check), and the change made the streak due above.
             let runs = try RawStatement(
-                db,
-                """
-                SELECT s.user_id, s.streak, r.handled_through, r.version, r.row
-                FROM runs r CROSS JOIN schedule s ON s.rowid = r.row
-                WHERE r.next_at <= ? AND s.next_at IS NULL AND s.version = r.version
-                """)
+                db, "SELECT user_id, streak, handled_through, version, row FROM runs WHERE next_at <= ?")
             runs.bind(1, through.seconds)
             try runs.rows {
                 due.append(
@@ -100,7 +97,16 @@ extension SQLiteAccess {
         }
         // Sorted here, not by SQLite: after an import every streak is due, and SQLite's sorter
         // would hold as much again as the list (ids are ASCII: String order is byte order).
-        due.sort { $0.user != $1.user ? $0.user < $1.user : $0.streak < $1.streak }
+        due.sort {
+            $0.user != $1.user
+                ? $0.user < $1.user : $0.streak != $1.streak ? $0.streak < $1.streak : $0.version > $1.version
+        }
+        // A streak both changed and with a stale run comes once, at its newest version.
+        var last: (String, String)?
+        due.removeAll { d in
+            defer { last = (d.user, d.streak) }
+            return last.map { $0 == (d.user, d.streak) } ?? false
+        }
         return due
     }
 
@@ -215,11 +221,14 @@ extension SQLiteAccess {
         try drop.run()
         if let nextAt {
             let add = try RawStatement(
-                db, "INSERT INTO runs (next_at, row, version, handled_through) VALUES (?, ?, ?, ?)")
+                db,
+                "INSERT INTO runs (next_at, row, version, handled_through, user_id, streak) VALUES (?, ?, ?, ?, ?, ?)")
             add.bind(1, nextAt.seconds)
             add.bind(2, found.row)
             add.bind(3, streak.version)
             add.bind(4, handledThrough.seconds)
+            add.bind(5, streak.user)
+            add.bind(6, streak.streak)
             try add.run()
         }
         // The row itself only when its mark goes or a history read from the tables is packed: an

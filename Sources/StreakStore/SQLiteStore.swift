@@ -49,9 +49,11 @@ public final class SQLiteStore: Store {
             do {
                 return try Schema.migrator.migrate(queue)
             } catch let error as DatabaseError
-                where attempt < 5 && [.SQLITE_ERROR, .SQLITE_BUSY].contains(error.resultCode)
+                where attempt < 20 && [.SQLITE_ERROR, .SQLITE_BUSY].contains(error.resultCode)
             {
-                usleep(UInt32(20_000 * attempt))
+                // Up to about 3 s in all: six migrations, two of them copying tables, take a while
+                // on a loaded machine.
+                usleep(UInt32(20_000 * min(attempt, 10)))
             }
         }
     }

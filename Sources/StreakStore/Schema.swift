@@ -173,8 +173,9 @@ enum Schema {
         // each due streak's schedule row wrote one page per streak. A schedule row's next_at now
         // only marks a change (0: look again); its planned run is in `runs`, valid while the
         // streak's version is the run's (docs/RULES.md, "The queue of runs"). Runs name their
-        // streak by its schedule row's id: the table is rebuilt with an INTEGER PRIMARY KEY,
-        // which VACUUM keeps (it may renumber a plain rowid).
+        // streak by its ids, read from the front of the queue alone, and by its schedule row's id:
+        // the table is rebuilt with an INTEGER PRIMARY KEY, which VACUUM keeps (it may renumber a
+        // plain rowid).
         m.registerMigration("6-runs") { db in
             try db.execute(
                 sql: """
@@ -199,11 +200,13 @@ enum Schema {
                         row INTEGER NOT NULL,
                         version INTEGER NOT NULL,
                         handled_through INTEGER,
+                        user_id TEXT NOT NULL,
+                        streak TEXT NOT NULL,
                         PRIMARY KEY (next_at, row)
                     ) WITHOUT ROWID;
-                    INSERT INTO runs (next_at, row, version, handled_through)
-                        SELECT next_at, rowid, version, handled_through FROM schedule WHERE next_at > 0
-                        ORDER BY next_at, rowid;
+                    INSERT INTO runs (next_at, row, version, handled_through, user_id, streak)
+                        SELECT next_at, rowid, version, handled_through, user_id, streak FROM schedule
+                        WHERE next_at > 0 ORDER BY next_at, rowid;
                     DROP TABLE schedule;
                     ALTER TABLE schedule_rows RENAME TO schedule;
                     CREATE INDEX schedule_next ON schedule(next_at) WHERE next_at IS NOT NULL;

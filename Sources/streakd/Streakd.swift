@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMalloc
 import Foundation
 import StreakJobs
 
@@ -19,6 +20,9 @@ struct Streakd: ParsableCommand {
 
     /// Runs the command; errors for people go to standard error with their sysexits code.
     static func main() {
+        // One malloc arena for every thread: a busy tick plans and delivers on threads of their
+        // own, and an arena each held 25 MB more at the peak of a million-streak tick.
+        mallopt(M_ARENA_MAX, 1)
         do {
             var command = try parseAsRoot(globalOptionsLast(Array(CommandLine.arguments.dropFirst())))
             try command.run()

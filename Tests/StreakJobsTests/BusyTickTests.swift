@@ -31,7 +31,7 @@ import Testing
         #expect(r.pending == 0)
         #expect(Set(sink.received.map(\.key)).count == Self.users && sink.received.count == Self.users)
         #expect(try c.store.read { try $0.pendingDeliveries() }.isEmpty)
-        // A transaction's lines are written at once: one entry each.
+        // A transaction's lines are written at once: one entry each (1,024 streaks, 4,096, 3,572).
         let lines = out.out.flatMap { $0.split(separator: "\n") }
         #expect(out.out.count == 3 && lines.filter { $0.hasSuffix(#","state":"sent"}"#) }.count == Self.users)
         let last = "at_risk/u\(Self.users - 1)/daily/2026-11-21"

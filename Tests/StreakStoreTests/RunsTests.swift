@@ -124,8 +124,11 @@ import Testing
         #expect(rows.map { $0[0] as Int64 } == [7, 9, 12])
         #expect(rows.map { $0[2] as Int64? } == [nil, 0, nil])
         #expect(rows[0][3] as Data? == Data([1]))
-        let runs = try store.queue.read { db in try Row.fetchAll(db, sql: "SELECT * FROM runs") }
+        let runs = try store.queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT next_at, row, version, handled_through, user_id, streak FROM runs")
+        }
         #expect(runs.map { [$0[0], $0[1], $0[2], $0[3]] as [Int64] } == [[5000, 7, 3, 4000]])
+        #expect(runs.map { [$0[4], $0[5]] as [String] } == [["u1", "daily"]])
         let due = try store.read { r in try r.dueStreaks(through: Instant(seconds: 5000)) }
         #expect(due.map(\.user) == ["u1", "u2"] && due.map(\.row) == [7, 9])
     }

@@ -40,7 +40,8 @@ extension Context {
         dispatcher.handOver = overlap
         var delivering: Background<Void>?
         // Planning a transaction ahead, on a connection of its own (overlap only).
-        var ahead = overlap ? planAhead(due, from: 0) : nil
+        // A small first batch: the run records nothing until it is planned.
+        var ahead = overlap ? planAhead(due, from: 0, count: Self.overlapBatch / 4) : nil
         defer {
             try? delivering?.wait()
             _ = try? ahead?.wait()
@@ -131,8 +132,8 @@ extension Context {
     /// Plans the next `overlapBatch` due streaks from `start` on a thread and a read connection of
     /// their own, while the run records the last ones: what was committed when it began, which
     /// the recording checks streak by streak (`record(_:_:_:_:)`).
-    func planAhead(_ due: [DueStreak], from start: Int) -> Background<(Plan, end: Int)> {
-        let end = min(start + Self.overlapBatch, due.count)
+    func planAhead(_ due: [DueStreak], from start: Int, count: Int = overlapBatch) -> Background<(Plan, end: Int)> {
+        let end = min(start + count, due.count)
         let batch = Array(due[start..<end])
         return Background { (try store.readBeside { r in try plan(batch, r, checkLedger: false) }, end) }
     }
