@@ -49,11 +49,7 @@ import Testing
     }
 
     @Test func aStoreFromBeforeKeepsItsLedger() throws {
-        let path = scratch() + "/s.sqlite"
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let queue = try DatabaseQueue(path: path)
-        try Schema.migrator.migrate(queue, upTo: "4-packed-histories")
+        let (path, queue) = try storeFromBefore("4-packed-histories")
         let old = [
             Self.entry("streak_broken", "u1", LocalDate("2026-11-19")!),
             Self.entry("at_risk", "u1", LocalDate("2026-11-21")!),

@@ -96,11 +96,7 @@ import Testing
     }
 
     @Test func aStoreFromBeforeMovesItsPlannedRunsToTheQueue() throws {
-        let path = scratch() + "/s.sqlite"
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let queue = try DatabaseQueue(path: path)
-        try Schema.migrator.migrate(queue, upTo: "5-ledger-by-date")
+        let (path, queue) = try storeFromBefore("5-ledger-by-date")
         try queue.write { db in
             for u in ["u1", "u2", "u3"] {
                 try db.execute(

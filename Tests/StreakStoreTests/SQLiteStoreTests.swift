@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import StreakCore
 import Testing
 
@@ -11,6 +12,17 @@ func scratch() -> String {
 }
 
 let t0 = Instant(seconds: 1_795_000_000)
+
+/// A store file as a release stopped by `migration` left it, open on its own queue: the test
+/// writes old rows, closes it, then opens it with `SQLiteStore`, which migrates it forward.
+func storeFromBefore(_ migration: String) throws -> (path: String, queue: DatabaseQueue) {
+    let path = scratch() + "/s.sqlite"
+    try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    let queue = try DatabaseQueue(path: path)
+    try Schema.migrator.migrate(queue, upTo: migration)
+    return (path, queue)
+}
 
 @Suite struct SQLiteStoreTests {
     @Test func createsTheFileAndFolderInWALMode() throws {
