@@ -33,26 +33,32 @@ public final class SQLiteStore: Store {
             try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = \(Self.cacheSize)")
         }
         do {
-            queue = try DatabaseQueue(path: path, configuration: config)
-            try Self.migrate(queue)
+            queue = try Self.migrated(path: path, configuration: config, within: busyTimeout)
         } catch {
             throw StoreError("cannot open the store \(path): \(Self.reason(error))")
         }
     }
 
-    /// Migrates forward. GRDB checks which migrations are applied before it
-    /// takes the write lock, so two processes creating one new file can both
+    /// Opens and migrates forward. GRDB checks which migrations are applied before
+    /// it takes the write lock, so two processes creating one new file can both
     /// try the first migration; the loser rolls back (an error, or busy when its
-    /// read of the schema went stale) and tries again.
-    static func migrate(_ queue: DatabaseQueue) throws {
-        for attempt in 1... {
+    /// read of the schema went stale: SQLite answers that at once, without waiting)
+    /// and tries again, from opening the file, for as long as a writer would wait.
+    static func migrated(path: String, configuration: Configuration, within timeout: TimeInterval) throws
+        -> DatabaseQueue
+    {
+        let start = ContinuousClock.now
+        var attempt = 0
+        while true {
+            attempt += 1
             do {
-                return try Schema.migrator.migrate(queue)
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try Schema.migrator.migrate(queue)
+                return queue
             } catch let error as DatabaseError
-                where attempt < 20 && [.SQLITE_ERROR, .SQLITE_BUSY].contains(error.resultCode)
+                where error.resultCode == .SQLITE_BUSY && ContinuousClock.now - start < .seconds(timeout)
+                || error.resultCode == .SQLITE_ERROR && attempt < 20
             {
-                // Up to about 3 s in all: six migrations, two of them copying tables, take a while
-                // on a loaded machine.
                 usleep(UInt32(20_000 * min(attempt, 10)))
             }
         }
