@@ -25,13 +25,7 @@ extension SQLiteAccess {
 }
 
 extension SQLiteAccess {
-    func eachScheduleRow(
-        part: Int, of parts: Int,
-        _ body: (
-            _ user: UnsafeBufferPointer<UInt8>, _ streak: UnsafeBufferPointer<UInt8>,
-            _ packed: UnsafeBufferPointer<UInt8>?
-        ) throws -> Void
-    ) throws {
+    func eachScheduleRow(part: Int, of parts: Int, _ body: ScheduleRowBody) throws {
         // Each page is read once: a small page cache is recycled, where a large one would grow
         // (allocations under SQLite's global memory mutex, contended by the other parts).
         let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000

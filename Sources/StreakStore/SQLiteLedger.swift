@@ -3,15 +3,6 @@ import StreakCore
 
 /// The delivery ledger, the run schedule and small settings, in SQLite.
 extension SQLiteAccess {
-    func ledgerStates(user: String, streak: String) throws -> [String: LedgerState] {
-        let s = try RawStatement(db, "SELECT key, state FROM notifications WHERE user_id = ? AND streak = ?")
-        s.bind(1, user)
-        s.bind(2, streak)
-        var result: [String: LedgerState] = [:]
-        try s.rows { result[s.text(0)] = LedgerState(rawValue: s.text(1)) }
-        return result
-    }
-
     func ledgerStates(keys: [String]) throws -> [String: LedgerState] {
         let s = try RawStatement(db, "SELECT state FROM notifications WHERE \(LedgerKey.match(from: 1))")
         var result: [String: LedgerState] = [:]
@@ -74,11 +65,8 @@ extension SQLiteAccess {
             """)
         if let through { changed.bind(1, through.seconds) }
         try changed.rows {
-            let handled = [changed.optionalInt64(2), changed.optionalInt64(5)].compactMap { $0 }.max()
-            due.append(
-                DueStreak(
-                    user: changed.text(0), streak: changed.text(1), handledThrough: handled.map(Instant.init(seconds:)),
-                    version: changed.int(3), row: changed.int64(4)))
+            let (row, runs) = (changed.optionalInt64(2), changed.optionalInt64(5))
+            due.append(Self.dueStreak(changed, handled: row.map { max($0, runs ?? $0) } ?? runs))
         }
         if let through {
             // Planned runs from the front of the queue, read alone. A run made stale by a change
@@ -87,13 +75,7 @@ extension SQLiteAccess {
             let runs = try RawStatement(
                 db, "SELECT user_id, streak, handled_through, version, row FROM runs WHERE next_at <= ?")
             runs.bind(1, through.seconds)
-            try runs.rows {
-                due.append(
-                    DueStreak(
-                        user: runs.text(0), streak: runs.text(1),
-                        handledThrough: runs.optionalInt64(2).map(Instant.init(seconds:)), version: runs.int(3),
-                        row: runs.int64(4)))
-            }
+            try runs.rows { due.append(Self.dueStreak(runs, handled: runs.optionalInt64(2))) }
         }
         // Sorted here, not by SQLite: after an import every streak is due, and SQLite's sorter
         // would hold as much again as the list (ids are ASCII: String order is byte order).
@@ -108,6 +90,13 @@ extension SQLiteAccess {
             return last.map { $0 == (d.user, d.streak) } ?? false
         }
         return due
+    }
+
+    /// A due streak from the columns `user_id, streak, _, version, row`.
+    private static func dueStreak(_ s: RawStatement, handled: Int64?) -> DueStreak {
+        DueStreak(
+            user: s.text(0), streak: s.text(1), handledThrough: handled.map(Instant.init(seconds:)), version: s.int(3),
+            row: s.int64(4))
     }
 
     func packedHistory(of streak: DueStreak) throws -> StoredStreak? {

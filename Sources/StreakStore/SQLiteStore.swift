@@ -106,18 +106,14 @@ public final class SQLiteStore: Store {
 
     /// Foreign keys are off for this transaction, as for `bulkWrite`; the page cache stays.
     public func uncheckedWrite<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
-        try uncheckedWrite(cacheSize: nil, body)
+        try uncheckedWrite(cacheSize: Self.cacheSize, body)
     }
 
-    private func uncheckedWrite<T>(cacheSize: Int?, _ body: (any StoreWriter) throws -> T) throws -> T {
+    private func uncheckedWrite<T>(cacheSize: Int, _ body: (any StoreWriter) throws -> T) throws -> T {
         try wrap {
             try queue.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA foreign_keys = OFF")
-                defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-                if let cacheSize {
-                    try db.execute(sql: "PRAGMA cache_size = \(cacheSize)")
-                }
-                defer { if cacheSize != nil { try? db.execute(sql: "PRAGMA cache_size = \(Self.cacheSize)") } }
+                try db.execute(sql: "PRAGMA foreign_keys = OFF; PRAGMA cache_size = \(cacheSize)")
+                defer { try? db.execute(sql: "PRAGMA foreign_keys = ON; PRAGMA cache_size = \(Self.cacheSize)") }
                 var result: T?
                 try db.inTransaction(.immediate) {
                     result = try body(SQLiteAccess(db: db))

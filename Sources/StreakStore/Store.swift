@@ -1,6 +1,12 @@
 import StreakCore
 
 /// Reads that see one consistent snapshot of the store.
+/// What `eachScheduleRow` calls with each row: the user and streak ids, and the packed history
+/// when current, valid during the call only.
+public typealias ScheduleRowBody = (
+    _ user: UnsafeBufferPointer<UInt8>, _ streak: UnsafeBufferPointer<UInt8>, _ packed: UnsafeBufferPointer<UInt8>?
+) throws -> Void
+
 public protocol StoreReader {
     func user(_ id: String) throws -> User?
     func users() throws -> [User]
@@ -11,8 +17,6 @@ public protocol StoreReader {
     func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent]
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch]
 
-    /// The notifications recorded for a streak, sent or expired, by key.
-    func ledgerStates(user: String, streak: String) throws -> [String: LedgerState]
     /// Which of these notification keys are recorded, sent or expired.
     func ledgerStates(keys: [String]) throws -> [String: LedgerState]
     /// Deliveries in state `pending`, oldest due first.
@@ -32,13 +36,7 @@ public protocol StoreReader {
     func eachPackedStreak(part: Int, of parts: Int, _ body: (StoredStreak) throws -> Void) throws -> Int
     /// Every schedule row in part `part` of `parts`, unsorted, read during the call only: the
     /// user and streak ids, and the packed history when current (`PackedHistory`).
-    func eachScheduleRow(
-        part: Int, of parts: Int,
-        _ body: (
-            _ user: UnsafeBufferPointer<UInt8>, _ streak: UnsafeBufferPointer<UInt8>,
-            _ packed: UnsafeBufferPointer<UInt8>?
-        ) throws -> Void
-    ) throws
+    func eachScheduleRow(part: Int, of parts: Int, _ body: ScheduleRowBody) throws
     /// One (user, streak) read from the tables.
     func storedStreak(of user: User, streak: String) throws -> StoredStreak
     /// Every user's id and current zone, as UTF-8 read during the call only (bulk imports).

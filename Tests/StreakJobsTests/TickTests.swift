@@ -1,10 +1,11 @@
 import Foundation
+import GRDB
 import StreakCore
 import StreakDelivery
-import StreakStore
 import Testing
 
 @testable import StreakJobs
+@testable import StreakStore
 
 /// `tick` with in-memory sinks over a real SQLite file.
 @Suite struct TickTests {
@@ -79,7 +80,12 @@ import Testing
     /// only which notifications are sent rather than expired differs.
     @Test func oneLateTickRecordsWhatQuarterHourlyTicksSent() throws {
         func ledger(_ c: Context) throws -> [String: String] {
-            try c.store.read { try $0.ledgerStates(user: "alice", streak: "daily") }.mapValues(\.rawValue)
+            try (c.store as! SQLiteStore).queue.read { db in
+                try Dictionary(
+                    uniqueKeysWithValues: Row.fetchAll(
+                        db, sql: "SELECT key, state FROM notifications WHERE user_id = 'alice' AND streak = 'daily'"
+                    ).map { ($0[0] as String, $0[1] as String) })
+            }
         }
         let (often, _) = try makeContext(now: "2026-11-21T10:00:00Z")
         let (once, _) = try makeContext(now: "2026-11-21T10:00:00Z")
