@@ -112,8 +112,18 @@ public final class SQLiteStore: Store {
     private func uncheckedWrite<T>(cacheSize: Int, _ body: (any StoreWriter) throws -> T) throws -> T {
         try wrap {
             try queue.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA foreign_keys = OFF; PRAGMA cache_size = \(cacheSize)")
-                defer { try? db.execute(sql: "PRAGMA foreign_keys = ON; PRAGMA cache_size = \(Self.cacheSize)") }
+                // CHECKs too: the values they check come from Swift enums (`DeliveryState`,
+                // `LedgerState`), and SQLite builds a table for a four-value `IN` on every insert.
+                try db.execute(
+                    sql:
+                        "PRAGMA foreign_keys = OFF; PRAGMA ignore_check_constraints = ON; PRAGMA cache_size = \(cacheSize)"
+                )
+                defer {
+                    try? db.execute(
+                        sql:
+                            "PRAGMA foreign_keys = ON; PRAGMA ignore_check_constraints = OFF; PRAGMA cache_size = \(Self.cacheSize)"
+                    )
+                }
                 var result: T?
                 try db.inTransaction(.immediate) {
                     result = try body(SQLiteAccess(db: db))
