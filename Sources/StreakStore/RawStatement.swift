@@ -20,7 +20,12 @@ struct RawStatement {
 
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    func bind(_ index: Int32, _ value: String) { sqlite3_bind_text(handle, index, value, -1, Self.transient) }
+    /// Binds text, copied by SQLite straight from the string's UTF-8 (a short string's too,
+    /// which passing it as a C string would copy to the heap first).
+    func bind(_ index: Int32, _ value: String) {
+        var value = value
+        value.withUTF8 { bind(index, $0, copy: true) }
+    }
     func bind(_ index: Int32, _ value: String?) {
         if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
     }
@@ -31,13 +36,18 @@ struct RawStatement {
             sqlite3_bind_null(handle, index)
             return
         }
+        bind(index, text, copy: false)
+    }
+
+    /// `copy`: SQLite copies the bytes (else they must stay until the statement has run).
+    private func bind(_ index: Int32, _ text: UnsafeBufferPointer<UInt8>, copy: Bool) {
         guard let start = text.baseAddress, !text.isEmpty else {
             // Not a NULL pointer: SQLite reads that as NULL, not ''. SQLite copies this one.
             sqlite3_bind_text(handle, index, "", 0, Self.transient)
             return
         }
         let pointer = UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
-        sqlite3_bind_text(handle, index, pointer, Int32(text.count), nil)  // SQLITE_STATIC
+        sqlite3_bind_text(handle, index, pointer, Int32(text.count), copy ? Self.transient : nil)  // nil: SQLITE_STATIC
     }
     /// Binds a blob, copied by SQLite, or NULL for nil.
     func bind(_ index: Int32, blob: UnsafeBufferPointer<UInt8>?) {
