@@ -63,9 +63,17 @@ public struct DueStreak: Equatable, Sendable {
     public var user: String
     public var streak: String
     private var handled: Int64
-    /// Moves on with every change to the streak.
-    public var version: Int
     private var rowid: Int64
+    private var versionBits: Int32
+    /// Whether its row is marked changed (it came from the mark, not only from a planned run):
+    /// recording its next run clears the mark.
+    public var marked: Bool
+
+    /// Moves on with every change to the streak. Kept in 32 bits: two billion changes to one streak.
+    public var version: Int {
+        get { Int(versionBits) }
+        set { versionBits = Int32(truncatingIfNeeded: newValue) }
+    }
 
     /// The `now` of the last run that handled it.
     public var handledThrough: Instant? {
@@ -79,11 +87,15 @@ public struct DueStreak: Equatable, Sendable {
         set { rowid = newValue ?? .min }
     }
 
-    public init(user: String, streak: String, handledThrough: Instant? = nil, version: Int = 0, row: Int64? = nil) {
+    public init(
+        user: String, streak: String, handledThrough: Instant? = nil, version: Int = 0, row: Int64? = nil,
+        marked: Bool = false
+    ) {
         self.user = user
         self.streak = streak
         self.handled = handledThrough?.seconds ?? .min
-        self.version = version
         self.rowid = row ?? .min
+        self.versionBits = Int32(truncatingIfNeeded: version)
+        self.marked = marked
     }
 }

@@ -60,13 +60,14 @@ extension SQLiteAccess {
             db,
             """
             SELECT user_id, streak, handled_through, version, rowid,
-                (SELECT max(handled_through) FROM runs WHERE row = schedule.rowid)
+                (SELECT max(handled_through) FROM runs WHERE row = schedule.rowid), next_at IS NOT NULL
             FROM schedule \(through == nil ? "" : "WHERE next_at IS NOT NULL AND next_at <= ?")
             """)
         if let through { changed.bind(1, through.seconds) }
         try changed.rows {
             let (row, runs) = (changed.optionalInt64(2), changed.optionalInt64(5))
-            due.append(Self.dueStreak(changed, handled: row.map { max($0, runs ?? $0) } ?? runs))
+            due.append(
+                Self.dueStreak(changed, handled: row.map { max($0, runs ?? $0) } ?? runs, marked: changed.int(6) != 0))
         }
         if let through {
             // Planned runs from the front of the queue, read alone. A run made stale by a change
@@ -75,13 +76,16 @@ extension SQLiteAccess {
             let runs = try RawStatement(
                 db, "SELECT user_id, streak, handled_through, version, row FROM runs WHERE next_at <= ?")
             runs.bind(1, through.seconds)
-            try runs.rows { due.append(Self.dueStreak(runs, handled: runs.optionalInt64(2))) }
+            try runs.rows { due.append(Self.dueStreak(runs, handled: runs.optionalInt64(2), marked: false)) }
         }
         // Sorted here, not by SQLite: after an import every streak is due, and SQLite's sorter
         // would hold as much again as the list (ids are ASCII: String order is byte order).
         due.sort {
             $0.user != $1.user
-                ? $0.user < $1.user : $0.streak != $1.streak ? $0.streak < $1.streak : $0.version > $1.version
+                ? $0.user < $1.user
+                : $0.streak != $1.streak
+                    ? $0.streak < $1.streak
+                    : $0.version != $1.version ? $0.version > $1.version : $0.marked && !$1.marked
         }
         // A streak both changed and with a stale run comes once, at its newest version.
         var last: (String, String)?
@@ -93,10 +97,10 @@ extension SQLiteAccess {
     }
 
     /// A due streak from the columns `user_id, streak, _, version, row`.
-    private static func dueStreak(_ s: RawStatement, handled: Int64?) -> DueStreak {
+    private static func dueStreak(_ s: RawStatement, handled: Int64?, marked: Bool) -> DueStreak {
         DueStreak(
             user: s.text(0), streak: s.text(1), handledThrough: handled.map(Instant.init(seconds:)), version: s.int(3),
-            row: s.int64(4))
+            row: s.int64(4), marked: marked)
     }
 
     func packedHistory(of streak: DueStreak) throws -> StoredStreak? {
@@ -118,6 +122,10 @@ extension SQLiteAccess {
 
     func meta(_ key: String) throws -> String? {
         try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
+    }
+
+    func othersWrites() throws -> Int64 {
+        try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
     }
 
     func record(_ e: LedgerEntry, state: LedgerState, sinks: [String], owner: String?, at: Instant) throws -> Int64? {
@@ -185,7 +193,16 @@ extension SQLiteAccess {
     }
 
     @discardableResult
-    func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant, read: StoredStreak?) throws -> Bool {
+    func schedule(
+        _ streak: DueStreak, nextAt: Instant?, handledThrough: Instant, read: StoredStreak?, unchanged: Bool
+    ) throws -> Bool {
+        // Nothing written since the streak was read but this run's own recording (which writes
+        // each streak once): its row is as read, no lookup needed.
+        if unchanged, let row = streak.row {
+            return try schedule(
+                (row, streak.version, streak.marked), streak, nextAt: nextAt, handledThrough: handledThrough, read: read
+            )
+        }
         // Its row by rowid when known (one lookup), if still that streak's; else by the ids. A
         // streak removed meanwhile has nothing to plan.
         let find = try RawStatement(
@@ -201,10 +218,19 @@ extension SQLiteAccess {
             return try schedule(
                 DueStreak(
                     user: streak.user, streak: streak.streak, handledThrough: streak.handledThrough,
-                    version: streak.version), nextAt: nextAt, handledThrough: handledThrough, read: read)
+                    version: streak.version), nextAt: nextAt, handledThrough: handledThrough, read: read,
+                unchanged: false)
         }
         // A change since the run read the streak (a newer version) keeps it marked, so due.
         guard let found, found.version == streak.version else { return false }
+        return try schedule(found, streak, nextAt: nextAt, handledThrough: handledThrough, read: read)
+    }
+
+    /// Plans the run of the streak in schedule row `found` (at the streak's version).
+    private func schedule(
+        _ found: (row: Int64, version: Int, changed: Bool), _ streak: DueStreak, nextAt: Instant?,
+        handledThrough: Instant, read: StoredStreak?
+    ) throws -> Bool {
         let drop = try RawStatement(db, "DELETE FROM runs WHERE row = ?")
         drop.bind(1, found.row)
         try drop.run()

@@ -28,6 +28,9 @@ public protocol StoreReader {
     /// Streaks whose next notice is due by `through` (or that changed since they were planned); nil: every streak.
     func dueStreaks(through: Instant?) throws -> [DueStreak]
     func meta(_ key: String) throws -> String?
+    /// A number that moves on whenever another connection or process commits a write: two equal
+    /// answers on one connection mean nobody else wrote in between.
+    func othersWrites() throws -> Int64
     /// The streak's history packed by an earlier run, when it is still at `streak.version`.
     func packedHistory(of streak: DueStreak) throws -> StoredStreak?
     /// Every streak in part `part` of `parts`, unsorted: its packed history when current, else
@@ -82,14 +85,25 @@ public protocol StoreWriter: StoreReader {
     /// tables until the streak changes.
     /// Answers false, planning nothing, when the streak changed since the run read it (or is gone):
     /// then its notices must not be recorded either.
+    /// `unchanged`: nothing was written since the streak was read but this run's own recording
+    /// (`StoreReader.othersWrites()` answers as it did then), so its row is as read.
     @discardableResult
-    func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant, read: StoredStreak?) throws -> Bool
+    func schedule(
+        _ streak: DueStreak, nextAt: Instant?, handledThrough: Instant, read: StoredStreak?, unchanged: Bool
+    ) throws -> Bool
     /// Marks every streak for a fresh look on the next run (the configuration changed).
     func rescheduleAll() throws
     func setMeta(_ key: String, _ value: String) throws
 }
 
 extension StoreWriter {
+    @discardableResult
+    public func schedule(_ streak: DueStreak, nextAt: Instant?, handledThrough: Instant, read: StoredStreak?) throws
+        -> Bool
+    {
+        try schedule(streak, nextAt: nextAt, handledThrough: handledThrough, read: read, unchanged: false)
+    }
+
     /// Ends an attempt at one delivery.
     public func finish(id: Int64, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?)
         throws

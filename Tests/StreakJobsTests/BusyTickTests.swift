@@ -38,8 +38,8 @@ import Testing
         #expect(try c.store.read { try $0.deliveryStates(key: last) } == ["memory": .delivered])
     }
 
-    /// Planned ahead on what was committed, recorded later: a check-in in between (a new version)
-    /// means no reminder and no planned run; the streak stays due.
+    /// Planned ahead on what was committed, recorded later: a check-in in between, from another
+    /// process (a new version), means no reminder and no planned run; the streak stays due.
     @Test func aStreakThatChangedAfterItWasPlannedGetsNoReminder() throws {
         let (c, _) = try makeContext(now: "2026-11-21T10:00:00Z")
         try c.addUser(id: "alice", tz: "UTC", remindAt: nil, remind: true)
@@ -48,13 +48,15 @@ import Testing
         }
         try at(c, "2026-11-21T12:00:00Z").tick(delivery: Delivery(sinks: []))
         let run = at(c, "2026-11-21T20:00:00Z")
-        let due = try c.store.read { try $0.dueStreaks(through: run.now) }
+        let (due, mark) = try c.store.read { (try $0.dueStreaks(through: run.now), try $0.othersWrites()) }
         let planned = try c.store.readBeside { try run.plan(due, $0, checkLedger: false) }
         #expect(planned.notices.map(\.0.key) == ["at_risk/alice/daily/2026-11-21"])
-        try at(c, "2026-11-21T19:59:00Z").checkin(
-            user: "alice", streak: "daily", at: nil, tz: nil, eventID: nil, meta: [])
+        let (other, _) = try makeContext(
+            now: "2026-11-21T19:59:00Z", store: try SQLiteStore(path: (c.store as! SQLiteStore).path))
+        try other.checkin(user: "alice", streak: "daily", at: nil, tz: nil, eventID: nil, meta: [])
         let dispatcher = Dispatcher(context: run, delivery: Delivery(sinks: [MemorySink()]), owner: "x")
-        #expect(try c.store.write { w in try run.record(planned, w, dispatcher, "x") }.isEmpty)
+        #expect(try c.store.read { try $0.othersWrites() } != mark)
+        #expect(try c.store.write { w in try run.record(planned, w, dispatcher, "x", unchangedSince: mark) }.isEmpty)
         #expect(try c.store.read { try $0.ledgerStates(keys: ["at_risk/alice/daily/2026-11-21"]) }.isEmpty)
         #expect(try c.store.read { try $0.dueStreaks(through: run.now) }.map(\.user) == ["alice"])
     }

@@ -76,6 +76,46 @@ import Testing
         #expect(try store.read { r in try r.dueStreaks(through: Self.at(299)) }.isEmpty)
     }
 
+    /// Nobody else having written since the list was read, recording takes each row as listed:
+    /// a marked streak's mark goes, an unmarked one's row is left alone, and the runs are as
+    /// with the lookup.
+    @Test func anUnchangedListIsRecordedWithoutLookingTheRowsUpAgain() throws {
+        let store = try Self.store()
+        try store.write { w in
+            try w.addFreezeEvent(FreezeEvent(at: Self.at(10), kind: .grant), user: "u2", streak: "daily")
+        }
+        let (due, mark) = try store.read { r in (try r.dueStreaks(through: Self.at(100)), try r.othersWrites()) }
+        #expect(due.map(\.user) == ["u1", "u2"] && due.map(\.marked) == [false, true])
+        let before = try store.queue.read { db in try Row.fetchOne(db, sql: "SELECT * FROM schedule WHERE id = 1") }
+        let (again, planned) = try store.write { w in
+            (
+                try w.othersWrites(),
+                try due.map { d in
+                    try w.schedule(d, nextAt: Self.at(200), handledThrough: Self.at(100), read: nil, unchanged: true)
+                }
+            )
+        }
+        #expect(again == mark && planned == [true, true])
+        let t = t0.seconds
+        #expect(try Self.runs(store) == [[t + 200, 1, 1, t + 100], [t + 200, 0, 2, t + 100]])
+        #expect(
+            try store.queue.read { db in try Row.fetchOne(db, sql: "SELECT * FROM schedule WHERE id = 1") } == before)
+        #expect(try store.read { r in try r.dueStreaks(through: Self.at(199)) }.isEmpty)
+    }
+
+    /// The mark moves on with a write from another connection, not with this one's own.
+    @Test func othersWritesMovesOnWithAnotherConnectionsCommit() throws {
+        let store = try Self.store()
+        let mark = try store.read { r in try r.othersWrites() }
+        try store.write { w in try w.setMeta("x", "1") }
+        #expect(try store.read { r in try r.othersWrites() } == mark)
+        try SQLiteStore(path: store.path).write { w in try w.setMeta("x", "2") }
+        #expect(try store.read { r in try r.othersWrites() } != mark)
+        let moved = try store.read { r in try r.othersWrites() }
+        try SQLiteStore(path: store.path).write { w in try w.setMeta("x", "3") }
+        #expect(try store.write { w in try w.othersWrites() } != moved)
+    }
+
     @Test func aRunThatReadAnOlderVersionLeavesTheStreakDue() throws {
         let store = try Self.store()
         let due = try store.read { r in try r.dueStreaks(through: Self.at(100)) }

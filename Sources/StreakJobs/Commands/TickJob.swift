@@ -32,7 +32,11 @@ extension Context {
         let dispatcher = Dispatcher(context: self, delivery: delivery, owner: owner)
         var report = TickReport()
         let changed = try configChanged(write: !dryRun)
-        let due = try store.read { try $0.dueStreaks(through: dryRun && changed ? nil : now) }
+        // With the list, a mark that tells whether anyone else wrote since (then each streak's row
+        // is as listed, and recording need not look it up again).
+        let (due, mark) = try store.read {
+            (try $0.dueStreaks(through: dryRun && changed ? nil : now), try $0.othersWrites())
+        }
         report.streaks = due.count
         // With every sink always at once (the unpaced journal), one group's notifications go out
         // on a second thread while the next group is planned and recorded (docs/RULES.md).
@@ -67,34 +71,34 @@ extension Context {
                 // whose user) `record` found, a delivery only for a notification it just recorded.
                 recorded = try store.uncheckedWrite { w in
                     try dispatcher.writeHandedOver(w)
-                    return try record(planned, w, dispatcher, owner)
+                    return try record(planned, w, dispatcher, owner, unchangedSince: mark)
                 }
                 start = end
             } else {
-                (recorded, start) = try store.write { w in try record(due, from: start, w, dispatcher, owner) }
-            }
-            var jobs: [Dispatcher.Job] = []
-            var lines: [String] = []
-            for (n, id, sinks, fresh) in recorded {
-                if fresh {
-                    report.sent += 1
-                    jobs += dispatcher.jobs(for: n, id: id, sinks: sinks)
-                } else {
-                    report.expired += 1
+                (recorded, start) = try store.write { w in
+                    try record(due, from: start, w, dispatcher, owner, unchangedSince: mark)
                 }
-                lines.append(
-                    printer.line(
-                        n.json.with("state", .string(fresh ? "sent" : "expired")),
-                        short: (fresh ? "sent " : "expired ") + n.line))
             }
-            printer.lines(lines)
-            // What one transaction recorded is delivered before the next is planned (or, on the
-            // second thread, while it is): a run holds at most two transactions' notifications.
+            let sent = recorded.count { $0.fresh }
+            report.sent += sent
+            report.expired += recorded.count - sent
+            // What one transaction recorded is printed and delivered before the next is planned (or,
+            // on the second thread, while it is): a run holds at most two transactions' notifications.
+            let deliver = { [printer] in
+                printer.lines(
+                    recorded.map { n, _, _, fresh in
+                        printer.line(
+                            n.json.with("state", .string(fresh ? "sent" : "expired")),
+                            short: (fresh ? "sent " : "expired ") + n.line)
+                    })
+                try dispatcher.run(
+                    recorded.filter(\.fresh).flatMap { dispatcher.jobs(for: $0.0, id: $0.id, sinks: $0.sinks) })
+            }
             if overlap {
                 try delivering?.wait()
-                delivering = Background { try dispatcher.run(jobs) }
+                delivering = Background(deliver)
             } else {
-                try dispatcher.run(jobs)
+                try deliver()
             }
         }
         if overlap {
@@ -141,28 +145,32 @@ extension Context {
     /// Plans batches from `start` and records their notifications and next runs, in the writer's
     /// transaction, until it holds `recordLimit` notifications; answers what it recorded (fresh:
     /// to send) and where it stopped.
-    func record(_ due: [DueStreak], from start: Int, _ w: any StoreWriter, _ dispatcher: Dispatcher, _ owner: String)
-        throws -> (recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)], end: Int)
-    {
+    func record(
+        _ due: [DueStreak], from start: Int, _ w: any StoreWriter, _ dispatcher: Dispatcher, _ owner: String,
+        unchangedSince mark: Int64
+    ) throws -> (recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)], end: Int) {
         var recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)] = []
         var end = start
         while end < due.count && recorded.count < Self.recordLimit {
             let batch = Array(due[end..<min(end + Self.batchSize, due.count)])
             end += batch.count
-            recorded += try record(try plan(batch, w, checkLedger: false), w, dispatcher, owner)
+            recorded += try record(try plan(batch, w, checkLedger: false), w, dispatcher, owner, unchangedSince: mark)
         }
         return (recorded, end)
     }
 
     /// Records a plan in the writer's transaction: each streak's next run, then, if the streak is
     /// still the version planned from, its notices (the ledger's unique key leaves out what is
-    /// recorded already). Answers what it recorded.
-    func record(_ planned: Plan, _ w: any StoreWriter, _ dispatcher: Dispatcher, _ owner: String) throws
-        -> [(Notification, id: Int64, sinks: [String], fresh: Bool)]
-    {
+    /// recorded already). Answers what it recorded. `mark`: `othersWrites()` when the due list
+    /// was read; when it still answers that, no streak changed since but by this run.
+    func record(
+        _ planned: Plan, _ w: any StoreWriter, _ dispatcher: Dispatcher, _ owner: String, unchangedSince mark: Int64
+    ) throws -> [(Notification, id: Int64, sinks: [String], fresh: Bool)] {
+        let unchanged = try w.othersWrites() == mark
         var current: [Bool] = []
         for s in planned.schedule {
-            current.append(try w.schedule(s.streak, nextAt: s.next, handledThrough: now, read: s.read))
+            current.append(
+                try w.schedule(s.streak, nextAt: s.next, handledThrough: now, read: s.read, unchanged: unchanged))
         }
         var recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)] = []
         for ((n, fresh), streak) in zip(planned.notices, planned.of) where current[streak] {
