@@ -4,7 +4,7 @@
 // Dependencies point one way:
 //   streakd (CLI wiring) -> StreakJobs -> StreakDelivery, StreakStore -> StreakCore (pure)
 // Only StreakDelivery imports the libsystemd C target (CSystemd); only StreakStore calls
-// SQLite's C API (GRDBSQLite), for bulk imports.
+// SQLite's C API (GRDBSQLite, and CSQLiteConfig for process-wide settings), for its hot paths.
 import Foundation
 import PackageDescription
 
@@ -26,9 +26,10 @@ let package = Package(
             name: "StreakStore",
             dependencies: [
                 "StreakCore", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"), "CSQLiteConfig",
             ],
             swiftSettings: strict),
+        .systemLibrary(name: "CSQLiteConfig"),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "StreakDelivery", dependencies: ["StreakCore", "CSystemd"], swiftSettings: strict),
         .target(

@@ -1,3 +1,4 @@
+import CSQLiteConfig
 import Foundation
 import GRDB
 import StreakCore
@@ -11,6 +12,13 @@ public final class SQLiteStore: Store {
     /// The page cache of a connection, in SQLite's negative-KiB form (64 MB): a run reads
     /// pages scattered over a large file.
     static let cacheSize = -65536
+
+    /// Process-wide settings, for a process that has not opened a store yet (the executable's
+    /// start): SQLite stops counting the memory it uses, which took a global mutex around every
+    /// allocation, contended when a run plans on one connection while it records on another.
+    public static func setUpProcess() {
+        _ = streakd_sqlite_memstatus(0)
+    }
 
     /// Opens the file, creating it and its folder on first use, and migrates it forward.
     public init(path: String, busyTimeout: TimeInterval = 30) throws {

@@ -2,6 +2,7 @@ import ArgumentParser
 import CMalloc
 import Foundation
 import StreakJobs
+import StreakStore
 
 @main
 struct Streakd: ParsableCommand {
@@ -23,6 +24,7 @@ struct Streakd: ParsableCommand {
         // One malloc arena for every thread: a busy tick plans and delivers on threads of their
         // own, and an arena each held 25 MB more at the peak of a million-streak tick.
         mallopt(M_ARENA_MAX, 1)
+        SQLiteStore.setUpProcess()
         do {
             var command = try parseAsRoot(globalOptionsLast(Array(CommandLine.arguments.dropFirst())))
             try command.run()
