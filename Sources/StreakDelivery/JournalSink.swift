@@ -20,13 +20,18 @@ public final class JournalSink: Sink, @unchecked Sendable {
     }
 
     /// The entry's fields, `NAME=value`, in the order they are sent.
-    public static func entry(for notification: Notification) -> [String] {
-        [
-            "MESSAGE=\(notification.message)",
-            "MESSAGE_ID=\(notification.kind.messageID)",
-            "PRIORITY=\(notification.kind.priority)",
-            "SYSLOG_IDENTIFIER=streakd",
-        ] + notification.fields.map { "\($0.0)=\($0.1)" }
+    public static func entry(for notification: Notification) -> [String] { fields(of: notification).strings }
+
+    /// The entry's fields written into one buffer (a busy run sends thousands): the
+    /// notification's `fields`, after the journal's own.
+    static func fields(of n: Notification) -> EntryFields {
+        var f = EntryFields()
+        f.add("MESSAGE", n.message)
+        f.add("MESSAGE_ID", n.kind.messageID)
+        f.add("PRIORITY", String(n.kind.priority))
+        f.add("SYSLOG_IDENTIFIER", "streakd")
+        n.eachField { f.add($0, $1) }
+        return f
     }
 
     /// The MESSAGE_ID of a "delivery given up" entry: a hook (or another sink) failed
@@ -56,7 +61,7 @@ public final class JournalSink: Sink, @unchecked Sendable {
     public var alwaysAtOnce: Bool { lock.withLock { pacer.burst == 0 } }
 
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
-        write(Self.entry(for: notification))
+        write(Self.fields(of: notification))
     }
 
     /// Where journald listens. sd_journal_sendv answers success when it is missing (a sandbox with
@@ -64,6 +69,12 @@ public final class JournalSink: Sink, @unchecked Sendable {
     public static let socket = "/run/systemd/journal/socket"
 
     private func write(_ fields: [String]) -> DeliveryOutcome {
+        var f = EntryFields()
+        for field in fields { f.add(field) }
+        return write(f)
+    }
+
+    private func write(_ fields: EntryFields) -> DeliveryOutcome {
         guard access(socketPath, W_OK) == 0 else {
             return .failed("no journal socket at \(socketPath): \(String(cString: strerror(errno)))")
         }
@@ -87,22 +98,58 @@ public final class JournalSink: Sink, @unchecked Sendable {
     }
 
     /// sd_journal_send is variadic, which Swift cannot call: the fields go to sd_journal_sendv as
-    /// iovecs pointing into one byte buffer that stays alive for the whole call. Values may hold
+    /// iovecs pointing into their buffer, which stays alive for the whole call. Values may hold
     /// newlines (sd-journal then uses its binary-safe framing). Returns 0 or a negative errno.
     static func send(_ fields: [String]) -> Int32 {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(fields.reduce(0) { $0 + $1.utf8.count })
-        var ranges: [Range<Int>] = []
-        ranges.reserveCapacity(fields.count)
-        for field in fields {
-            let start = bytes.count
-            bytes.append(contentsOf: field.utf8)
-            ranges.append(start..<bytes.count)
-        }
-        guard !bytes.isEmpty else { return -EINVAL }
-        return bytes.withUnsafeMutableBytes { buffer in
-            let vectors = ranges.map { iovec(iov_base: buffer.baseAddress! + $0.lowerBound, iov_len: $0.count) }
+        var f = EntryFields()
+        for field in fields { f.add(field) }
+        return send(f)
+    }
+
+    static func send(_ fields: EntryFields) -> Int32 {
+        guard !fields.bytes.isEmpty else { return -EINVAL }
+        var fields = fields
+        let ends = fields.ends
+        return fields.bytes.withUnsafeMutableBytes { buffer in
+            var start = 0
+            let vectors = ends.map { end in
+                defer { start = end }
+                return iovec(iov_base: buffer.baseAddress! + start, iov_len: end - start)
+            }
             return vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
+        }
+    }
+}
+
+/// A journal entry's `NAME=value` fields, one after another in one byte buffer.
+struct EntryFields {
+    var bytes: [UInt8] = []
+    /// Where each field ends in `bytes`.
+    var ends: [Int] = []
+
+    init() {
+        bytes.reserveCapacity(512)
+        ends.reserveCapacity(16)
+    }
+
+    mutating func add(_ name: StaticString, _ value: String) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "="))
+        bytes.append(contentsOf: value.utf8)
+        ends.append(bytes.count)
+    }
+
+    /// A whole field, `NAME=value`.
+    mutating func add(_ field: String) {
+        bytes.append(contentsOf: field.utf8)
+        ends.append(bytes.count)
+    }
+
+    var strings: [String] {
+        var start = 0
+        return ends.map { end in
+            defer { start = end }
+            return String(decoding: bytes[start..<end], as: UTF8.self)
         }
     }
 }

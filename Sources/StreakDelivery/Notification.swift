@@ -72,11 +72,22 @@ public struct Notification: Equatable, Sendable {
 
     /// The `STREAKD_*` fields of the journal entry and of a hook's environment.
     public var fields: [(String, String)] {
-        [
-            ("STREAKD_KIND", kind.rawValue), ("STREAKD_USER", user), ("STREAKD_STREAK", streak),
-            ("STREAKD_LOCAL_DATE", localDate.description), ("STREAKD_STREAK_LENGTH", String(streakLength)),
-            ("STREAKD_DUE", due.description), ("STREAKD_LOCAL_DUE", localDue), ("STREAKD_TIMEZONE", timezone),
-            ("STREAKD_KEY", key),
-        ]
+        var fields: [(String, String)] = []
+        eachField { fields.append(("\($0)", $1)) }
+        return fields
+    }
+
+    /// Calls `body` with each of `fields`, in order, without building the list.
+    func eachField(_ body: (StaticString, String) -> Void) {
+        let date = localDate.description
+        body("STREAKD_KIND", kind.rawValue)
+        body("STREAKD_USER", user)
+        body("STREAKD_STREAK", streak)
+        body("STREAKD_LOCAL_DATE", date)
+        body("STREAKD_STREAK_LENGTH", String(streakLength))
+        body("STREAKD_DUE", due.description)
+        body("STREAKD_LOCAL_DUE", localDue)
+        body("STREAKD_TIMEZONE", timezone)
+        body("STREAKD_KEY", key)
     }
 }
