@@ -108,13 +108,13 @@ public final class JournalSink: Sink, @unchecked Sendable {
 
     static func send(_ fields: EntryFields) -> Int32 {
         guard !fields.bytes.isEmpty else { return -EINVAL }
-        var fields = fields
-        let ends = fields.ends
-        return fields.bytes.withUnsafeMutableBytes { buffer in
+        // Read only: sd_journal_sendv takes iovecs, whose pointers are mutable in C.
+        return fields.bytes.withUnsafeBytes { buffer in
+            let base = UnsafeMutableRawPointer(mutating: buffer.baseAddress!)
             var start = 0
-            let vectors = ends.map { end in
+            let vectors = fields.ends.map { end in
                 defer { start = end }
-                return iovec(iov_base: buffer.baseAddress! + start, iov_len: end - start)
+                return iovec(iov_base: base + start, iov_len: end - start)
             }
             return vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
         }

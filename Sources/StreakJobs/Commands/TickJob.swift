@@ -68,7 +68,8 @@ extension Context {
                 let (planned, end) = try planning.wait()
                 ahead = end < due.count ? planAhead(due, from: end) : nil
                 // Its references are checked here: a notice only for a streak whose schedule row (so
-                // whose user) `record` found, a delivery only for a notification it just recorded.
+                // whose user) `record` found, or, nobody else having written since, the due list
+                // did; a delivery only for a notification it just recorded.
                 recorded = try store.uncheckedWrite { w in
                     try dispatcher.writeHandedOver(w)
                     return try record(planned, w, dispatcher, owner, unchangedSince: mark)
