@@ -68,11 +68,7 @@ public final class JournalSink: Sink, @unchecked Sendable {
     /// an empty /run): without this check the ledger would record deliveries nobody received.
     public static let socket = "/run/systemd/journal/socket"
 
-    private func write(_ fields: [String]) -> DeliveryOutcome {
-        var f = EntryFields()
-        for field in fields { f.add(field) }
-        return write(f)
-    }
+    private func write(_ fields: [String]) -> DeliveryOutcome { write(EntryFields(fields)) }
 
     private func write(_ fields: EntryFields) -> DeliveryOutcome {
         guard access(socketPath, W_OK) == 0 else {
@@ -100,12 +96,6 @@ public final class JournalSink: Sink, @unchecked Sendable {
     /// sd_journal_send is variadic, which Swift cannot call: the fields go to sd_journal_sendv as
     /// iovecs pointing into their buffer, which stays alive for the whole call. Values may hold
     /// newlines (sd-journal then uses its binary-safe framing). Returns 0 or a negative errno.
-    static func send(_ fields: [String]) -> Int32 {
-        var f = EntryFields()
-        for field in fields { f.add(field) }
-        return send(f)
-    }
-
     static func send(_ fields: EntryFields) -> Int32 {
         guard !fields.bytes.isEmpty else { return -EINVAL }
         // Read only: sd_journal_sendv takes iovecs, whose pointers are mutable in C.
@@ -132,16 +122,19 @@ struct EntryFields {
         ends.reserveCapacity(16)
     }
 
+    /// Whole fields, `NAME=value` each.
+    init(_ fields: [String]) {
+        self.init()
+        for field in fields {
+            bytes.append(contentsOf: field.utf8)
+            ends.append(bytes.count)
+        }
+    }
+
     mutating func add(_ name: StaticString, _ value: String) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
         bytes.append(UInt8(ascii: "="))
         bytes.append(contentsOf: value.utf8)
-        ends.append(bytes.count)
-    }
-
-    /// A whole field, `NAME=value`.
-    mutating func add(_ field: String) {
-        bytes.append(contentsOf: field.utf8)
         ends.append(bytes.count)
     }
 

@@ -63,7 +63,7 @@ extension Context {
                 }
                 continue
             }
-            let recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)]
+            let recorded: [Recorded]
             if let planning = ahead {
                 let (planned, end) = try planning.wait()
                 ahead = end < due.count ? planAhead(due, from: end) : nil
@@ -125,6 +125,10 @@ extension Context {
         return report
     }
 
+    /// A notification recorded in the ledger: its id, the sinks it was recorded for, and whether
+    /// it is sent (else expired).
+    typealias Recorded = (Notification, id: Int64, sinks: [String], fresh: Bool)
+
     /// Streaks planned at a time.
     static let batchSize = 8192
     /// Streaks planned in one transaction while the last one's notifications go out beside it.
@@ -136,7 +140,7 @@ extension Context {
 
     /// Plans the next `overlapBatch` due streaks from `start` on a thread and a read connection of
     /// their own, while the run records the last ones: what was committed when it began, which
-    /// the recording checks streak by streak (`record(_:_:_:_:)`).
+    /// the recording checks (`record(_:_:_:_:unchangedSince:)`).
     func planAhead(_ due: [DueStreak], from start: Int, count: Int = overlapBatch) -> Background<(Plan, end: Int)> {
         let end = min(start + count, due.count)
         let batch = Array(due[start..<end])
@@ -149,8 +153,8 @@ extension Context {
     func record(
         _ due: [DueStreak], from start: Int, _ w: any StoreWriter, _ dispatcher: Dispatcher, _ owner: String,
         unchangedSince mark: Int64
-    ) throws -> (recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)], end: Int) {
-        var recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)] = []
+    ) throws -> (recorded: [Recorded], end: Int) {
+        var recorded: [Recorded] = []
         var end = start
         while end < due.count && recorded.count < Self.recordLimit {
             let batch = Array(due[end..<min(end + Self.batchSize, due.count)])
@@ -166,14 +170,14 @@ extension Context {
     /// was read; when it still answers that, no streak changed since but by this run.
     func record(
         _ planned: Plan, _ w: any StoreWriter, _ dispatcher: Dispatcher, _ owner: String, unchangedSince mark: Int64
-    ) throws -> [(Notification, id: Int64, sinks: [String], fresh: Bool)] {
+    ) throws -> [Recorded] {
         let unchanged = try w.othersWrites() == mark
         var current: [Bool] = []
         for s in planned.schedule {
             current.append(
                 try w.schedule(s.streak, nextAt: s.next, handledThrough: now, read: s.read, unchanged: unchanged))
         }
-        var recorded: [(Notification, id: Int64, sinks: [String], fresh: Bool)] = []
+        var recorded: [Recorded] = []
         for ((n, fresh), streak) in zip(planned.notices, planned.of) where current[streak] {
             let sinks = dispatcher.sinkNames(for: n)
             if let id = try w.record(
