@@ -112,10 +112,14 @@ public enum Notices {
     /// What a run at `now` finds due: every settlement so far (the ledger drops those it has), and
     /// the `at_risk`s due after `since` (the previous run; nil for none) and by `now`. The
     /// condition of a fresh `at_risk` is checked as of `now`: a user who checked in gets nothing.
+    /// `settledThrough`: a run at that instant saw this same history (nothing changed since), so
+    /// it found the settlements up to then: only later ones are found (nil: every one).
     public static func due(
-        _ history: StreakHistory, policy: NoticePolicy, since: Instant?, now: Instant, state: StreakState
+        _ history: StreakHistory, policy: NoticePolicy, since: Instant?, now: Instant, state: StreakState,
+        settledThrough: Instant? = nil
     ) -> [Found] {
-        var result = state.settlements.map { s in
+        let settled = settledThrough ?? .init(seconds: .min)
+        var result = state.settlements.filter { $0.at > settled }.map { s in
             Found(
                 notice: settlementNotice(s),
                 fresh: now <= s.at + NoticePolicy.settlementWindow)

@@ -56,6 +56,23 @@ import Testing
             ])
     }
 
+    @Test func aRunOverAnUnchangedHistoryFindsOnlySettlementsSinceTheLastOne() {
+        let h = sevenDays("UTC", today: "2026-11-21")
+        let policy = NoticePolicy(remindAt: nil)
+        let now = at("2026-11-23T00:00:01Z")
+        let state = Engine.evaluate(h, at: now)
+        func found(settledThrough: String?) -> [String] {
+            Notices.due(h, policy: policy, since: nil, now: now, state: state, settledThrough: settledThrough.map(at))
+                .map { "\($0.notice.kind.rawValue) \($0.notice.date)" }
+        }
+        #expect(found(settledThrough: nil) == ["freeze_used 2026-11-21", "streak_broken 2026-11-22"])
+        // A settlement at the last run's instant was that run's to find.
+        #expect(found(settledThrough: "2026-11-22T00:00:00Z") == ["streak_broken 2026-11-22"])
+        #expect(
+            found(settledThrough: "2026-11-21T23:59:59Z") == ["freeze_used 2026-11-21", "streak_broken 2026-11-22"])
+        #expect(found(settledThrough: "2026-11-23T00:00:00Z") == [])
+    }
+
     @Test func aLeewayMovesTheReminderToTheEndOfTheDayBefore() {
         var h = sevenDays("UTC", today: "2026-11-21")
         h.settings.leewayHours = 3

@@ -55,7 +55,7 @@ extension Context {
             if dryRun {
                 let batch = Array(due[start..<min(start + Self.batchSize, due.count)])
                 start += batch.count
-                for (n, fresh) in try store.read({ try plan(batch, $0).notices }) {
+                for (n, fresh) in try store.read({ try plan(batch, $0, everySettlement: changed).notices }) {
                     printer.record(
                         n.json.with("state", .string(fresh ? "sent" : "expired")),
                         short: (fresh ? "would send " : "would expire ") + n.line)
@@ -220,7 +220,12 @@ extension Context {
     }
 
     /// Works out what is due for a batch of streaks, leaving out keys the ledger has (when `checkLedger`).
-    func plan(_ batch: [DueStreak], _ r: any StoreReader, checkLedger: Bool = true) throws -> Plan {
+    /// A streak not marked changed is as the run that last handled it saw it, which found its
+    /// settlements until then (the ledger has them): only later ones are looked at, unless
+    /// `everySettlement` (the settings changed, and the dry run that shows it writes no mark).
+    func plan(_ batch: [DueStreak], _ r: any StoreReader, checkLedger: Bool = true, everySettlement: Bool = false)
+        throws -> Plan
+    {
         var plan = Plan()
         var epochs: [String: [SettingsEpoch]] = [:]
         for d in batch {
@@ -232,7 +237,9 @@ extension Context {
             let history = try history(of: (packed ?? read)!, epochs: epochs[d.streak]!)
             let state = Engine.evaluate(history, at: now)
             let policy = noticePolicy(for: user)
-            let found = Notices.due(history, policy: policy, since: d.handledThrough, now: now, state: state)
+            let found = Notices.due(
+                history, policy: policy, since: d.handledThrough, now: now, state: state,
+                settledThrough: d.marked || everySettlement ? nil : d.handledThrough)
             let notices = found.map {
                 (n: notification($0.notice, user: user.id, streak: d.streak, history: history), fresh: $0.fresh)
             }
