@@ -2,7 +2,8 @@ import ArgumentParser
 import StreakJobs
 
 struct Checkin: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Record a check-in.")
+    static let configuration = CommandConfiguration(
+        commandName: "checkin", abstract: "Record a check-in.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The user's id.") var id: String
     @Option(help: "The streak.") var streak = "daily"
@@ -26,6 +27,7 @@ struct Checkin: ParsableCommand {
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Import check-ins from JSON lines or CSV; all or nothing.",
         discussion: """
             JSON lines: {"user":"u1","streak":"daily","at":"2026-11-20T19:03:00-05:00","tz":"America/New_York","id":"e1","meta":{"reps":20}} \
@@ -44,6 +46,7 @@ struct Import: ParsableCommand {
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Show current and longest streak, today's progress, freezes and the next reminder.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The user's id.") var id: String
@@ -54,6 +57,7 @@ struct Status: ParsableCommand {
 
 struct Calendar: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "calendar",
         abstract: "Show the last weeks as a grid: qualifying, frozen, missed.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The user's id.") var id: String
@@ -68,7 +72,8 @@ struct FreezeCommand: ParsableCommand {
         commandName: "freeze", abstract: "Grant or use streak freezes.", subcommands: [Add.self, Use.self])
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Grant a freeze (up to freeze.max).")
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Grant a freeze (up to freeze.max).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user's id.") var id: String
         @Option(help: "The streak.") var streak = "daily"
@@ -76,7 +81,8 @@ struct FreezeCommand: ParsableCommand {
     }
 
     struct Use: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Freeze today or a coming date in advance.")
+        static let configuration = CommandConfiguration(
+            commandName: "use", abstract: "Freeze today or a coming date in advance.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user's id.") var id: String
         @Option(help: "The streak.") var streak = "daily"
@@ -91,6 +97,7 @@ struct ConfigCommand: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Validate the configuration and print the effective one.")
         @OptionGroup var global: GlobalOptions
         func run() throws { try global.run { $0.checkConfig() } }

@@ -6,6 +6,7 @@ import StreakStore
 
 struct Log: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "log",
         abstract: "Show the notification log, read from the journal.",
         discussion: """
             Notifications, and deliveries a sink gave up on, oldest first. Each is one line: \

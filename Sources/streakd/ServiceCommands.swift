@@ -3,6 +3,7 @@ import StreakJobs
 
 struct Tick: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "tick",
         abstract: "The timer's job: settle ended dates, send due reminders, retry pending deliveries.",
         discussion: """
             Prints one record per notification it records (sent or expired) and a summary on standard \
@@ -16,6 +17,7 @@ struct Tick: ParsableCommand {
 
 struct Preview: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "preview",
         abstract: "Show every notification due after now and by --until, assuming no new check-ins.")
     @OptionGroup var global: GlobalOptions
     @Option(
@@ -31,6 +33,7 @@ struct Preview: ParsableCommand {
 
 struct Refill: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "refill",
         abstract: "The daily refill job: one freeze more, up to the maximum, every 30 days.")
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Show what would be refilled; change nothing and send nothing.") var dryRun = false

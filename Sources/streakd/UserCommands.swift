@@ -7,7 +7,8 @@ struct UserCommand: ParsableCommand {
         subcommands: [Add.self, Set.self, List.self, Remove.self, Import.self])
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a user.")
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Add a user.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user's id.") var id: String
         @Option(help: ArgumentHelp("The user's time zone (IANA name).", valueName: "zone")) var tz: String
@@ -17,7 +18,8 @@ struct UserCommand: ParsableCommand {
     }
 
     struct Set: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a user's zone or reminders.")
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Change a user's zone or reminders.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user's id.") var id: String
         @Option(help: ArgumentHelp("The user's new time zone.", valueName: "zone")) var tz: String?
@@ -27,13 +29,15 @@ struct UserCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List users.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List users.")
         @OptionGroup var global: GlobalOptions
         func run() throws { try global.run { try $0.listUsers() } }
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a user and all their data.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Remove a user and all their data.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user's id.") var id: String
         func run() throws { try global.run { try $0.removeUser(id: id) } }
@@ -41,6 +45,7 @@ struct UserCommand: ParsableCommand {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Add or update users from JSON lines; all or nothing.",
             discussion: #"Each line: {"user":"u1","tz":"Asia/Tokyo","remind_at":"20:00"} (remind_at optional)."#)
         @OptionGroup var global: GlobalOptions
