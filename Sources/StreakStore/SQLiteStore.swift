@@ -1,7 +1,6 @@
 import CSQLiteConfig
 import Foundation
 import GRDB
-import GRDBSQLite
 import StreakCore
 
 /// The embedded store: one SQLite file in WAL mode, safe for several
@@ -9,7 +8,6 @@ import StreakCore
 public final class SQLiteStore: Store {
     public let path: String
     let queue: DatabaseQueue
-    let busyTimeout: TimeInterval
 
     /// The page cache of a connection, in SQLite's negative-KiB form (64 MB): a run reads
     /// pages scattered over a large file.
@@ -25,7 +23,6 @@ public final class SQLiteStore: Store {
     /// Opens the file, creating it and its folder on first use, and migrates it forward.
     public init(path: String, busyTimeout: TimeInterval = 30) throws {
         self.path = path
-        self.busyTimeout = busyTimeout
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
             do {
@@ -103,24 +100,6 @@ public final class SQLiteStore: Store {
             }
         }
         return try wrap { try connection.read { db in try body(SQLiteAccess(db: db)) } }
-    }
-
-    /// A write-ahead log larger than this is folded into the file when a command ends (`tidyUp`).
-    static let tidyLogBytes = 1 << 20
-
-    /// Called when a command is done with the store: a log of more than `tidyLogBytes` (a busy
-    /// tick leaves up to 4 MB) is copied into the file and emptied, so that the next process,
-    /// which reads the whole log when it opens the store, does not. Skipped, without waiting,
-    /// while another connection reads or writes; the log is then left to SQLite's own
-    /// checkpoints, as before.
-    public func tidyUp() {
-        var info = stat()
-        guard stat(path + "-wal", &info) == 0, info.st_size > Self.tidyLogBytes else { return }
-        try? queue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA busy_timeout = 0")
-            defer { sqlite3_busy_timeout(db.sqliteConnection, Int32(busyTimeout * 1000)) }
-            _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-        }
     }
 
     /// Foreign keys are off for this transaction (a pragma that only works between

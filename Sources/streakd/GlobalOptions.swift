@@ -52,8 +52,6 @@ struct GlobalOptions: ParsableArguments {
             store: opened, config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
             printer: .standard(format: output),
             logger: logger)
-        // After the job, failed or not: the next process need not read a long log back (SQLiteStore).
-        defer { opened.tidyUp() }
         do {
             try job(context)
         } catch let e as StoreError {

@@ -135,29 +135,4 @@ func storeFromBefore(_ migration: String) throws -> (path: String, queue: Databa
         let count = try SQLiteStore(path: path).read { r in try r.checkins(of: "u1", streak: "daily").count }
         #expect(count == 1000)
     }
-
-    /// A command leaves a short log behind: a long one is folded into the file and emptied when
-    /// it is done with the store, unless another connection is reading (then nothing waits).
-    @Test func aLongLogIsFoldedIntoTheFileWhenACommandEnds() throws {
-        let path = scratch() + "/s.sqlite"
-        let store = try SQLiteStore(path: path)
-        let big = String(repeating: "x", count: 3 << 20)
-        try store.write { w in try w.setMeta("big", big) }
-        func logSize() throws -> Int {
-            try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? -1
-        }
-        #expect(try logSize() > SQLiteStore.tidyLogBytes)
-        try DatabaseQueue(path: path).read { db in
-            _ = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'big'")
-            let start = ContinuousClock.now
-            store.tidyUp()
-            #expect(ContinuousClock.now - start < .seconds(5))
-            #expect(try logSize() > SQLiteStore.tidyLogBytes)
-        }
-        store.tidyUp()
-        #expect(try logSize() == 0)
-        #expect(try store.read { try $0.meta("big") } == big)
-        try store.write { w in try w.setMeta("after", "1") }
-        #expect(try SQLiteStore(path: path).read { try $0.meta("after") } == "1")
-    }
 }
