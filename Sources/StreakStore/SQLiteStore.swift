@@ -162,8 +162,11 @@ struct SQLiteAccess: StoreWriter {
 
     static let userColumns = "id, zone, remind_at, remind"
 
+    /// Built once: a run looks up a user for each due streak.
+    static let userByID = "SELECT \(userColumns) FROM users INDEXED BY users_lookup WHERE id = ?"
+
     func user(_ id: String) throws -> User? {
-        let s = try RawStatement(db, "SELECT \(Self.userColumns) FROM users INDEXED BY users_lookup WHERE id = ?")
+        let s = try RawStatement(db, Self.userByID)
         s.bind(1, id)
         var found: User?
         try s.rows { found = Self.user(s) }

@@ -228,6 +228,7 @@ extension Context {
     {
         var plan = Plan()
         var epochs: [String: [SettingsEpoch]] = [:]
+        let reminders = ReminderPolicy(days: config.reminderDays)
         for d in batch {
             guard let user = try r.user(d.user) else { continue }
             if epochs[d.streak] == nil { epochs[d.streak] = try r.settingsEpochs(of: d.streak) }
@@ -236,7 +237,7 @@ extension Context {
             let read = packed == nil ? try r.storedStreak(of: user, streak: d.streak) : nil
             let history = try history(of: (packed ?? read)!, epochs: epochs[d.streak]!)
             let state = Engine.evaluate(history, at: now)
-            let policy = noticePolicy(for: user)
+            let policy = noticePolicy(for: user, reminders: reminders)
             let found = Notices.due(
                 history, policy: policy, since: d.handledThrough, now: now, state: state,
                 settledThrough: d.marked || everySettlement ? nil : d.handledThrough)

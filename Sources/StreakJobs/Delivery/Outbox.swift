@@ -41,10 +41,11 @@ extension Context {
             message: Messages.text(n, streak: streak))
     }
 
-    func noticePolicy(for user: User) -> NoticePolicy {
+    /// `reminders`: the configuration's, when the caller has it already (a run, for each due streak).
+    func noticePolicy(for user: User, reminders: ReminderPolicy? = nil) -> NoticePolicy {
         NoticePolicy(
-            remindAt: user.remind ? user.remindAt : nil, reminders: ReminderPolicy(days: config.reminderDays),
-            maxLate: config.maxLate)
+            remindAt: user.remind ? user.remindAt : nil,
+            reminders: reminders ?? ReminderPolicy(days: config.reminderDays), maxLate: config.maxLate)
     }
 }
 
