@@ -123,6 +123,31 @@ extension SQLiteAccess {
         return found
     }
 
+    /// Built once: a run reads one for each due streak, by its schedule row.
+    static let userAndPacked = """
+        SELECT u.id, u.zone, u.remind_at, u.remind, s.history, s.history_version = ?3 AND s.version = ?3
+        FROM schedule s JOIN users u INDEXED BY users_lookup ON u.id = s.user_id
+        WHERE s.rowid = ?4 AND s.user_id = ?1 AND s.streak = ?2
+        """
+
+    func userAndPackedHistory(of streak: DueStreak) throws -> (user: User, packed: StoredStreak?)? {
+        guard let row = streak.row else { return nil }
+        let s = try RawStatement(db, Self.userAndPacked)
+        s.bind(1, streak.user)
+        s.bind(2, streak.streak)
+        s.bind(3, streak.version)
+        s.bind(4, row)
+        var found: (User, StoredStreak?)?
+        try s.rows {
+            let current = !s.isNull(4) && s.int(5) == 1
+            found = (
+                Self.user(s),
+                current ? PackedHistory.unpack(s.blob(4), user: streak.user, streak: streak.streak) : nil
+            )
+        }
+        return found
+    }
+
     func meta(_ key: String) throws -> String? {
         try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
     }

@@ -31,6 +31,9 @@ public protocol StoreReader {
     /// A number that moves on whenever another connection or process commits a write: two equal
     /// answers on one connection mean nobody else wrote in between.
     func othersWrites() throws -> Int64
+    /// The streak's user, with its packed history when still at `streak.version` (as `user` and
+    /// `packedHistory`, in one lookup); nil when its schedule row is gone or the row is unknown.
+    func userAndPackedHistory(of streak: DueStreak) throws -> (user: User, packed: StoredStreak?)?
     /// The streak's history packed by an earlier run, when it is still at `streak.version`.
     func packedHistory(of streak: DueStreak) throws -> StoredStreak?
     /// Every streak in part `part` of `parts`, unsorted: its packed history when current, else

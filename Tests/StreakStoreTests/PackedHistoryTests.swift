@@ -136,4 +136,27 @@ import Testing
             #expect(seen.sorted { ($0.userID, $0.streak) < ($1.userID, $1.streak) } == expected, "\(parts) parts")
         }
     }
+
+    /// One lookup by the schedule row answers what `user` and `packedHistory` answer apart.
+    @Test func theUserAndPackedHistoryInOneLookup() throws {
+        let store = try store()
+        func both(_ d: DueStreak) throws -> (User, StoredStreak?)? {
+            try store.read { r in try r.userAndPackedHistory(of: d).map { ($0.user, $0.packed) } }
+        }
+        func apart(_ d: DueStreak) throws -> (User, StoredStreak?) {
+            try store.read { r in (try r.user(d.user)!, try r.packedHistory(of: d)) }
+        }
+        var d = try due(store, "u1", "daily")
+        #expect(try both(d)! == apart(d) && apart(d).1 == nil, "nothing packed yet")
+        try pack(store, "u1", "daily")
+        d = try due(store, "u1", "daily")
+        #expect(try both(d)! == apart(d) && apart(d).1 != nil, "packed")
+        try store.write { w in try w.updateUser(User(id: "u1", zone: "Asia/Tokyo"), at: t0 + 7) }
+        #expect(try both(d)!.0.zone == "Asia/Tokyo" && both(d)!.1 == nil, "stale after a change")
+        var byIDs = d
+        byIDs.row = nil
+        #expect(try both(byIDs) == nil, "no row to look up by")
+        _ = try store.write { w in try w.removeUser("u1") }
+        #expect(try both(d) == nil, "gone")
+    }
 }

@@ -230,10 +230,12 @@ extension Context {
         var epochs: [String: [SettingsEpoch]] = [:]
         let reminders = ReminderPolicy(days: config.reminderDays)
         for d in batch {
-            guard let user = try r.user(d.user) else { continue }
-            if epochs[d.streak] == nil { epochs[d.streak] = try r.settingsEpochs(of: d.streak) }
             // The packed history stands for the tables while the version is unchanged.
-            let packed = try r.packedHistory(of: d)
+            let looked = try r.userAndPackedHistory(of: d)
+            guard let user = try looked?.user ?? r.user(d.user) else { continue }
+            if epochs[d.streak] == nil { epochs[d.streak] = try r.settingsEpochs(of: d.streak) }
+            // Found by its row: the packed history, or nil when stale; else looked up on its own.
+            let packed = try looked.map { $0.packed } ?? r.packedHistory(of: d)
             let read = packed == nil ? try r.storedStreak(of: user, streak: d.streak) : nil
             let history = try history(of: (packed ?? read)!, epochs: epochs[d.streak]!)
             let state = Engine.evaluate(history, at: now)
