@@ -103,19 +103,14 @@ extension SQLiteAccess {
             row: s.int64(4), marked: marked)
     }
 
-    /// Built once: a run reads one for each due streak.
-    static let packedByIDs =
-        "SELECT history FROM schedule WHERE user_id = ?1 AND streak = ?2 AND history_version = ?3 AND version = ?3"
-    static let packedByRow =
-        "SELECT history FROM schedule WHERE rowid = ?4 AND user_id = ?1 AND streak = ?2 AND history_version = ?3 AND version = ?3"
-
     func packedHistory(of streak: DueStreak) throws -> StoredStreak? {
-        // By its row when known (one lookup, not two); the ids check it is still that streak's.
-        let s = try RawStatement(db, streak.row == nil ? Self.packedByIDs : Self.packedByRow)
+        // By the ids: a run reads a due streak's by its row, with its user (`userAndPackedHistory`).
+        let s = try RawStatement(
+            db,
+            "SELECT history FROM schedule WHERE user_id = ?1 AND streak = ?2 AND history_version = ?3 AND version = ?3")
         s.bind(1, streak.user)
         s.bind(2, streak.streak)
         s.bind(3, streak.version)
-        if let row = streak.row { s.bind(4, row) }
         var found: StoredStreak?
         try s.rows {
             if !s.isNull(0) { found = PackedHistory.unpack(s.blob(0), user: streak.user, streak: streak.streak) }

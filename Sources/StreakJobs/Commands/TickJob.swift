@@ -234,7 +234,7 @@ extension Context {
             let looked = try r.userAndPackedHistory(of: d)
             guard let user = try looked?.user ?? r.user(d.user) else { continue }
             if epochs[d.streak] == nil { epochs[d.streak] = try r.settingsEpochs(of: d.streak) }
-            // Found by its row: the packed history, or nil when stale; else looked up on its own.
+            // Found by its row: the packed history, or nil when stale; else looked up by the ids.
             let packed = try looked.map { $0.packed } ?? r.packedHistory(of: d)
             let read = packed == nil ? try r.storedStreak(of: user, streak: d.streak) : nil
             let history = try history(of: (packed ?? read)!, epochs: epochs[d.streak]!)
