@@ -1,18 +1,23 @@
 // swift-tools-version:6.1
-// streakd: daily habit streaks across time zones, reminded by a systemd timer.
+// streakd: daily habit streaks across time zones, reminded by a systemd timer. Linux only: it
+// talks to systemd-journald and D-Bus through libsystemd.
 //
-// Dependencies point one way:
+// Dependencies point one way (docs/ARCHITECTURE.md):
 //   streakd (CLI wiring) -> StreakJobs -> StreakDelivery, StreakStore -> StreakCore (pure)
-// Only StreakDelivery imports the libsystemd C target (CSystemd); only StreakStore calls
-// SQLite's C API (GRDBSQLite, and CSQLiteConfig for process-wide settings), for its hot paths.
+//   streakd -> StreakSQLite (an engine behind StreakStore's roles) -> StreakStore
+// Only StreakDelivery imports the libsystemd C target (CSystemd); only StreakSQLite calls
+// SQLite (GRDB, its C API for the hot paths, and CSQLiteConfig for process-wide settings).
 import Foundation
 import PackageDescription
 
-let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
+]
 
 let package = Package(
     name: "streakd",
-    platforms: [.macOS(.v13)],
+    // Linux is the platform; the macOS line only names the newest APIs used (Synchronization).
+    platforms: [.macOS(.v15)],
     products: [.executable(name: "streakd", targets: ["streakd"])],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -22,10 +27,11 @@ let package = Package(
     ],
     targets: [
         .target(name: "StreakCore", swiftSettings: strict),
+        .target(name: "StreakStore", dependencies: ["StreakCore"], swiftSettings: strict),
         .target(
-            name: "StreakStore",
+            name: "StreakSQLite",
             dependencies: [
-                "StreakCore", .product(name: "GRDB", package: "GRDB.swift"),
+                "StreakCore", "StreakStore", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"), "CSQLiteConfig",
             ],
             swiftSettings: strict),
@@ -43,21 +49,55 @@ let package = Package(
         .executableTarget(
             name: "streakd",
             dependencies: [
-                "StreakJobs", "CMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "StreakCore", "StreakStore", "StreakSQLite", "StreakJobs", "CMalloc",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "StreakCoreTests", dependencies: ["StreakCore"], swiftSettings: strict),
-        .testTarget(name: "StreakStoreTests", dependencies: ["StreakStore"], swiftSettings: strict),
-        // A standalone systemd-journald for the test targets that need one.
-        .target(name: "TestJournald", path: "Tests/TestJournald", swiftSettings: strict),
+
+        // Twins and helpers the test targets share: a standalone systemd-journald, journal
+        // readers, process runners, scratch folders, the in-memory sink.
+        .target(
+            name: "StreakTestKit",
+            dependencies: ["StreakCore", "StreakStore", "StreakSQLite", "StreakDelivery", "StreakJobs"],
+            path: "Tests/StreakTestKit", swiftSettings: strict),
         .testTarget(
-            name: "StreakDeliveryTests", dependencies: ["StreakDelivery", "TestJournald"], swiftSettings: strict),
-        .testTarget(name: "StreakJobsTests", dependencies: ["StreakJobs"], swiftSettings: strict),
-        .testTarget(name: "StreakdCLITests", dependencies: ["StreakCore", "TestJournald"], swiftSettings: strict),
+            name: "StreakCoreTests", dependencies: ["StreakCore", "StreakJobs", "StreakTestKit"], swiftSettings: strict),
+        .testTarget(
+            name: "StreakStoreTests",
+            dependencies: [
+                "StreakCore", "StreakStore", "StreakSQLite", "StreakTestKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "StreakDeliveryTests", dependencies: ["StreakCore", "StreakDelivery", "StreakTestKit"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "StreakJobsTests",
+            dependencies: [
+                "StreakCore", "StreakStore", "StreakSQLite", "StreakDelivery", "StreakJobs", "StreakTestKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict),
+        .testTarget(name: "StreakdCLITests", dependencies: ["StreakCore", "StreakTestKit"], swiftSettings: strict),
         // deploy/ and the Makefile: systemd-analyze on the units, make install, a systemd --user run.
         .testTarget(
-            name: "StreakdDeployTests", dependencies: ["StreakCore", "StreakDelivery", "TestJournald"],
+            name: "StreakdDeployTests", dependencies: ["StreakCore", "StreakDelivery", "StreakJobs", "StreakTestKit"],
             swiftSettings: strict),
+
+        // Recomputing every streak from its whole history (the benchmark's recomputation row):
+        // benchmark code, not part of streakd, tested here.
+        .target(
+            name: "StreakRecompute",
+            dependencies: ["StreakCore", "StreakStore", "StreakSQLite", "StreakJobs"],
+            path: "Benchmarks/Sources/StreakRecompute", swiftSettings: strict),
+        .testTarget(
+            name: "StreakRecomputeTests",
+            dependencies: [
+                "StreakCore", "StreakStore", "StreakSQLite", "StreakJobs", "StreakRecompute", "StreakTestKit",
+            ],
+            path: "Benchmarks/Tests/StreakRecomputeTests", swiftSettings: strict),
     ]
 )
 
@@ -69,7 +109,7 @@ if ProcessInfo.processInfo.environment["STREAKD_BENCHMARKS"] != nil {
         .executableTarget(
             name: "streakd-bench",
             dependencies: [
-                "StreakCore", "StreakStore", "StreakDelivery", "StreakJobs",
+                "StreakCore", "StreakStore", "StreakSQLite", "StreakDelivery", "StreakJobs", "StreakRecompute",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/Sources/streakd-bench", swiftSettings: strict))

@@ -1,12 +1,6 @@
 /// A notification the rules call for (SPEC §4), before anyone delivers it.
 public struct Notice: Equatable, Sendable {
-    public enum Kind: String, CaseIterable, Sendable {
-        case atRisk = "at_risk"
-        case freezeUsed = "freeze_used"
-        case streakBroken = "streak_broken"
-        case freezeRefilled = "freeze_refilled"
-    }
-    public var kind: Kind
+    public var kind: NotificationKind
     /// The date it is about: the date at risk, the missed date, or the refill's date.
     public var date: LocalDate
     public var due: Instant
@@ -18,7 +12,9 @@ public struct Notice: Equatable, Sendable {
     /// Freezes left when it is due.
     public var freezes: Int
 
-    public init(kind: Kind, date: LocalDate, due: Instant, length: Int, count: Int = 0, goal: Int = 1, freezes: Int) {
+    public init(
+        kind: NotificationKind, date: LocalDate, due: Instant, length: Int, count: Int = 0, goal: Int = 1, freezes: Int
+    ) {
         self.kind = kind
         self.date = date
         self.due = due

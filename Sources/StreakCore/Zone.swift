@@ -1,5 +1,3 @@
-import Foundation
-
 /// The offset rules of one time zone. Where they come from (tables built from
 /// the system's TZif files, or Foundation's TimeZone) is the caller's choice.
 /// Rules are shared, immutable objects: a `Zone` copies as one reference.
@@ -57,18 +55,6 @@ extension ZoneRules {
             // past the gap's end as the wall time was past its start.
             return Instant(seconds: local - Int64(min(before, after)))
         }
-    }
-}
-
-/// Zone rules read from Foundation's `TimeZone` for a named zone.
-public final class FoundationZoneRules: ZoneRules {
-    let zone: TimeZone
-    public init?(identifier: String) {
-        guard let zone = TimeZone(identifier: identifier) else { return nil }
-        self.zone = zone
-    }
-    public func offset(at instant: Instant) -> Int {
-        zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant.seconds)))
     }
 }
 

@@ -1,3 +1,5 @@
+import StreakCore
+
 /// The urgency hint of a desktop notification (the Desktop Notifications Specification's byte).
 public enum DesktopUrgency: UInt8, Sendable {
     case low = 0

@@ -1,5 +1,6 @@
 import CSystemd
 import Foundation
+import StreakCore
 
 /// The desktop sink (SPEC §5): org.freedesktop.Notifications.Notify on the session bus, through
 /// sd-bus, for the streakd users configured to this desktop. No bus or no notification server is

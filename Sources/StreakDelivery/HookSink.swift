@@ -44,6 +44,8 @@ public final class HookSink: Sink {
         command.kinds?.contains(notification.kind) ?? true
     }
 
+    public var timeLimit: Double { command.timeout + Self.killGrace + Self.drainGrace }
+
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
         if !accepts(notification) { return .delivered }
         let parent = ProcessInfo.processInfo.environment

@@ -1,5 +1,6 @@
 import CSystemd
 import Foundation
+import StreakCore
 
 /// The journal sink (SPEC §5): one entry per notification through sd-journal, with `MESSAGE`,
 /// `MESSAGE_ID`, `PRIORITY`, `SYSLOG_IDENTIFIER=streakd` and the `STREAKD_*` fields, paced so

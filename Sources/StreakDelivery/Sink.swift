@@ -1,4 +1,4 @@
-import Foundation
+import StreakCore
 
 /// What became of one delivery attempt.
 public enum DeliveryOutcome: Equatable, Sendable {
@@ -23,37 +23,15 @@ public protocol Sink: Sendable {
     /// the deliveries of one group); before a slow delivery it commits everything first.
     var deliversAtOnce: Bool { get }
     /// Whether every `deliver` returns at once, now and later (no pacing at all): only then may
-    /// a run deliver on a second thread while it records what comes next.
+    /// a run hand its outcomes to the transaction that records what comes next.
     var alwaysAtOnce: Bool { get }
+    /// Seconds one `deliver` may take at the most (a hook's time-out): a run's lease covers it.
+    var timeLimit: Double { get }
 }
 
 extension Sink {
     public func accepts(_ notification: Notification) -> Bool { true }
     public var deliversAtOnce: Bool { false }
     public var alwaysAtOnce: Bool { false }
-}
-
-/// A sink that keeps what it receives: the twin for unit tests.
-public final class MemorySink: Sink, @unchecked Sendable {
-    public let name: String
-    private var outcomes: [DeliveryOutcome]
-    private var kept: [Notification] = []
-    private let lock = NSLock()
-
-    /// `outcomes` are answered in turn, then `.delivered`.
-    public init(name: String = "memory", outcomes: [DeliveryOutcome] = []) {
-        self.name = name
-        self.outcomes = outcomes
-    }
-
-    public var received: [Notification] { lock.withLock { kept } }
-    public var deliversAtOnce: Bool { true }
-    public var alwaysAtOnce: Bool { true }
-
-    public func deliver(_ notification: Notification) -> DeliveryOutcome {
-        lock.withLock {
-            kept.append(notification)
-            return outcomes.isEmpty ? .delivered : outcomes.removeFirst()
-        }
-    }
+    public var timeLimit: Double { 5 }
 }

@@ -10,6 +10,8 @@ public struct Context: Sendable {
     public let zones: ZoneBook
     public let printer: Printer
     public let logger: Logger
+    /// When the job began, on this process's monotonic clock (a run's time budget).
+    public let started = ContinuousClock.now
 
     public init(
         store: any Store, config: Config, now: Instant, zones: ZoneBook, printer: Printer,

@@ -1,33 +1,61 @@
 import StreakCore
 
-/// One notification as the ledger keeps it: the key (kind, user, streak, local date) and what
-/// every sink is given.
-public struct LedgerEntry: Equatable, Sendable {
-    public var key: String
-    public var kind: String
-    public var user: String
-    public var streak: String
-    public var localDate: LocalDate
-    public var due: Instant
-    public var timezone: String
-    public var localDue: String
-    public var length: Int
-    public var message: String
+/// The delivery ledger: every notification recorded once under its key (a unique key decides
+/// which of two runs records it), with a delivery row per sink that takes it.
+public protocol LedgerReading {
+    /// Which of these notification keys are recorded, sent or expired.
+    func ledgerStates(keys: [String]) throws -> [String: LedgerState]
+    /// Deliveries in state `pending`, oldest due first.
+    func pendingDeliveries() throws -> [PendingDelivery]
+    /// Deliveries by state, for one key.
+    func deliveryStates(key: String) throws -> [String: DeliveryState]
+    /// Pending deliveries no run is working on: waiting for another try.
+    func waitingDeliveries() throws -> Int
+}
 
-    public init(
-        key: String, kind: String, user: String, streak: String, localDate: LocalDate, due: Instant,
-        timezone: String, localDue: String, length: Int, message: String
-    ) {
-        self.key = key
-        self.kind = kind
-        self.user = user
-        self.streak = streak
-        self.localDate = localDate
-        self.due = due
-        self.timezone = timezone
-        self.localDue = localDue
-        self.length = length
-        self.message = message
+public protocol LedgerWriting {
+    /// Records notifications, each with a delivery row per sink it names: `pending` and owned by
+    /// `owner` when sent, `expired` when too old. Answers each one's ledger id, or nil, writing
+    /// nothing for it, where its key is recorded already (by this run or another).
+    func record(_ items: [NewRecord], owner: String?, at: Instant) throws -> [Int64?]
+    /// Takes a pending delivery over from `from` (nil: nobody) by compare-and-set: only while
+    /// `from` still owns it and, unless `fromGone` (the caller knows that run has ended), `from`'s
+    /// lease has run out on the store's clock (`RunRegistry`). False when it is not to be had.
+    func takeOver(id: Int64, sink: String, from: String?, fromGone: Bool, to owner: String) throws -> Bool
+    /// Ends an attempt at the deliveries to `sink` of the ledger entries `ids` (every id in the
+    /// range): the new state, the attempts made in all, and the error if it failed.
+    func finish(
+        ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?
+    ) throws
+    /// Gives up `owner`'s claim on its pending deliveries (a run ending before it tried them all),
+    /// for the next run to take at once.
+    func release(owner: String) throws
+}
+
+extension LedgerWriting {
+    /// Ends an attempt at one delivery.
+    public func finish(id: Int64, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?)
+        throws
+    {
+        try finish(ids: id...id, sink: sink, state: state, attempts: attempts, at: at, error: error)
+    }
+
+    /// Records one notification; nil when its key is recorded already.
+    public func record(_ item: NewRecord, owner: String?, at: Instant) throws -> Int64? {
+        try record([item], owner: owner, at: at)[0]
+    }
+}
+
+/// A notification to record, and the sinks it goes to.
+public struct NewRecord: Sendable {
+    public var notification: Notification
+    public var state: LedgerState
+    public var sinks: [String]
+
+    public init(_ notification: Notification, state: LedgerState, sinks: [String]) {
+        self.notification = notification
+        self.state = state
+        self.sinks = sinks
     }
 }
 
@@ -49,53 +77,21 @@ public enum DeliveryState: String, Sendable, CaseIterable {
 public struct PendingDelivery: Equatable, Sendable {
     /// The ledger id of its notification.
     public var id: Int64
-    public var entry: LedgerEntry
+    public var notification: Notification
     public var sink: String
     public var attempts: Int
     public var lastAttempt: Instant?
     /// The run delivering it now, if any.
     public var owner: String?
-}
-
-/// A (user, streak) whose next notice may be due. Kept small: after an import every streak is
-/// due at once, and a run holds the list (optionals are stored without their flag byte).
-public struct DueStreak: Equatable, Sendable {
-    public var user: String
-    public var streak: String
-    private var handled: Int64
-    private var rowid: Int64
-    private var versionBits: Int32
-    /// Whether its row is marked changed (it came from the mark, not only from a planned run):
-    /// recording its next run clears the mark.
-    public var marked: Bool
-
-    /// Moves on with every change to the streak. Kept in 32 bits: two billion changes to one streak.
-    public var version: Int {
-        get { Int(versionBits) }
-        set { versionBits = Int32(truncatingIfNeeded: newValue) }
-    }
-
-    /// The `now` of the last run that handled it.
-    public var handledThrough: Instant? {
-        get { handled == .min ? nil : Instant(seconds: handled) }
-        set { handled = newValue?.seconds ?? .min }
-    }
-
-    /// Where the store keeps its schedule row, when it read it from there (a shortcut to it).
-    public var row: Int64? {
-        get { rowid == .min ? nil : rowid }
-        set { rowid = newValue ?? .min }
-    }
 
     public init(
-        user: String, streak: String, handledThrough: Instant? = nil, version: Int = 0, row: Int64? = nil,
-        marked: Bool = false
+        id: Int64, notification: Notification, sink: String, attempts: Int, lastAttempt: Instant?, owner: String?
     ) {
-        self.user = user
-        self.streak = streak
-        self.handled = handledThrough?.seconds ?? .min
-        self.rowid = row ?? .min
-        self.versionBits = Int32(truncatingIfNeeded: version)
-        self.marked = marked
+        self.id = id
+        self.notification = notification
+        self.sink = sink
+        self.attempts = attempts
+        self.lastAttempt = lastAttempt
+        self.owner = owner
     }
 }

@@ -44,6 +44,13 @@ public struct StoredCheckin: Equatable, Sendable {
     public var zone: String
     public var eventID: String?
     public var storedAt: Instant
+
+    public init(instant: Instant, zone: String, eventID: String?, storedAt: Instant) {
+        self.instant = instant
+        self.zone = zone
+        self.eventID = eventID
+        self.storedAt = storedAt
+    }
 }
 
 /// One (user, streak) as stored: what a run needs to evaluate it.
@@ -83,6 +90,11 @@ public struct StoredStreak: Equatable, Sendable {
 public struct StoredZoneChange: Equatable, Sendable {
     public var since: Instant
     public var zone: String
+
+    public init(since: Instant, zone: String) {
+        self.since = since
+        self.zone = zone
+    }
 }
 
 /// What an insert of check-ins did.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import StreakCore
 import StreakJobs
+import StreakSQLite
 import StreakStore
 
 extension OutputFormat: ExpressibleByArgument {}

@@ -51,6 +51,10 @@ struct Log: ParsableCommand {
 
 /// The store of a job that needs none: any use is a mistake.
 struct NoStore: Store {
-    func read<T>(_ body: (any StoreReader) throws -> T) throws -> T { throw StoreError("log opens no store") }
-    func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T { throw StoreError("log opens no store") }
+    func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+        throw StoreError(.unavailable, "log opens no store")
+    }
+    func write<T>(_ mode: WriteMode, _ body: (any StoreWriter) throws -> T) throws -> T {
+        throw StoreError(.unavailable, "log opens no store")
+    }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CMalloc
 import Foundation
 import StreakJobs
+import StreakSQLite
 import StreakStore
 
 @main

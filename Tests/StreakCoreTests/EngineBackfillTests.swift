@@ -1,4 +1,5 @@
 import StreakCore
+import StreakTestKit
 import Testing
 
 /// Check-ins older than the backfill cap when first stored never count (SPEC §1).

@@ -1,4 +1,5 @@
 import StreakCore
+import StreakTestKit
 import Testing
 
 /// Counting days in one zone: midnights, several check-ins a date, empty histories.

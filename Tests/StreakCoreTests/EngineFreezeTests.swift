@@ -1,4 +1,5 @@
 import StreakCore
+import StreakTestKit
 import Testing
 
 /// Streak freezes: automatic use at day end, the minimum streak, manual use, grants (SPEC §3).

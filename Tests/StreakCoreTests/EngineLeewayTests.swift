@@ -1,4 +1,5 @@
 import StreakCore
+import StreakTestKit
 import Testing
 
 /// Leeway: early check-ins of a date may count for the date before (SPEC §1).

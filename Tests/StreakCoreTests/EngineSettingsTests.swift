@@ -1,4 +1,5 @@
 import StreakCore
+import StreakTestKit
 import Testing
 
 /// A change of goal applies to dates that have not ended (SPEC §3).

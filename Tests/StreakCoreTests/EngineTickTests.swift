@@ -1,4 +1,5 @@
 import StreakCore
+import StreakTestKit
 import Testing
 
 /// One evaluation after ten quiet days settles them exactly as an evaluation

@@ -1,4 +1,5 @@
 import StreakCore
+import StreakTestKit
 import Testing
 
 /// Zone changes: history never moves, dates end once, skipped dates are bridged.

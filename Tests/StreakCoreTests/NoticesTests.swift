@@ -1,3 +1,4 @@
+import StreakTestKit
 import Testing
 
 @testable import StreakCore

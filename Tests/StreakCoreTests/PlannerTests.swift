@@ -1,3 +1,5 @@
+import StreakJobs
+import StreakTestKit
 import Testing
 
 @testable import StreakCore

@@ -1,4 +1,5 @@
 import StreakCore
+import StreakTestKit
 import Testing
 
 /// TZ strings from the footers of tzdata 2025b, with their 2027 transitions

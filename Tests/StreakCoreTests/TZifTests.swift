@@ -1,4 +1,5 @@
 import StreakCore
+import StreakTestKit
 import Testing
 
 /// The bytes of a TZif file laid out as zic writes them: a 32-bit block, and

@@ -1,4 +1,5 @@
 import StreakCore
+import StreakTestKit
 import Testing
 
 /// Hand-built tables: the one-search local-time answers of `TransitionRules`

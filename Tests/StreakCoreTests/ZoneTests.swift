@@ -1,4 +1,6 @@
 import StreakCore
+import StreakJobs
+import StreakTestKit
 import Testing
 
 /// Expected values worked out by hand from the 2027 transitions that

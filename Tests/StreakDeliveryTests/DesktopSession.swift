@@ -1,4 +1,5 @@
 import Foundation
+import StreakTestKit
 
 @testable import StreakDelivery
 

@@ -1,5 +1,6 @@
 import Foundation
 import StreakCore
+import StreakTestKit
 import Testing
 
 @testable import StreakDelivery

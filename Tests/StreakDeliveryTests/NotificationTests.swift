@@ -1,4 +1,5 @@
 import StreakCore
+import StreakTestKit
 import Testing
 
 @testable import StreakDelivery

@@ -1,7 +1,9 @@
 import Foundation
 import StreakCore
 import StreakDelivery
+import StreakSQLite
 import StreakStore
+import StreakTestKit
 import Testing
 
 @testable import StreakJobs
@@ -9,7 +11,7 @@ import Testing
 /// A quarter hour with more due streaks than one transaction plans: with every sink always at
 /// once, each transaction's notifications go out on a second thread while the next is recorded.
 @Suite struct BusyTickTests {
-    static let users = Context.overlapBatch * 2 + 500
+    static let users = TickRun.overlapBatch * 2 + 500
 
     @Test func eachReminderIsSentOnceAndMarkedDelivered() throws {
         let (c, out) = try makeContext(now: "2026-11-21T10:00:00Z")
@@ -25,7 +27,7 @@ import Testing
         let sink = MemorySink()
         try at(c, "2026-11-21T12:00:00Z").tick(delivery: Delivery(sinks: [sink]))
         #expect(sink.received.isEmpty)
-        #expect(sink.alwaysAtOnce && Dispatcher(context: c, delivery: Delivery(sinks: [sink]), owner: "x").alwaysAtOnce)
+        #expect(sink.alwaysAtOnce && Dispatcher.alwaysAtOnce(Delivery(sinks: [sink])))
         let r = try at(c, "2026-11-21T20:00:00Z").tick(delivery: Delivery(sinks: [sink]))
         #expect(r.streaks == Self.users && r.sent == Self.users && r.deliveries.delivered == Self.users)
         #expect(r.pending == 0)
@@ -48,15 +50,18 @@ import Testing
         }
         try at(c, "2026-11-21T12:00:00Z").tick(delivery: Delivery(sinks: []))
         let run = at(c, "2026-11-21T20:00:00Z")
-        let (due, mark) = try c.store.read { (try $0.dueStreaks(through: run.now), try $0.othersWrites()) }
+        let due = try c.store.read { try $0.dueStreaks(through: run.now) }
         let planned = try c.store.readBeside { try run.plan(due, $0, checkLedger: false) }
         #expect(planned.notices.map(\.0.key) == ["at_risk/alice/daily/2026-11-21"])
         let (other, _) = try makeContext(
             now: "2026-11-21T19:59:00Z", store: try SQLiteStore(path: (c.store as! SQLiteStore).path))
         try other.checkin(user: "alice", streak: "daily", at: nil, tz: nil, eventID: nil, meta: [])
-        let dispatcher = Dispatcher(context: run, delivery: Delivery(sinks: [MemorySink()]), owner: "x")
-        #expect(try c.store.read { try $0.othersWrites() } != mark)
-        #expect(try c.store.write { w in try run.record(planned, w, dispatcher, "x", unchangedSince: mark) }.isEmpty)
+        let tick = TickRun(context: run, delivery: Delivery(sinks: [MemorySink()]), due: due)
+        #expect(
+            try c.store.write { w in
+                try tick.record(
+                    planned, claimed: try w.claim(planned.runs.map(\.streak), listed: due.mark, now: run.now), w)
+            }.isEmpty)
         #expect(try c.store.read { try $0.ledgerStates(keys: ["at_risk/alice/daily/2026-11-21"]) }.isEmpty)
         #expect(try c.store.read { try $0.dueStreaks(through: run.now) }.map(\.user) == ["alice"])
     }

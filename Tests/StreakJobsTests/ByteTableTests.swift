@@ -1,3 +1,7 @@
+import StreakDelivery
+import StreakSQLite
+import StreakStore
+import StreakTestKit
 import Testing
 
 @testable import StreakJobs

@@ -1,4 +1,8 @@
 import StreakCore
+import StreakDelivery
+import StreakSQLite
+import StreakStore
+import StreakTestKit
 import Testing
 
 @testable import StreakJobs

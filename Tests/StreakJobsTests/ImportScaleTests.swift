@@ -1,9 +1,13 @@
 import Foundation
 import GRDB
 import StreakCore
+import StreakDelivery
+import StreakStore
+import StreakTestKit
 import Testing
 
 @testable import StreakJobs
+@testable import StreakSQLite
 @testable import StreakStore
 
 /// An import large enough to set the check-in index aside stores what small

@@ -2,9 +2,12 @@ import Foundation
 import GRDB
 import StreakCore
 import StreakDelivery
+import StreakStore
+import StreakTestKit
 import Testing
 
 @testable import StreakJobs
+@testable import StreakSQLite
 @testable import StreakStore
 
 /// `tick` with in-memory sinks over a real SQLite file.

@@ -1,4 +1,8 @@
 import Foundation
+import StreakDelivery
+import StreakSQLite
+import StreakStore
+import StreakTestKit
 import Testing
 
 @testable import StreakJobs

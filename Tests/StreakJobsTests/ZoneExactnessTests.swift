@@ -1,5 +1,9 @@
 import Foundation
 import StreakCore
+import StreakDelivery
+import StreakSQLite
+import StreakStore
+import StreakTestKit
 import Testing
 
 @testable import StreakJobs

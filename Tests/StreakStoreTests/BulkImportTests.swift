@@ -1,9 +1,11 @@
 import Foundation
 import GRDB
 import StreakCore
+import StreakStore
+import StreakTestKit
 import Testing
 
-@testable import StreakStore
+@testable import StreakSQLite
 
 /// `checkinImport` and `userImport`: the same rows whichever way the index is
 /// kept, the schedule as `touch` leaves it, and nothing at all after a rollback.
@@ -40,7 +42,7 @@ import Testing
     }()
 
     static func importRows(into store: SQLiteStore, expectedRows: Int?) throws -> InsertResult {
-        try store.bulkWrite { w in
+        try store.write(.bulkImport) { w in
             let bulk = try w.checkinImport(storedAt: t0 + 60, expectedRows: expectedRows)
             for c in rows { try bulk.insert(c) }
             return try bulk.finish()
@@ -122,7 +124,7 @@ import Testing
         let store = try Self.seeded()
         let before = try Self.contents(store)
         #expect(throws: Boom.self) {
-            try store.bulkWrite { (w: any StoreWriter) throws in
+            try store.write(.bulkImport) { (w: any StoreWriter) throws in
                 let bulk = try w.checkinImport(storedAt: t0, expectedRows: 10_000_000)
                 for c in Self.rows { try bulk.insert(c) }
                 _ = try bulk.finish()
@@ -130,7 +132,7 @@ import Testing
             }
         }
         #expect(throws: Boom.self) {
-            try store.bulkWrite { (w: any StoreWriter) throws in
+            try store.write(.bulkImport) { (w: any StoreWriter) throws in
                 let bulk = try w.checkinImport(storedAt: t0, expectedRows: 10_000_000)
                 for c in Self.rows { try bulk.insert(c) }
                 throw Boom()  // with the index dropped and not built again

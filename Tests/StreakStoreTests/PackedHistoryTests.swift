@@ -1,7 +1,9 @@
 import StreakCore
+import StreakStore
+import StreakTestKit
 import Testing
 
-@testable import StreakStore
+@testable import StreakSQLite
 
 /// A packed history is the tables' history, and stands for them only while the streak's
 /// version is the one it was packed at.
@@ -69,7 +71,7 @@ import Testing
     /// u1/daily's packed history, when current.
     func packed(_ store: SQLiteStore) throws -> StoredStreak? {
         let d = try due(store, "u1", "daily")
-        return try store.read { try $0.packedHistory(of: d) }
+        return try store.access { try $0.packedHistory(of: d) }
     }
 
     /// Packs u1/daily as a run would: version read first, then the history.
@@ -103,7 +105,7 @@ import Testing
             #expect(current == (try store.read { try read($0, "u1", "daily") }), "before \(what)")
             let before = try due(store, "u1", "daily")
             try store.write { w in try change(w) }
-            #expect(try store.read { try $0.packedHistory(of: before) } == nil, "\(what)")
+            #expect(try store.access { try $0.packedHistory(of: before) } == nil, "\(what)")
             #expect(try packed(store) == nil, "\(what)")
         }
         // A change between the run's read of the version and its write: what it packed is stale.
@@ -127,7 +129,7 @@ import Testing
             var seen: [StoredStreak] = []
             var packed = 0
             for part in 0..<parts {
-                packed += try store.read { try $0.eachPackedStreak(part: part, of: parts) { seen.append($0) } }
+                packed += try store.access { try $0.eachPackedStreak(part: part, of: parts) { seen.append($0) } }
             }
             #expect(packed == 2, "\(parts) parts")
             let expected = try store.read { r in
@@ -141,10 +143,10 @@ import Testing
     @Test func theUserAndPackedHistoryInOneLookup() throws {
         let store = try store()
         func both(_ d: DueStreak) throws -> (User, StoredStreak?)? {
-            try store.read { r in try r.userAndPackedHistory(of: d).map { ($0.user, $0.packed) } }
+            try store.access { r in try r.userAndPackedHistory(of: d).map { ($0.user, $0.packed) } }
         }
         func apart(_ d: DueStreak) throws -> (User, StoredStreak?) {
-            try store.read { r in (try r.user(d.user)!, try r.packedHistory(of: d)) }
+            try store.access { r in (try r.user(d.user)!, try r.packedHistory(of: d)) }
         }
         var d = try due(store, "u1", "daily")
         #expect(try both(d)! == apart(d) && apart(d).1 == nil, "nothing packed yet")

@@ -1,9 +1,11 @@
 import Foundation
 import GRDB
 import StreakCore
+import StreakStore
+import StreakTestKit
 import Testing
 
-@testable import StreakStore
+@testable import StreakSQLite
 
 /// The queue of runs (migration 6): a streak's planned run lives in `runs`, valid while the
 /// streak's version is the run's; its schedule row only marks changes.
@@ -84,18 +86,22 @@ import Testing
         try store.write { w in
             try w.addFreezeEvent(FreezeEvent(at: Self.at(10), kind: .grant), user: "u2", streak: "daily")
         }
-        let (due, mark) = try store.read { r in (try r.dueStreaks(through: Self.at(100)), try r.othersWrites()) }
+        let due = try store.read { r in try r.dueStreaks(through: Self.at(100)) }
         #expect(due.map(\.user) == ["u1", "u2"] && due.map(\.marked) == [false, true])
         let before = try store.queue.read { db in try Row.fetchOne(db, sql: "SELECT * FROM schedule WHERE id = 1") }
-        let (again, planned) = try store.write { w in
-            (
-                try w.othersWrites(),
-                try due.map { d in
-                    try w.schedule(d, nextAt: Self.at(200), handledThrough: Self.at(100), read: nil, unchanged: true)
-                }
-            )
+        // Rows as listed: the claim looks nothing up (a row changed meanwhile would not be seen).
+        try store.queue.writeWithoutTransaction { db in
+            try db.execute(sql: "UPDATE schedule SET version = 99 WHERE id = 1")
+            try db.execute(sql: "UPDATE schedule SET version = 1 WHERE id = 1")
         }
-        #expect(again == mark && planned == [true, true])
+        let planned = try store.write { w in
+            let claimed = try w.claim(due.streaks, listed: due.mark, now: Self.at(100))
+            try w.schedule(
+                claimed.compactMap { $0 }.map { PlannedRun(streak: $0, next: Self.at(200), history: nil) },
+                handledThrough: Self.at(100))
+            return claimed.map { $0 != nil }
+        }
+        #expect(due.mark != nil && planned == [true, true])
         let t = t0.seconds
         #expect(try Self.runs(store) == [[t + 200, 1, 1, t + 100], [t + 200, 0, 2, t + 100]])
         #expect(
@@ -104,16 +110,16 @@ import Testing
     }
 
     /// The mark moves on with a write from another connection, not with this one's own.
-    @Test func othersWritesMovesOnWithAnotherConnectionsCommit() throws {
+    @Test func theDataVersionMovesOnWithAnotherConnectionsCommit() throws {
         let store = try Self.store()
-        let mark = try store.read { r in try r.othersWrites() }
+        let mark = try store.access { try $0.dataVersion() }
         try store.write { w in try w.setMeta("x", "1") }
-        #expect(try store.read { r in try r.othersWrites() } == mark)
+        #expect(try store.access { try $0.dataVersion() } == mark)
         try SQLiteStore(path: store.path).write { w in try w.setMeta("x", "2") }
-        #expect(try store.read { r in try r.othersWrites() } != mark)
-        let moved = try store.read { r in try r.othersWrites() }
+        #expect(try store.access { try $0.dataVersion() } != mark)
+        let moved = try store.access { try $0.dataVersion() }
         try SQLiteStore(path: store.path).write { w in try w.setMeta("x", "3") }
-        #expect(try store.write { w in try w.othersWrites() } != moved)
+        #expect(try store.access { try $0.dataVersion() } != moved)
     }
 
     @Test func aRunThatReadAnOlderVersionLeavesTheStreakDue() throws {
@@ -174,7 +180,7 @@ import Testing
         let ids = try store.write { w -> [Int64] in
             _ = try w.addUser(User(id: "u1", zone: "UTC"), at: t0)
             return try (19...22).map { day in
-                let e = LedgerTests.entry("at_risk", "u1", LocalDate("2026-11-\(day)")!)
+                let e = LedgerTests.entry(.atRisk, "u1", LocalDate("2026-11-\(day)")!)
                 return try w.record(e, state: .sent, sinks: ["journal", "hook"], owner: "run1", at: t0)!
             }
         }

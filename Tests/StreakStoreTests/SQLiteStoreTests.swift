@@ -1,9 +1,11 @@
 import Foundation
 import GRDB
 import StreakCore
+import StreakStore
+import StreakTestKit
 import Testing
 
-@testable import StreakStore
+@testable import StreakSQLite
 
 /// A fresh folder for one test's SQLite files.
 func scratch() -> String {

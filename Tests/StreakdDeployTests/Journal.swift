@@ -1,5 +1,5 @@
 import Foundation
-import TestJournald
+import StreakTestKit
 
 #if canImport(Glibc)
     import Glibc

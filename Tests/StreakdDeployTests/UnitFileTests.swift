@@ -1,5 +1,6 @@
 import Foundation
 import StreakCore
+import StreakJobs
 import Testing
 
 /// The units under deploy/, checked by systemd's own tools as `make install` and

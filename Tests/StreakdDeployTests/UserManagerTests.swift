@@ -1,4 +1,5 @@
 import Foundation
+import StreakCore
 import StreakDelivery
 import Testing
 

@@ -1,6 +1,8 @@
 import Foundation
 import StreakCore
 import StreakJobs
+import StreakRecompute
+import StreakSQLite
 import StreakStore
 
 /// Streak recomputation from full history: every (user, streak) of the schedule, its whole
@@ -16,10 +18,10 @@ struct Recomputation {
         let zones = ZoneBook(around: now)  // one per run, shared: each zone is read once
         DispatchQueue.concurrentPerform(iterations: threads) { i in
             let r = Result {
+                let opened = try SQLiteStore(path: store)
                 let context = Context(
-                    store: try SQLiteStore(path: store), config: Config(), now: now, zones: zones,
-                    printer: .standard(format: .short))
-                return try context.streakTotals(part: i, of: threads)
+                    store: opened, config: Config(), now: now, zones: zones, printer: .standard(format: .short))
+                return try context.streakTotals(in: opened, part: i, of: threads)
             }
             results.update { $0.append(r) }
         }

@@ -18,7 +18,7 @@ extension Context {
         let csv = format == .csv ? try CheckinCSV.header(file) : nil
         var problems = Problems(file: file.name)
         let progress = Progress(printer: printer, total: file.size, label: "importing")
-        let result = try store.bulkWrite { w -> InsertResult in
+        let result = try store.write(.bulkImport) { w -> InsertResult in
             var rules = CheckinRules(zones: zones, now: now)
             if format == .jsonl { rules.names = [:] }
             var checker = try ImportChecker(store: w, rules: rules)

@@ -1,3 +1,4 @@
+import Logging
 import StreakCore
 import StreakDelivery
 

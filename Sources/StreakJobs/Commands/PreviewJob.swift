@@ -30,7 +30,7 @@ extension Context {
                 let user = try self.user(id, in: r)
                 streaks = try r.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0, handledThrough: nil) }
             } else {
-                streaks = try r.dueStreaks(through: changed ? nil : end)
+                streaks = try r.dueStreaks(through: changed ? nil : end).streaks
             }
             for d in streaks {
                 guard let user = try r.user(d.user) else { continue }

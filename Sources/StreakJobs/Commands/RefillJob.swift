@@ -21,7 +21,7 @@ extension Context {
         let owner = RunOwner.token(now: now)
         let dispatcher = Dispatcher(context: self, delivery: delivery, owner: owner)
         var report = RefillReport()
-        var jobs: [Dispatcher.Job] = []
+        var jobs: [DeliveryJob] = []
         let users = try store.read { r in try r.users().map { ($0, try r.streaks(of: $0.id)) } }
         for (user, streaks) in users {
             for streak in streaks {
@@ -46,8 +46,9 @@ extension Context {
                         try w.addFreezeEvent(FreezeEvent(at: now, kind: .refill), user: user.id, streak: streak)
                         if let made {
                             let sinks = dispatcher.sinkNames(for: made)
+                            if !sinks.isEmpty { try dispatcher.lease.register(w) }
                             // nil: notified today already
-                            n = try w.record(made.ledgerEntry, state: .sent, sinks: sinks, owner: owner, at: now)
+                            n = try w.record(NewRecord(made, state: .sent, sinks: sinks), owner: owner, at: now)
                                 .map { (made, $0, sinks) }
                         }
                     }
@@ -79,7 +80,9 @@ extension Context {
         }
         var pending = 0
         if !dryRun {
-            try dispatcher.run(jobs)
+            dispatcher.send(jobs)
+            try dispatcher.drain()
+            try dispatcher.lease.end()
             pending = try store.read { try $0.waitingDeliveries() }
         }
         printer.err(

@@ -1,8 +1,8 @@
+import Dispatch
 import StreakCore
 import StreakDelivery
 import StreakStore
-
-import class Foundation.NSLock
+import Synchronization
 
 /// Counts of what a run did with its deliveries.
 public struct DispatchReport: Equatable, Sendable {
@@ -13,32 +13,71 @@ public struct DispatchReport: Equatable, Sendable {
     public var retried = 0
     /// Failed before and not due for another try yet.
     public var waiting = 0
+    /// Left for the next run: the run was stopped, ran out of time, or the sink kept failing.
+    public var deferred = 0
 }
 
-/// Calls the sinks for deliveries this run owns and writes their outcomes to the ledger: at once
-/// before any delivery that may take time (a paced journal, a hook, the desktop), else in small
-/// groups, so a crash repeats at most one group of instant deliveries.
-final class Dispatcher {
-    /// One delivery to make now.
-    struct Job {
-        /// The notification's ledger id.
-        var id: Int64
-        var notification: Notification
-        var sink: String
-        var attempts: Int
-    }
+/// One delivery to make now.
+struct DeliveryJob: Sendable {
+    /// The notification's ledger id.
+    var id: Int64
+    var notification: Notification
+    var sink: String
+    var attempts: Int
+}
 
+/// Calls the sinks for the deliveries a run owns and writes their outcomes to the ledger. Each
+/// sink has a lane of its own, a serial queue, so a slow, hung or failing sink holds up only its
+/// own deliveries (SPEC §5). A lane commits its outcomes before any delivery that may take time
+/// (a paced journal, a hook, the desktop) and otherwise in small groups, so a crash repeats at
+/// most one group of instant deliveries; or, when `handOver` (every sink always delivers at once),
+/// hands them to the run's next transaction (`writeHandedOver`).
+final class Dispatcher: Sendable {
     let context: Context
     let delivery: Delivery
     let owner: String
-    private(set) var report = DispatchReport()
-    private var warned = Set<String>()
+    let handOver: Bool
+    let lease: Lease
+    private let lanes: [Lane]
+    private let shared = Mutex(Shared())
 
-    init(context: Context, delivery: Delivery, owner: String) {
+    /// What the lanes share: counts, warnings given, handed-over outcomes, the first error.
+    struct Shared {
+        var report = DispatchReport()
+        var warned = Set<String>()
+        var handed: [Outcome] = []
+        var failure: (any Error)?
+        var stoppedLanes = Set<String>()
+    }
+
+    typealias Outcome = (job: DeliveryJob, state: DeliveryState, attempts: Int, error: String?)
+
+    /// A group is committed once it holds this many outcomes or is this old, and always before a
+    /// delivery that may take time: a crash repeats at most one group of fast deliveries.
+    static let groupSize = 256
+    static let groupAge = Duration.milliseconds(100)
+    /// A lane stops after this many failures in a row in one run; the rest wait for the next run.
+    static let failureLimit = 5
+    /// No delivery starts this long after the run began: the units stop a run after 10 minutes
+    /// (`TimeoutStartSec=10min`), and what is left waits for the next run. A paced journal sends
+    /// 9,500 entries per 30 s: 150,000 in this time.
+    static let runBudget = Duration.seconds(480)
+    /// Jobs waiting in one lane before the run waits for it to catch up (memory stays bounded).
+    static let laneLimit = 32768
+
+    init(context: Context, delivery: Delivery, owner: String, handOver: Bool = false) {
         self.context = context
         self.delivery = delivery
         self.owner = owner
+        self.handOver = handOver
+        lease = Lease(store: context.store, run: owner, hookTimeout: delivery.longestTimeout)
+        lanes = delivery.sinks.map { Lane(sink: $0) }
     }
+
+    var report: DispatchReport { shared.withLock { $0.report } }
+
+    /// Whether every sink delivers at once, always: then a run may deliver beside recording.
+    static func alwaysAtOnce(_ delivery: Delivery) -> Bool { delivery.sinks.allSatisfy(\.alwaysAtOnce) }
 
     /// The sinks that take a notification.
     func sinkNames(for n: Notification) -> [String] {
@@ -46,122 +85,172 @@ final class Dispatcher {
     }
 
     /// A new notification's jobs, one per sink its ledger entry was recorded with.
-    func jobs(for n: Notification, id: Int64, sinks: [String]) -> [Job] {
-        sinks.map { Job(id: id, notification: n, sink: $0, attempts: 0) }
+    func jobs(for n: Notification, id: Int64, sinks: [String]) -> [DeliveryJob] {
+        sinks.map { DeliveryJob(id: id, notification: n, sink: $0, attempts: 0) }
     }
 
-    /// Claims the pending deliveries that are due for another try, or were left by a run that died.
-    func claimRetries() throws -> [Job] {
+    /// Takes over the pending deliveries due for another try, and those of runs that are gone: on
+    /// this host, their process has ended; elsewhere, their lease ran out on the store's clock.
+    func claimRetries() throws -> [DeliveryJob] {
         let now = context.now
         let pending = try context.store.read { try $0.pendingDeliveries() }
-        var jobs: [Job] = []
+        var candidates: [(PendingDelivery, gone: Bool)] = []
         for p in pending where p.owner != owner {
             if let o = p.owner {
-                guard RunOwner.isGone(o, now: now) else { continue }  // another run is on it
+                let gone = RunOwner.isGone(o)
+                if !gone && RunOwner.isThisHost(o) { continue }  // alive here: its run is on it
+                candidates.append((p, gone))
             } else if let last = p.lastAttempt,
                 !delivery.retry.isDue(attempts: p.attempts, lastAttempt: last, now: now)
             {
-                report.waiting += 1
-                continue
-            }
-            if try context.store.write({ try $0.claim(id: p.id, sink: p.sink, from: p.owner, to: owner) }) {
-                jobs.append(Job(id: p.id, notification: Notification(p.entry), sink: p.sink, attempts: p.attempts))
-                report.retried += 1
+                shared.withLock { $0.report.waiting += 1 }
+            } else {
+                candidates.append((p, false))
             }
         }
-        return jobs
-    }
-
-    /// Delivers, in order; jobs of one notification are finished together.
-    func run(_ jobs: [Job]) throws {
-        var i = 0
-        while i < jobs.count {
-            var j = i
-            while j < jobs.count && jobs[j].id == jobs[i].id { j += 1 }
-            try deliver(Array(jobs[i..<j]))
-            i = j
+        guard !candidates.isEmpty else { return [] }
+        let taken = try context.store.write { w in
+            try lease.register(w)
+            return try candidates.filter { p, gone in
+                try w.takeOver(id: p.id, sink: p.sink, from: p.owner, fromGone: gone, to: owner)
+            }
         }
-        try save()
+        shared.withLock { $0.report.retried += taken.count }
+        return taken.map {
+            DeliveryJob(id: $0.0.id, notification: $0.0.notification, sink: $0.0.sink, attempts: $0.0.attempts)
+        }
     }
 
-    typealias Outcome = (job: Job, state: DeliveryState, attempts: Int, error: String?)
+    /// Hands jobs to their sinks' lanes, in order; returns at once (unless a lane is far behind).
+    func send(_ jobs: [DeliveryJob]) {
+        guard !jobs.isEmpty else { return }
+        for lane in lanes {
+            let mine = jobs.filter { $0.sink == lane.sink.name }
+            guard !mine.isEmpty else { continue }
+            if lane.queued.withLock({ $0 }) > Self.laneLimit { lane.queue.sync {} }
+            lane.queued.withLock { $0 += mine.count }
+            lane.queue.async { [self] in
+                run(mine, on: lane)
+                lane.queued.withLock { $0 -= mine.count }
+            }
+        }
+        // A job for a sink no longer configured: its delivery is dead.
+        let known = Set(lanes.map(\.sink.name))
+        let orphans = jobs.filter { !known.contains($0.sink) }
+        if !orphans.isEmpty {
+            lanes.first?.queue.async { [self] in
+                let outcomes = orphans.map {
+                    ($0, DeliveryState.dead, $0.attempts + 1, "\($0.sink) is no longer configured")
+                }
+                keep(outcomes, commitNow: true)
+            }
+        }
+    }
 
-    /// Outcomes delivered but not yet committed, and since when.
-    private var unsaved: [Outcome] = []
-    private var unsavedSince = ContinuousClock.now
-    /// A group is committed once it holds this many outcomes or is this old, and always before a
-    /// delivery that may take time: a crash repeats at most one group of fast deliveries.
-    static let groupSize = 256
-    static let groupAge = Duration.milliseconds(100)
+    /// Waits until every lane has delivered what it was given, and its outcomes are written (or
+    /// handed over); rethrows the first error a lane met.
+    func drain() throws {
+        for lane in lanes { lane.queue.sync {} }
+        try shared.withLock { s in
+            if let failure = s.failure {
+                s.failure = nil
+                throw failure
+            }
+        }
+    }
 
-    /// Set while a second thread delivers (every sink always at once): outcomes are handed over
-    /// for the run's next transaction to write (`writeHandedOver`), not committed here.
-    var handOver = false
-    /// Guarded by `handedLock`.
-    private var handed: [Outcome] = []
-    private let handedLock = NSLock()
-
-    /// Whether every sink delivers at once, always: then a run may deliver on a second thread.
-    var alwaysAtOnce: Bool { delivery.sinks.allSatisfy(\.alwaysAtOnce) }
+    /// Waits for the lanes of sinks that always deliver at once (they keep up with recording).
+    func waitForFastLanes() {
+        for lane in lanes where lane.sink.alwaysAtOnce { lane.queue.sync {} }
+    }
 
     /// Writes the outcomes handed over so far, in the caller's transaction.
     func writeHandedOver(_ w: any StoreWriter) throws {
-        let outcomes = handedLock.withLock {
-            defer { handed = [] }
-            return handed
+        let outcomes = shared.withLock { s in
+            defer { s.handed = [] }
+            return s.handed
         }
         try Self.write(outcomes, w, at: context.now)
     }
 
-    private func deliver(_ group: [Job]) throws {
-        let sinks = group.map { job in delivery.sinks.first(where: { $0.name == job.sink }) }
-        if !handOver, sinks.contains(where: { !($0?.deliversAtOnce ?? true) }) { try save() }
-        var outcomes: [Outcome] = []
-        for (job, sink) in zip(group, sinks) {
-            let attempts = job.attempts + 1
-            guard let sink else {
-                outcomes.append((job, .dead, attempts, "\(job.sink) is no longer configured"))
-                continue
-            }
-            switch sink.deliver(job.notification) {
-            case .delivered:
-                report.delivered += 1
-                outcomes.append((job, .delivered, attempts, nil))
-            case .unavailable(let reason):
-                report.unavailable += 1
-                if warned.insert(job.sink).inserted {
-                    context.printer.warn("\(job.sink): \(reason); its notifications are skipped")
-                }
-                outcomes.append((job, .expired, attempts, reason))
-            case .failed(let error):
-                let dead = delivery.retry.isDead(attempts: attempts)
-                outcomes.append((job, dead ? .dead : .pending, attempts, error))
-                if dead { report.dead += 1 } else { report.failed += 1 }
-            }
-        }
-        let dead = outcomes.filter { $0.state == .dead }
-        if handOver {
-            handedLock.withLock { handed += outcomes }
-        } else {
-            if unsaved.isEmpty { unsavedSince = ContinuousClock.now }
-            unsaved += outcomes
-            if !dead.isEmpty || unsaved.count >= Self.groupSize || ContinuousClock.now - unsavedSince >= Self.groupAge {
-                try save()
-            }
-        }
-        for (job, _, attempts, error) in dead {
-            context.printer.warn(
-                "\(job.sink) gave up on \(job.notification.key) after \(attempts) attempts: \(error ?? "")")
-            delivery.recordDead(job.notification, job.sink, attempts, error ?? "")
-        }
+    /// Whether a lane may start another delivery: not once the run is stopped, out of time or
+    /// fenced (its lease ran out), nor after its sink failed `failureLimit` times in a row.
+    private func mayStart(_ lane: Lane) -> Bool {
+        if shared.withLock({ $0.stoppedLanes.contains(lane.sink.name) }) { return false }
+        if StopSignals.requested { return false }
+        if ContinuousClock.now - context.started > Self.runBudget { return false }
+        return lease.valid
     }
 
-    /// Commits the outcomes delivered so far.
-    private func save() throws {
-        guard !unsaved.isEmpty else { return }
-        let outcomes = unsaved
-        try context.store.write { w in try Self.write(outcomes, w, at: context.now) }
-        unsaved = []
+    /// Delivers a lane's jobs in order (jobs of one notification are finished together).
+    private func run(_ jobs: [DeliveryJob], on lane: Lane) {
+        var deferred = 0
+        for job in jobs {
+            guard mayStart(lane) else {
+                deferred += 1
+                continue
+            }
+            let sink = lane.sink
+            if !handOver && !sink.deliversAtOnce { save(lane) }
+            let attempts = job.attempts + 1
+            let outcome: Outcome
+            switch sink.deliver(job.notification) {
+            case .delivered:
+                lane.failures = 0
+                shared.withLock { $0.report.delivered += 1 }
+                outcome = (job, .delivered, attempts, nil)
+            case .unavailable(let reason):
+                shared.withLock { $0.report.unavailable += 1 }
+                if shared.withLock({ $0.warned.insert(job.sink).inserted }) {
+                    context.printer.warn("\(job.sink): \(reason); its notifications are skipped")
+                }
+                outcome = (job, .expired, attempts, reason)
+            case .failed(let error):
+                let dead = delivery.retry.isDead(attempts: attempts)
+                outcome = (job, dead ? .dead : .pending, attempts, error)
+                shared.withLock { if dead { $0.report.dead += 1 } else { $0.report.failed += 1 } }
+                lane.failures += 1
+                if lane.failures >= Self.failureLimit {
+                    shared.withLock { _ = $0.stoppedLanes.insert(job.sink) }
+                    context.printer.warn(
+                        "\(job.sink) failed \(lane.failures) times in a row; its other deliveries wait for the next run"
+                    )
+                }
+            }
+            lane.add(outcome)
+            if outcome.state == .dead {
+                context.printer.warn(
+                    "\(job.sink) gave up on \(job.notification.key) after \(attempts) attempts: \(outcome.error ?? "")")
+                delivery.recordDead(job.notification, job.sink, attempts, outcome.error ?? "")
+            }
+            if handOver {
+                shared.withLock { $0.handed += lane.takeUnsaved() }
+            } else if outcome.state == .dead || lane.unsavedCount >= Self.groupSize
+                || ContinuousClock.now - lane.unsavedSince >= Self.groupAge
+            {
+                save(lane)
+            }
+        }
+        if deferred > 0 { shared.withLock { $0.report.deferred += deferred } }
+        if !handOver { save(lane) }
+    }
+
+    /// Commits a lane's outcomes so far; an error stops nothing else but is rethrown by `drain`.
+    private func save(_ lane: Lane) {
+        keep(lane.takeUnsaved(), commitNow: true)
+    }
+
+    private func keep(_ outcomes: [Outcome], commitNow: Bool) {
+        guard !outcomes.isEmpty else { return }
+        if handOver && !commitNow {
+            shared.withLock { $0.handed += outcomes }
+            return
+        }
+        do {
+            try context.store.write { w in try Self.write(outcomes, w, at: context.now) }
+        } catch {
+            shared.withLock { if $0.failure == nil { $0.failure = error } }
+        }
     }
 
     private static func write(_ outcomes: [Outcome], _ w: any StoreWriter, at now: Instant) throws {
@@ -188,5 +277,48 @@ final class Dispatcher {
         }
         if !outcomes.isEmpty { runs.append(start...(outcomes.count - 1)) }
         return runs
+    }
+}
+
+/// One sink's lane: its serial queue, and what only that queue touches (guarded all the same,
+/// so the compiler can check it).
+final class Lane: Sendable {
+    let sink: any Sink
+    let queue: DispatchQueue
+    /// Jobs handed to the lane and not yet done.
+    let queued = Mutex(0)
+    private let state = Mutex(State())
+
+    struct State {
+        var unsaved: [Dispatcher.Outcome] = []
+        var since = ContinuousClock.now
+        var failures = 0
+    }
+
+    init(sink: any Sink) {
+        self.sink = sink
+        queue = DispatchQueue(label: "streakd.lane." + sink.name)
+    }
+
+    var failures: Int {
+        get { state.withLock { $0.failures } }
+        set { state.withLock { $0.failures = newValue } }
+    }
+
+    var unsavedCount: Int { state.withLock { $0.unsaved.count } }
+    var unsavedSince: ContinuousClock.Instant { state.withLock { $0.since } }
+
+    func add(_ outcome: Dispatcher.Outcome) {
+        state.withLock { s in
+            if s.unsaved.isEmpty { s.since = ContinuousClock.now }
+            s.unsaved.append(outcome)
+        }
+    }
+
+    func takeUnsaved() -> [Dispatcher.Outcome] {
+        state.withLock { s in
+            defer { s.unsaved = [] }
+            return s.unsaved
+        }
     }
 }

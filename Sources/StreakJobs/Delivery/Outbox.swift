@@ -7,16 +7,19 @@ public struct Delivery: Sendable {
     public var sinks: [any Sink]
     public var retry: RetryPolicy
     /// Called when a sink gives up on a notification (written to the journal for `log`).
-    public var recordDead: @Sendable (Notification, _ sink: String, _ attempts: Int, _ error: String) -> Void
+    public var recordDead: @Sendable (StreakCore.Notification, _ sink: String, _ attempts: Int, _ error: String) -> Void
 
     public init(
         sinks: [any Sink], retry: RetryPolicy = RetryPolicy(),
-        recordDead: @escaping @Sendable (Notification, String, Int, String) -> Void = { _, _, _, _ in }
+        recordDead: @escaping @Sendable (StreakCore.Notification, String, Int, String) -> Void = { _, _, _, _ in }
     ) {
         self.sinks = sinks
         self.retry = retry
         self.recordDead = recordDead
     }
+
+    /// Seconds the longest delivery may take (a hook's time-out): a run's lease covers it.
+    var longestTimeout: Double { sinks.map(\.timeLimit).max() ?? 0 }
 }
 
 extension Context {
@@ -36,7 +39,7 @@ extension Context {
     func notification(_ n: Notice, user: String, streak: String, history: StreakHistory) -> Notification {
         let zone = history.zone(at: n.due)
         return Notification(
-            kind: NotificationKind(rawValue: n.kind.rawValue)!, user: user, streak: streak, localDate: n.date,
+            kind: n.kind, user: user, streak: streak, localDate: n.date,
             due: n.due, timezone: zone.identifier, localDue: local(n.due, in: zone), streakLength: n.length,
             message: Messages.text(n, streak: streak))
     }
@@ -50,18 +53,6 @@ extension Context {
 }
 
 extension Notification {
-    init(_ e: LedgerEntry) {
-        self.init(
-            kind: NotificationKind(rawValue: e.kind) ?? .atRisk, user: e.user, streak: e.streak, localDate: e.localDate,
-            due: e.due, timezone: e.timezone, localDue: e.localDue, streakLength: e.length, message: e.message)
-    }
-
-    var ledgerEntry: LedgerEntry {
-        LedgerEntry(
-            key: key, kind: kind.rawValue, user: user, streak: streak, localDate: localDate, due: due,
-            timezone: timezone, localDue: localDue, length: streakLength, message: message)
-    }
-
     /// One line for people: `2026-11-21T19:00:00Z at_risk alice/daily 2026-11-21: Your …`.
     var line: String { "\(due) \(kind.rawValue) \(user)/\(streak) \(localDate): \(message)" }
 }

@@ -4,20 +4,21 @@ import StreakCore
 /// Names the run that is delivering a notification, so that a later run can tell a delivery in
 /// progress from one left behind by a run that died: `host:pid:start-ticks:claimed-at`.
 enum RunOwner {
-    /// A claim by a process on another host is taken over after this long.
-    static let lease: Int64 = 3600
-
     static func token(now: Instant) -> String {
         let pid = getpid()
         return "\(hostName):\(pid):\(startTicks(pid) ?? "0"):\(now.seconds)"
     }
 
-    /// Whether the run that holds a claim is gone: on this host, its process has ended (or its pid
-    /// was reused); elsewhere, its lease ran out.
-    static func isGone(_ owner: String, now: Instant) -> Bool {
+    static func isThisHost(_ owner: String) -> Bool {
+        owner.split(separator: ":", maxSplits: 1).first.map(String.init) == hostName
+    }
+
+    /// Whether the run that holds a claim is known to be gone: on this host, its process has ended
+    /// (or its pid was reused). Of a run on another host nothing is known here: its lease decides.
+    static func isGone(_ owner: String) -> Bool {
         let parts = owner.split(separator: ":").map(String.init)
-        guard parts.count == 4, let pid = Int32(parts[1]), let claimed = Int64(parts[3]) else { return true }
-        guard parts[0] == hostName else { return now.seconds - claimed > lease }
+        guard parts.count == 4, let pid = Int32(parts[1]) else { return true }
+        guard parts[0] == hostName else { return false }
         return startTicks(pid) != parts[2]
     }
 

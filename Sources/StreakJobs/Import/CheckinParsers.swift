@@ -1,3 +1,4 @@
+import Foundation
 import StreakCore
 
 /// Check-in records from JSON lines (SPEC §6).

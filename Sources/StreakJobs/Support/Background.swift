@@ -1,16 +1,18 @@
-import Foundation
+import Dispatch
+import Synchronization
 
-/// Runs a body on a thread of its own while the caller goes on. `wait` answers its result when it
-/// is done, rethrowing what it threw; until then the caller leaves alone what the body uses.
-final class Background<Result>: @unchecked Sendable {
+/// Runs a body on a thread of its own while the caller goes on; `wait` answers its result when it
+/// is done, rethrowing what it threw. What the body takes and answers crosses threads, so both are
+/// `Sendable`, checked by the compiler.
+final class Background<Result: Sendable>: Sendable {
     private let done = DispatchSemaphore(value: 0)
-    /// Written by the body's thread before `done` is signalled, read after `wait`.
-    private var result: Swift.Result<Result, any Error>?
+    /// Set by the body's thread before `done` is signalled.
+    private let result = Mutex<Swift.Result<Result, any Error>?>(nil)
 
-    init(_ body: @escaping () throws -> Result) {
-        nonisolated(unsafe) let body = body
-        Thread.detachNewThread { [self] in
-            result = Swift.Result { try body() }
+    init(_ body: @escaping @Sendable () throws -> Result) {
+        DispatchQueue.global().async { [self] in
+            let outcome = Swift.Result { try body() }
+            result.withLock { $0 = outcome }
             done.signal()
         }
     }
@@ -19,6 +21,6 @@ final class Background<Result>: @unchecked Sendable {
     func wait() throws -> Result {
         done.wait()
         done.signal()  // a second wait returns at once
-        return try result!.get()
+        return try result.withLock { $0! }.get()
     }
 }

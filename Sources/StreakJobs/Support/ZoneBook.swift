@@ -97,3 +97,15 @@ public final class ZoneBook: @unchecked Sendable {
         return rules
     }
 }
+
+/// Zone rules read from Foundation's `TimeZone` for a named zone.
+public final class FoundationZoneRules: ZoneRules {
+    let zone: TimeZone
+    public init?(identifier: String) {
+        guard let zone = TimeZone(identifier: identifier) else { return nil }
+        self.zone = zone
+    }
+    public func offset(at instant: Instant) -> Int {
+        zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant.seconds)))
+    }
+}

@@ -1,7 +1,10 @@
 import StreakCore
+import StreakJobs
+
+/// Fixtures for tests of the rules: zones, instants, dates, check-ins and histories.
 
 /// A named zone with Foundation's rules (the system tzdata).
-func zone(_ identifier: String) -> Zone {
+public func zone(_ identifier: String) -> Zone {
     guard let rules = FoundationZoneRules(identifier: identifier) else {
         fatalError("unknown zone \(identifier)")
     }
@@ -9,27 +12,27 @@ func zone(_ identifier: String) -> Zone {
 }
 
 /// An instant from RFC 3339 text.
-func at(_ text: String) -> Instant {
+public func at(_ text: String) -> Instant {
     guard let instant = RFC3339.parse(text) else { fatalError("bad RFC 3339 text \(text)") }
     return instant
 }
 
 /// A date from `YYYY-MM-DD`.
-func day(_ text: String) -> LocalDate {
+public func day(_ text: String) -> LocalDate {
     guard let date = LocalDate(text) else { fatalError("bad date \(text)") }
     return date
 }
 
 /// Long before any test's check-ins: the first zone applies from here.
-let early = at("2020-01-01T00:00:00Z")
+public let early = at("2020-01-01T00:00:00Z")
 
 /// A check-in at `text` in `zoneID`, stored when it happened unless `storedAt` is given.
-func checkin(_ text: String, _ zoneID: String, id: String? = nil, storedAt: String? = nil) -> CheckIn {
+public func checkin(_ text: String, _ zoneID: String, id: String? = nil, storedAt: String? = nil) -> CheckIn {
     CheckIn(instant: at(text), zone: zone(zoneID), id: id, storedAt: storedAt.map(at) ?? at(text))
 }
 
 /// One check-in per date at local `hour` in `zoneID`, from `first` through `last`.
-func daily(_ first: String, through last: String, hour: Int = 12, _ zoneID: String) -> [CheckIn] {
+public func daily(_ first: String, through last: String, hour: Int = 12, _ zoneID: String) -> [CheckIn] {
     let z = zone(zoneID)
     var result: [CheckIn] = []
     var d = day(first)
@@ -42,7 +45,7 @@ func daily(_ first: String, through last: String, hour: Int = 12, _ zoneID: Stri
 }
 
 /// A history for a user who starts in `zoneID` and then follows `moves` (instant, zone).
-func history(
+public func history(
     _ checkins: [CheckIn], in zoneID: String, moves: [(String, String)] = [],
     freezeEvents: [FreezeEvent] = [], epochs: [SettingsEpoch] = [],
     settings: StreakSettings = StreakSettings(), backfillDays: Int = 90
@@ -55,7 +58,9 @@ func history(
 }
 
 /// Settings with the given goal, leeway and freeze numbers.
-func settings(goal: Int = 1, leeway: Int = 0, initial: Int = 1, max: Int = 1, minStreak: Int = 3, autoUse: Bool = true)
+public func settings(
+    goal: Int = 1, leeway: Int = 0, initial: Int = 1, max: Int = 1, minStreak: Int = 3, autoUse: Bool = true
+)
     -> StreakSettings
 {
     var s = StreakSettings()
@@ -69,7 +74,7 @@ func settings(goal: Int = 1, leeway: Int = 0, initial: Int = 1, max: Int = 1, mi
 }
 
 /// The marks of the dates `first` through `last`.
-func marks(_ state: StreakState, _ first: String, through last: String) -> [DayMark?] {
+public func marks(_ state: StreakState, _ first: String, through last: String) -> [DayMark?] {
     var result: [DayMark?] = []
     var d = day(first)
     while d <= day(last) {
@@ -80,6 +85,6 @@ func marks(_ state: StreakState, _ first: String, through last: String) -> [DayM
 }
 
 /// Settlements as short strings, easy to compare and to read in a failure.
-func summary(_ settlements: [Settlement]) -> [String] {
+public func summary(_ settlements: [Settlement]) -> [String] {
     settlements.map { "\($0.kind.rawValue) \($0.date) len=\($0.length) at=\($0.at)" }
 }

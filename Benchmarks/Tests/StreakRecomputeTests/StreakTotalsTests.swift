@@ -1,6 +1,9 @@
 import StreakCore
 import StreakDelivery
+import StreakRecompute
+import StreakSQLite
 import StreakStore
+import StreakTestKit
 import Testing
 
 @testable import StreakJobs
@@ -51,7 +54,9 @@ import Testing
         #expect(expected.streaks == 7 && expected.current > 0)
         for parts in 1...3 {
             var total = StreakTotals()
-            for part in 0..<parts { total.add(try now.streakTotals(part: part, of: parts)) }
+            for part in 0..<parts {
+                total.add(try now.streakTotals(in: c.store as! SQLiteStore, part: part, of: parts))
+            }
             #expect(total.packed == 5, "\(parts) parts")
             total.packed = 0
             #expect(

@@ -1,5 +1,13 @@
 import GRDB
 import StreakCore
+import StreakStore
+
+/// What `eachScheduleRow` calls with each row: the user and streak ids, and the packed history
+/// when current, valid during the call only.
+@_spi(Benchmarks)
+public typealias ScheduleRowBody = (
+    _ user: UnsafeBufferPointer<UInt8>, _ streak: UnsafeBufferPointer<UInt8>, _ packed: UnsafeBufferPointer<UInt8>?
+) throws -> Void
 
 extension SQLiteAccess {
     /// Every streak, part `part` of `parts` (by row id, not sorted): its packed history when
@@ -49,11 +57,34 @@ extension SQLiteAccess {
         rows.bind(2, low + size * Int64(part + 1))
         try rows.rows { try body(rows.bytes(0), rows.bytes(1), rows.isNull(2) ? nil : rows.blob(2)) }
     }
+}
 
-    func storedStreak(of user: User, streak: String) throws -> StoredStreak {
-        StoredStreak(
-            user: user, zones: try zoneHistory(of: user.id), streak: streak,
-            checkins: try checkins(of: user.id, streak: streak),
-            freezeEvents: try freezeEvents(of: user.id, streak: streak))
+/// The schedule's rows one part at a time, for work over every streak at once (the benchmark's
+/// recomputation): not a role, since only SQLite keeps histories packed in its rows.
+@_spi(Benchmarks)
+public struct ScheduleRows {
+    let access: SQLiteAccess
+
+    /// Every schedule row in part `part` of `parts`, unsorted, read during the call only.
+    public func each(part: Int, of parts: Int, _ body: ScheduleRowBody) throws {
+        try access.eachScheduleRow(part: part, of: parts, body)
+    }
+}
+
+extension SQLiteStore {
+    /// A read with the schedule's rows at hand as well as the roles.
+    @_spi(Benchmarks)
+    public func readScheduleRows<T>(_ body: (any StoreReader, ScheduleRows) throws -> T) throws -> T {
+        try wrap {
+            try queue.read { db in
+                let access = SQLiteAccess(db: db)
+                return try body(access, ScheduleRows(access: access))
+            }
+        }
+    }
+
+    /// A read on this store's own reader and writer, for tests of what only SQLite has.
+    func access<T>(_ body: (SQLiteAccess) throws -> T) throws -> T {
+        try wrap { try queue.read { db in try body(SQLiteAccess(db: db)) } }
     }
 }

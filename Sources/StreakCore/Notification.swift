@@ -1,33 +1,17 @@
-import StreakCore
-
-/// The kinds of notification (SPEC §4), each with a fixed journal MESSAGE_ID.
+/// The kinds of notification (SPEC §4): the one list. Each kind's journal MESSAGE_ID and
+/// priority are StreakDelivery's (`NotificationKind.messageID`), its default text StreakJobs'
+/// (`Messages`); the compiler asks for both when a kind is added here.
 public enum NotificationKind: String, CaseIterable, Sendable {
     case atRisk = "at_risk"
     case freezeUsed = "freeze_used"
     case streakBroken = "streak_broken"
     case freezeRefilled = "freeze_refilled"
 
-    /// The 128-bit journal MESSAGE_ID, as 32 lowercase hex digits (see deploy/streakd.catalog).
-    public var messageID: String {
-        switch self {
-        case .atRisk: "cf4039696c9c459e89e0e7f18de192c5"
-        case .freezeUsed: "76f95083794c4232b790117a598a968a"
-        case .streakBroken: "f5195bfdfc6c4e19bb9006c1f3d9bff6"
-        case .freezeRefilled: "cf494c00cced4596850808f5f9c0456a"
-        }
-    }
-
-    /// syslog priority: 4 warning, 5 notice, 6 info.
-    public var priority: Int {
-        switch self {
-        case .atRisk: 5
-        case .freezeUsed, .freezeRefilled: 6
-        case .streakBroken: 4
-        }
-    }
+    /// Every kind's name, for messages that list what is valid.
+    public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 
-/// One notification, as every sink receives it.
+/// One notification: what the ledger records under its key and every sink receives.
 public struct Notification: Equatable, Sendable {
     public var kind: NotificationKind
     public var user: String
@@ -78,7 +62,7 @@ public struct Notification: Equatable, Sendable {
     }
 
     /// Calls `body` with each of `fields`, in order, without building the list.
-    func eachField(_ body: (StaticString, String) -> Void) {
+    public func eachField(_ body: (StaticString, String) -> Void) {
         let date = localDate.description
         body("STREAKD_KIND", kind.rawValue)
         body("STREAKD_USER", user)

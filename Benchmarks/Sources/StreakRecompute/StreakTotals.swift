@@ -1,4 +1,6 @@
 import StreakCore
+import StreakJobs
+@_spi(Benchmarks) import StreakSQLite
 import StreakStore
 
 /// Every streak's current and longest streak, summed: recomputation from full history.
@@ -27,15 +29,15 @@ extension Context {
     /// parallel over connections of their own. A current packed history of one zone, under a
     /// goal of 1 with no leeway and no freeze event yet, is walked straight from its bytes;
     /// any other is unpacked, and a stale one read from the tables.
-    public func streakTotals(part: Int, of parts: Int) throws -> StreakTotals {
+    public func streakTotals(in store: SQLiteStore, part: Int, of parts: Int) throws -> StreakTotals {
         var totals = StreakTotals()
         var settings = SettingsCache(context: self)
         var zone = ZoneCache(book: zones)
         var instants = UnsafeMutableBufferPointer<Instant>.allocate(capacity: 64)
         defer { instants.deallocate() }
         var stale: [(user: String, streak: String)] = []
-        try store.read { r in
-            try r.eachScheduleRow(part: part, of: parts) { user, streak, packed in
+        try store.readScheduleRows { r, rows in
+            try rows.each(part: part, of: parts) { user, streak, packed in
                 guard let packed else {
                     stale.append((String(decoding: user, as: UTF8.self), String(decoding: streak, as: UTF8.self)))
                     return

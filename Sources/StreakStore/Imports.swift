@@ -1,5 +1,15 @@
 import StreakCore
 
+/// Bulk imports: rows stored one at a time inside one write transaction (best opened with
+/// `WriteMode.bulkImport`), all or nothing with it.
+public protocol Importing {
+    /// Starts storing check-ins one at a time in this transaction (`import`); how many are
+    /// expected, when known, lets the store prepare for them.
+    func checkinImport(storedAt: Instant, expectedRows: Int?) throws -> any CheckinImport
+    /// Starts adding or updating users one at a time in this transaction (`user import`).
+    func userImport(at: Instant) throws -> any UserImport
+}
+
 /// Check-ins stored one at a time inside one write transaction (`import`).
 /// Texts are UTF-8 bytes, read during the call only. Use it only inside the
 /// `write` that made it.

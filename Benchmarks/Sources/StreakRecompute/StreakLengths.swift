@@ -1,3 +1,5 @@
+import StreakCore
+
 extension Engine {
     /// The current and longest streak at `now`: exactly `evaluate(history, at: now)`'s, with
     /// no marks, settlements or notices. Work over every streak at once (recomputation)
@@ -14,7 +16,7 @@ extension Engine {
     /// qualifies when a check-in falls on it; every ended date from the first check-in's on
     /// extends the run, is bridged by a later date that qualified before it ended, takes an
     /// automatic freeze, or breaks the run.
-    static func simpleLengths(_ history: StreakHistory, at now: Instant) -> (current: Int, longest: Int)? {
+    public static func simpleLengths(_ history: StreakHistory, at now: Instant) -> (current: Int, longest: Int)? {
         guard history.zones.count == 1, history.settings.goal == 1, history.settings.leewayHours == 0 else {
             return nil
         }

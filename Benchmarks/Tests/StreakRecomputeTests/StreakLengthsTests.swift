@@ -1,3 +1,5 @@
+import StreakRecompute
+import StreakTestKit
 import Testing
 
 @testable import StreakCore

@@ -2,6 +2,8 @@ import CSQLiteConfig
 import Foundation
 import GRDB
 import StreakCore
+import StreakStore
+import Synchronization
 
 /// The embedded store: one SQLite file in WAL mode, safe for several
 /// processes at once (writers wait for each other up to `busyTimeout`).
@@ -30,7 +32,7 @@ public final class SQLiteStore: Store {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw StoreError("cannot create the store's folder \(folder): \(Self.reason(error))")
+                throw StoreError(.unavailable, "cannot create the store's folder \(folder): \(Self.reason(error))")
             }
         }
         var config = Configuration()
@@ -45,7 +47,7 @@ public final class SQLiteStore: Store {
         do {
             queue = try Self.migrated(path: path, configuration: config, within: busyTimeout)
         } catch {
-            throw StoreError("cannot open the store \(path): \(Self.reason(error))")
+            throw StoreError(.unavailable, "cannot open the store \(path): \(Self.reason(error))")
         }
     }
 
@@ -78,19 +80,31 @@ public final class SQLiteStore: Store {
         try wrap { try queue.read { db in try body(SQLiteAccess(db: db)) } }
     }
 
-    public func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
-        try wrap { try queue.write { db in try body(SQLiteAccess(db: db)) } }
+    /// `referencesChecked` and `bulkImport` turn SQLite's foreign keys off for the transaction (a
+    /// pragma that only works between transactions): looking up the user of each of millions of
+    /// rows doubled an import's time. The write lock is held from the start, so what the caller
+    /// checked against stays as it is until the commit.
+    public func write<T>(_ mode: WriteMode, _ body: (any StoreWriter) throws -> T) throws -> T {
+        switch mode {
+        case .ordinary:
+            return try wrap { try queue.write { db in try body(SQLiteAccess(db: db)) } }
+        case .referencesChecked:
+            return try uncheckedWrite(cacheSize: Self.cacheSize, body)
+        case .bulkImport:
+            // SQLite's default page cache (2 MB) for the import: a larger one did not make it
+            // faster, and building the check-in index sorts within the cache's size (docs/RULES.md).
+            return try uncheckedWrite(cacheSize: -2000, body)
+        }
     }
 
     /// The second connection, read-only, opened on first use (a run planning ahead of its writes).
-    nonisolated(unsafe) private var beside: DatabaseQueue?
-    private let besideLock = NSLock()
+    private let beside = Mutex<DatabaseQueue?>(nil)
     /// Its page cache, in SQLite's negative-KiB form (8 MB): it reads each due streak's pages once.
     static let besideCacheSize = -8192
 
     public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         let connection = try wrap {
-            try besideLock.withLock {
+            try beside.withLock { beside in
                 if let beside { return beside }
                 var config = Configuration()
                 config.readonly = true
@@ -102,21 +116,6 @@ public final class SQLiteStore: Store {
             }
         }
         return try wrap { try connection.read { db in try body(SQLiteAccess(db: db)) } }
-    }
-
-    /// Foreign keys are off for this transaction (a pragma that only works between
-    /// transactions): looking up the user of each of millions of rows doubled an
-    /// import's time. The write lock is held from the start, so the users the
-    /// caller checked against stay as they are until the commit.
-    public func bulkWrite<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
-        // SQLite's default page cache (2 MB) for the import: a larger one did not make it
-        // faster, and building the check-in index sorts within the cache's size (docs/RULES.md).
-        try uncheckedWrite(cacheSize: -2000, body)
-    }
-
-    /// Foreign keys are off for this transaction, as for `bulkWrite`; the page cache stays.
-    public func uncheckedWrite<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
-        try uncheckedWrite(cacheSize: Self.cacheSize, body)
     }
 
     private func uncheckedWrite<T>(cacheSize: Int, _ body: (any StoreWriter) throws -> T) throws -> T {
@@ -144,11 +143,11 @@ public final class SQLiteStore: Store {
         }
     }
 
-    private func wrap<T>(_ body: () throws -> T) throws -> T {
+    func wrap<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError {
-            throw StoreError("store \(path): \(Self.reason(error))")
+            throw StoreError(.busy, "store \(path): \(Self.reason(error))")
         }
     }
 

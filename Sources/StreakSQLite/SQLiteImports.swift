@@ -1,5 +1,6 @@
 import GRDB
 import StreakCore
+import StreakStore
 
 /// Check-ins inserted `batch` rows per statement run. A large import sets the
 /// index on (user, streak, at) aside and builds it again before the commit

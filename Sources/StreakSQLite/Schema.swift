@@ -213,6 +213,19 @@ enum Schema {
                     CREATE INDEX runs_row ON runs(row);
                     """)
         }
+        // The runs delivering notifications, with a lease kept alive by heartbeats on this host's
+        // clock (`RunRegistry`): another run takes a run's deliveries over once the lease is out.
+        m.registerMigration("7-runners") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE runners (
+                        run TEXT PRIMARY KEY NOT NULL,
+                        host TEXT NOT NULL,
+                        lease INTEGER NOT NULL,
+                        beat_at INTEGER NOT NULL
+                    );
+                    """)
+        }
         return m
     }
 }

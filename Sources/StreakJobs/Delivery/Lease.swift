@@ -1,0 +1,82 @@
+import Dispatch
+import StreakStore
+import Synchronization
+
+/// A run's lease on the deliveries it owns (docs/RULES.md, "Leases"): registered in the store with
+/// the run's first delivery, kept alive by a heartbeat every 30 seconds, measured on the store's clock.
+/// Another run may take the deliveries over once the lease has run out; this run stops starting
+/// deliveries before that can happen (it fences itself): when its last good heartbeat is older
+/// than the lease less a margin, or the store says its registration is gone.
+final class Lease: Sendable {
+    let store: any Store
+    let run: String
+    /// Seconds: five minutes, plus the longest a delivery may take.
+    let seconds: Int64
+    static let margin = Duration.seconds(60)
+    private let state = Mutex(State())
+    /// Made with the registration (a dispatch source must not be released unstarted).
+    private let timer = Mutex<(any DispatchSourceTimer)?>(nil)
+
+    struct State {
+        var registered = false
+        var lastBeat = ContinuousClock.now
+        var fenced = false
+        var ended = false
+    }
+
+    init(store: any Store, run: String, hookTimeout: Double) {
+        self.store = store
+        self.run = run
+        seconds = 300 + Int64(hookTimeout.rounded(.up))
+    }
+
+    /// Registers the run in the caller's transaction, the first time only; starts the heartbeat.
+    func register(_ w: any StoreWriter) throws {
+        let first = state.withLock { s in
+            defer { s.registered = true }
+            return !s.registered
+        }
+        guard first else { return }
+        try w.register(run: run, host: RunOwner.hostName, lease: seconds)
+        state.withLock { $0.lastBeat = ContinuousClock.now }
+        timer.withLock { timer in
+            let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "streakd.heartbeat"))
+            source.schedule(deadline: .now() + .seconds(30), repeating: .seconds(30))
+            source.setEventHandler { [self] in beatOnce() }
+            source.resume()
+            timer = source
+        }
+    }
+
+    private func beatOnce() {
+        guard !state.withLock({ $0.ended || $0.fenced }) else { return }
+        let started = ContinuousClock.now
+        let alive = try? store.write { try $0.heartbeat(run: run) }
+        state.withLock { s in
+            if alive == true { s.lastBeat = started }
+            if alive == false { s.fenced = true }
+        }
+    }
+
+    /// Whether the run may still start a delivery.
+    var valid: Bool {
+        state.withLock { s in
+            guard s.registered else { return true }
+            return !s.fenced && ContinuousClock.now - s.lastBeat < .seconds(seconds) - Self.margin
+        }
+    }
+
+    /// Stops the heartbeat, gives up the run's pending deliveries and its registration.
+    func end() throws {
+        let registered = state.withLock { s in
+            defer { s.ended = true }
+            return s.registered && !s.ended
+        }
+        guard registered else { return }
+        timer.withLock { $0?.cancel() }
+        try store.write { w in
+            try w.release(owner: run)
+            try w.unregister(run: run)
+        }
+    }
+}

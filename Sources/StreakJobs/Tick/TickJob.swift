@@ -1,0 +1,91 @@
+import StreakCore
+import StreakDelivery
+import StreakStore
+
+/// What a `tick` did.
+public struct TickReport: Equatable, Sendable {
+    public var streaks = 0
+    public var sent = 0
+    public var expired = 0
+    public var deliveries = DispatchReport()
+    /// Deliveries left pending for a later run.
+    public var pending = 0
+}
+
+/// `streakd tick`: settle ended dates, send what is due, retry what failed (SPEC §4–5).
+extension Context {
+    /// The command: exit 75 when deliveries are left pending.
+    public func tickCommand(dryRun: Bool) throws {
+        // SIGTERM (systemd stopping the unit) and SIGINT: start no new delivery, record those in
+        // flight, exit 75 (SPEC §5).
+        StopSignals.install()
+        try failIfPending(try tick(dryRun: dryRun, delivery: standardDelivery()).pending)
+    }
+
+    /// Exit 75 (SPEC §6) when deliveries are left for the next run.
+    func failIfPending(_ pending: Int) throws {
+        guard pending > 0 else { return }
+        throw StreakdError(
+            .tempFail, "\(pending) deliver\(pending == 1 ? "y" : "ies") left pending; the next run retries")
+    }
+
+    @discardableResult
+    public func tick(dryRun: Bool = false, delivery: Delivery) throws -> TickReport {
+        let changed = try configChanged(write: !dryRun)
+        let due = try store.read { try $0.dueStreaks(through: dryRun && changed ? nil : now) }
+        if dryRun { return try dryTick(due.streaks, everySettlement: changed) }
+        return try TickRun(context: self, delivery: delivery, due: due).run()
+    }
+
+    /// What a run now would send or record, planned in reads: nothing is claimed or written.
+    func dryTick(_ due: [DueStreak], everySettlement: Bool) throws -> TickReport {
+        var report = TickReport()
+        report.streaks = due.count
+        var start = 0
+        while start < due.count {
+            let batch = due[start..<min(start + TickRun.batchSize, due.count)]
+            start += batch.count
+            for (n, fresh) in try store.read({ try plan(batch, $0, everySettlement: everySettlement).notices }) {
+                printer.record(
+                    n.json.with("state", .string(fresh ? "sent" : "expired")),
+                    short: (fresh ? "would send " : "would expire ") + n.line)
+                if fresh { report.sent += 1 } else { report.expired += 1 }
+            }
+        }
+        printer.err(
+            "tick at \(now) (dry run): \(report.sent) would be sent, \(report.expired) would expire (\(report.streaks) streaks looked at)"
+        )
+        return report
+    }
+
+    /// Notes the settings that decide notices; when they changed, every streak gets a fresh look.
+    func configChanged(write: Bool) throws -> Bool {
+        let fingerprint = noticeFingerprint
+        // A read first: a run with nothing to do writes nothing (and closes without a checkpoint's sync).
+        let unchanged = try store.read { try $0.meta("notice-settings") } == fingerprint
+        if !write || unchanged { return !unchanged }
+        return try store.write { w in
+            guard try w.meta("notice-settings") != fingerprint else { return false }
+            try w.rescheduleAll()
+            try w.setMeta("notice-settings", fingerprint)
+            return true
+        }
+    }
+
+    var noticeFingerprint: String {
+        var c = config
+        c.source = nil
+        c.desktopUsers = []
+        c.hooks = []
+        return c.json.text
+    }
+}
+
+extension JSON {
+    /// The object with one more key at the end.
+    func with(_ key: String, _ value: JSON) -> JSON {
+        guard case .object(var items) = self else { return self }
+        items.append((key, value))
+        return .object(items)
+    }
+}

@@ -1,0 +1,65 @@
+import StreakCore
+import StreakStore
+
+/// What a tick plans for a batch of due streaks: each streak's next run, and the notices due.
+/// Sendable: a run may plan on one thread what it records on another.
+struct TickPlan: Sendable {
+    /// A notice and whether it is fresh enough to send (else it is recorded expired).
+    typealias Found = (notification: Notification, fresh: Bool)
+
+    var notices: [Found] = []
+    /// For each notice, its streak's place in `runs`.
+    var of: [Int] = []
+    var runs: [PlannedRun] = []
+}
+
+extension Context {
+    /// Works out what is due for a batch of streaks, reading each streak's user and history in
+    /// `reader`, leaving out keys the ledger has (when `checkLedger`). A streak not marked changed
+    /// is as the run that last handled it saw it, which found its settlements until then (the
+    /// ledger has them): only later ones are looked at, unless `everySettlement` (the settings
+    /// changed, and the dry run that shows it writes no mark).
+    func plan(
+        _ batch: some Collection<DueStreak>, _ reader: any StoreReader, checkLedger: Bool = true,
+        everySettlement: Bool = false
+    ) throws -> TickPlan {
+        var plan = TickPlan()
+        var epochs: [String: [SettingsEpoch]] = [:]
+        let reminders = ReminderPolicy(days: config.reminderDays)
+        for d in batch {
+            guard let read = try reader.dueHistory(of: d) else { continue }
+            if epochs[d.streak] == nil { epochs[d.streak] = try reader.settingsEpochs(of: d.streak) }
+            let found = try planStreak(
+                d, read, epochs: epochs[d.streak]!, reminders: reminders, everySettlement: everySettlement)
+            let recorded =
+                found.notices.isEmpty || !checkLedger
+                ? [:] : try reader.ledgerStates(keys: found.notices.map(\.notification.key))
+            let kept = found.notices.filter { recorded[$0.notification.key] == nil }
+            plan.notices += kept
+            plan.of += repeatElement(plan.runs.count, count: kept.count)
+            plan.runs.append(found.run)
+        }
+        return plan
+    }
+
+    /// One streak: the notices a run now finds due for it, and its next run. Pure: the history is read.
+    func planStreak(
+        _ d: DueStreak, _ read: DueHistory, epochs: [SettingsEpoch], reminders: ReminderPolicy, everySettlement: Bool
+    ) throws -> (notices: [TickPlan.Found], run: PlannedRun) {
+        let history = try history(of: read.stored, epochs: epochs)
+        let state = Engine.evaluate(history, at: now)
+        let policy = noticePolicy(for: read.user, reminders: reminders)
+        let found = Notices.due(
+            history, policy: policy, since: d.handledThrough, now: now, state: state,
+            settledThrough: d.marked || everySettlement ? nil : d.handledThrough)
+        let notices = found.map {
+            (
+                notification: notification($0.notice, user: read.user.id, streak: d.streak, history: history),
+                fresh: $0.fresh
+            )
+        }
+        let next = Notices.next(history, policy: policy, now: now, state: state)
+        // A history read from the tables goes to the store to keep; a copy it kept needs no second look.
+        return (notices, PlannedRun(streak: d, next: next, history: read.fromCopy ? nil : read))
+    }
+}

@@ -1,0 +1,169 @@
+import Dispatch
+import StreakCore
+import StreakDelivery
+import StreakStore
+
+/// One tick as a claim protocol, the same with one process or several on one store
+/// (docs/ARCHITECTURE.md). The due streaks are listed once; then, a batch at a time, one write
+/// transaction claims them (a streak another run holds is skipped, never waited for), plans them
+/// (pure, from what was read), and records their notices in the ledger, whose unique key decides
+/// which run records each, with each streak's next run. What it recorded is then delivered, each
+/// sink in a lane of its own, while the next batch is claimed. Last, deliveries due for a retry,
+/// or left by runs that are gone, are taken over and finished.
+///
+/// The run owns its threads: the sinks' lanes (`Dispatcher`), a planner reading ahead on a
+/// connection of its own when every sink delivers at once, the printer's queue and the lease's
+/// heartbeat. What crosses them is `Sendable`.
+final class TickRun {
+    let context: Context
+    let due: DueList
+    let dispatcher: Dispatcher
+    /// Every sink delivers at once: plan a batch ahead beside the recording, and hand the lanes'
+    /// outcomes to the next transaction (docs/RULES.md, "Delivering beside recording").
+    let overlap: Bool
+    /// Prints what each transaction recorded, off the recording thread, in order.
+    let output = DispatchQueue(label: "streakd.output")
+    var report = TickReport()
+
+    /// Streaks planned at a time.
+    static let batchSize = 8192
+    /// Streaks planned in one transaction while the last one's notifications go out beside it.
+    static let overlapBatch = 4096
+    /// A transaction claims and records batches until it holds this many notifications: bounds
+    /// what a run holds in memory. A busy quarter hour at a million users is one transaction, so
+    /// each page it changes is written once.
+    static let recordLimit = 16384
+
+    /// A notification recorded in the ledger: its id, the sinks it was recorded for, and whether
+    /// it is sent (else expired).
+    typealias Recorded = (notification: Notification, id: Int64, sinks: [String], fresh: Bool)
+
+    init(context: Context, delivery: Delivery, due: DueList) {
+        self.context = context
+        self.due = due
+        overlap = Dispatcher.alwaysAtOnce(delivery)
+        dispatcher = Dispatcher(
+            context: context, delivery: delivery, owner: RunOwner.token(now: context.now), handOver: overlap)
+    }
+
+    var now: Instant { context.now }
+    var store: any Store { context.store }
+
+    func run() throws -> TickReport {
+        report.streaks = due.streaks.count
+        // Planning a transaction ahead, on a connection of its own (overlap only). A small first
+        // batch: the run records nothing until it is planned.
+        var ahead = overlap ? planAhead(from: 0, count: Self.overlapBatch / 4) : nil
+        defer {
+            _ = try? ahead?.wait()
+            try? dispatcher.drain()
+            output.sync {}
+        }
+        var start = 0
+        while start < due.streaks.count && !StopSignals.requested {
+            let recorded: [Recorded]
+            if let planning = ahead {
+                let (planned, end) = try planning.wait()
+                ahead = end < due.streaks.count ? planAhead(from: end) : nil
+                recorded = try store.write(.referencesChecked) { w in
+                    try dispatcher.writeHandedOver(w)
+                    let claimed = try w.claim(planned.runs.map(\.streak), listed: due.mark, now: now)
+                    return try record(planned, claimed: claimed, w)
+                }
+                start = end
+            } else {
+                (recorded, start) = try store.write(.referencesChecked) { w in try claimAndRecord(from: start, w) }
+            }
+            // Recorded while the last transaction's notifications went out; at most two in flight.
+            if overlap { dispatcher.waitForFastLanes() }
+            deliver(recorded)
+        }
+        try dispatcher.drain()
+        if overlap { try store.write { try dispatcher.writeHandedOver($0) } }
+        if !StopSignals.requested {
+            dispatcher.send(try dispatcher.claimRetries())
+            try dispatcher.drain()
+            if overlap { try store.write { try dispatcher.writeHandedOver($0) } }
+        }
+        try dispatcher.lease.end()
+        output.sync {}
+        report.deliveries = dispatcher.report
+        report.pending = try store.read { try $0.waitingDeliveries() }
+        let d = report.deliveries
+        context.printer.err(
+            "tick at \(now): \(report.sent) sent, \(report.expired) expired; \(d.delivered) delivered, \(d.failed) failed, "
+                + "\(d.dead) dead, \(d.retried) retried; \(report.pending) pending (\(report.streaks) streaks looked at)"
+        )
+        if StopSignals.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
+        return report
+    }
+
+    /// Prints what a transaction recorded and hands its fresh notifications to the lanes.
+    private func deliver(_ recorded: [Recorded]) {
+        let sent = recorded.count { $0.fresh }
+        report.sent += sent
+        report.expired += recorded.count - sent
+        let printer = context.printer
+        output.async {
+            printer.lines(
+                recorded.map { n, _, _, fresh in
+                    printer.line(
+                        n.json.with("state", .string(fresh ? "sent" : "expired")),
+                        short: (fresh ? "sent " : "expired ") + n.line)
+                })
+        }
+        dispatcher.send(
+            recorded.filter(\.fresh).flatMap { dispatcher.jobs(for: $0.notification, id: $0.id, sinks: $0.sinks) })
+    }
+
+    /// Plans the next `overlapBatch` due streaks from `start` on a thread and a read connection of
+    /// their own, while the run records the last ones: what was committed when it began, which the
+    /// claim checks (a streak changed since is not claimed).
+    func planAhead(from start: Int, count: Int = overlapBatch) -> Background<(TickPlan, end: Int)> {
+        let end = min(start + count, due.streaks.count)
+        let batch = due.streaks[start..<end]
+        return Background { [context] in
+            (try context.store.readBeside { r in try context.plan(batch, r, checkLedger: false) }, end)
+        }
+    }
+
+    /// Claims batches from `start`, plans them and records their notices and next runs, in the
+    /// writer's transaction, until it holds `recordLimit` notifications; answers what it recorded
+    /// and where it stopped.
+    func claimAndRecord(from start: Int, _ w: any StoreWriter) throws -> (recorded: [Recorded], end: Int) {
+        var recorded: [Recorded] = []
+        var end = start
+        while end < due.streaks.count && recorded.count < Self.recordLimit {
+            let batch = due.streaks[end..<min(end + Self.batchSize, due.streaks.count)]
+            end += batch.count
+            let claimed = try w.claim(Array(batch), listed: due.mark, now: now).compactMap { $0 }
+            let planned = try context.plan(claimed, w, checkLedger: false)
+            recorded += try record(planned, claimed: planned.runs.map(\.streak), w)
+        }
+        return (recorded, end)
+    }
+
+    /// Records a plan in the writer's transaction: the next run of each streak it claimed, then
+    /// their notices (the ledger's unique key leaves out what is recorded already). `claimed`: for
+    /// each of the plan's runs, its streak as claimed, or nil where it is not this run's.
+    func record(_ planned: TickPlan, claimed: [DueStreak?], _ w: any StoreWriter) throws -> [Recorded] {
+        var runs: [PlannedRun] = []
+        for (run, streak) in zip(planned.runs, claimed) {
+            guard let streak else { continue }
+            var run = run
+            run.streak = streak
+            runs.append(run)
+        }
+        try w.schedule(runs, handledThrough: now)
+        var items: [NewRecord] = []
+        for ((n, fresh), streak) in zip(planned.notices, planned.of) where claimed[streak] != nil {
+            items.append(NewRecord(n, state: fresh ? .sent : .expired, sinks: dispatcher.sinkNames(for: n)))
+        }
+        // The run's lease starts with its first delivery, in the same transaction.
+        if items.contains(where: { $0.state == .sent && !$0.sinks.isEmpty }) { try dispatcher.lease.register(w) }
+        let ids = try w.record(items, owner: dispatcher.owner, at: now)
+        return zip(items, ids).compactMap { item, id in
+            id.map { (item.notification, $0, item.sinks, item.state == .sent) }
+        }
+    }
+}

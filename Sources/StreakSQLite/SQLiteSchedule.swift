@@ -1,0 +1,220 @@
+import GRDB
+import StreakCore
+import StreakStore
+
+/// The schedule of due streaks, in SQLite: a row per (user, streak) with its version and change
+/// mark, and the queue of planned runs (`runs`, migration 6; docs/RULES.md "The queue of runs").
+extension SQLiteAccess {
+    func dueStreaks(through: Instant?) throws -> DueList {
+        // Read first: a claim that finds it unchanged knows nobody else wrote since the list.
+        let mark = DueList.Mark(try dataVersion())
+        var due: [DueStreak] = []
+        // Changed streaks (every streak when `through` is nil), and since when they were handled:
+        // the later of their row's mark and their runs'.
+        let changed = try RawStatement(
+            db,
+            """
+            SELECT user_id, streak, handled_through, version, rowid,
+                (SELECT max(handled_through) FROM runs WHERE row = schedule.rowid), next_at IS NOT NULL
+            FROM schedule \(through == nil ? "" : "WHERE next_at IS NOT NULL AND next_at <= ?")
+            """)
+        if let through { changed.bind(1, through.seconds) }
+        try changed.rows {
+            let (row, runs) = (changed.optionalInt64(2), changed.optionalInt64(5))
+            due.append(
+                Self.dueStreak(changed, handled: row.map { max($0, runs ?? $0) } ?? runs, marked: changed.int(6) != 0))
+        }
+        if let through {
+            // Planned runs from the front of the queue, read alone. A run made stale by a change
+            // since is planned for nothing: its version is not the streak's (the packed history
+            // and the recording check), and the change made the streak due above.
+            let runs = try RawStatement(
+                db, "SELECT user_id, streak, handled_through, version, row FROM runs WHERE next_at <= ?")
+            runs.bind(1, through.seconds)
+            try runs.rows { due.append(Self.dueStreak(runs, handled: runs.optionalInt64(2), marked: false)) }
+        }
+        // Sorted here, not by SQLite: after an import every streak is due, and SQLite's sorter
+        // would hold as much again as the list (ids are ASCII: String order is byte order).
+        due.sort {
+            $0.user != $1.user
+                ? $0.user < $1.user
+                : $0.streak != $1.streak
+                    ? $0.streak < $1.streak
+                    : $0.version != $1.version ? $0.version > $1.version : $0.marked && !$1.marked
+        }
+        // A streak both changed and with a stale run comes once, at its newest version.
+        var last: (String, String)?
+        due.removeAll { d in
+            defer { last = (d.user, d.streak) }
+            return last.map { $0 == (d.user, d.streak) } ?? false
+        }
+        return DueList(due, mark: mark)
+    }
+
+    /// A due streak from the columns `user_id, streak, _, version, row`.
+    private static func dueStreak(_ s: RawStatement, handled: Int64?, marked: Bool) -> DueStreak {
+        DueStreak(
+            user: s.text(0), streak: s.text(1), handledThrough: handled.map(Instant.init(seconds:)), version: s.int(3),
+            row: s.int64(4), marked: marked)
+    }
+
+    func packedHistory(of streak: DueStreak) throws -> StoredStreak? {
+        // By the ids: a run reads a due streak's by its row, with its user (`userAndPackedHistory`).
+        let s = try RawStatement(
+            db,
+            "SELECT history FROM schedule WHERE user_id = ?1 AND streak = ?2 AND history_version = ?3 AND version = ?3")
+        s.bind(1, streak.user)
+        s.bind(2, streak.streak)
+        s.bind(3, streak.version)
+        var found: StoredStreak?
+        try s.rows {
+            if !s.isNull(0) { found = PackedHistory.unpack(s.blob(0), user: streak.user, streak: streak.streak) }
+        }
+        return found
+    }
+
+    /// Built once: a run reads one for each due streak, by its schedule row.
+    static let userAndPacked = """
+        SELECT u.id, u.zone, u.remind_at, u.remind, s.history, s.history_version = ?3 AND s.version = ?3
+        FROM schedule s JOIN users u INDEXED BY users_lookup ON u.id = s.user_id
+        WHERE s.rowid = ?4 AND s.user_id = ?1 AND s.streak = ?2
+        """
+
+    func userAndPackedHistory(of streak: DueStreak) throws -> (user: User, packed: StoredStreak?)? {
+        guard let row = streak.row else { return nil }
+        let s = try RawStatement(db, Self.userAndPacked)
+        s.bind(1, streak.user)
+        s.bind(2, streak.streak)
+        s.bind(3, streak.version)
+        s.bind(4, row)
+        var found: (User, StoredStreak?)?
+        try s.rows {
+            let current = !s.isNull(4) && s.int(5) == 1
+            found = (
+                Self.user(s),
+                current ? PackedHistory.unpack(s.blob(4), user: streak.user, streak: streak.streak) : nil
+            )
+        }
+        return found
+    }
+
+    /// `PRAGMA data_version`: moves on whenever another connection or process commits, so two
+    /// equal answers on one connection mean nobody else wrote in between.
+    func dataVersion() throws -> Int64 {
+        try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+    }
+
+    func dueHistory(of streak: DueStreak) throws -> DueHistory? {
+        // The packed history stands for the tables while the version is unchanged; found by the
+        // streak's row with its user in one lookup, else by the ids.
+        let looked = try userAndPackedHistory(of: streak)
+        guard let user = try looked?.user ?? self.user(streak.user) else { return nil }
+        if let packed = try looked.map({ $0.packed }) ?? packedHistory(of: streak) {
+            return DueHistory(user: user, stored: packed, fromCopy: true)
+        }
+        return DueHistory(user: user, stored: try storedStreak(of: user, streak: streak.streak), fromCopy: false)
+    }
+
+    func claim(_ streaks: [DueStreak], listed: DueList.Mark?, now: Instant) throws -> [DueStreak?] {
+        // The write transaction holds the store's one write lock: no other run holds any of them.
+        // Nothing written since the list was read but this run's own recording (which writes each
+        // streak once): every row is as listed, no lookup needed.
+        if let listed, try dataVersion() == listed.value { return streaks.map { $0 } }
+        // Else each row by rowid when known (one lookup), if still that streak's; else by the ids.
+        let byRow = try RawStatement(
+            db,
+            "SELECT rowid, version, next_at IS NOT NULL FROM schedule WHERE rowid = ?3 AND user_id = ?1 AND streak = ?2"
+        )
+        let byIDs = try RawStatement(
+            db, "SELECT rowid, version, next_at IS NOT NULL FROM schedule WHERE user_id = ?1 AND streak = ?2")
+        let planned = try RawStatement(db, "SELECT 1 FROM runs WHERE row = ? AND next_at <= ?")
+        return try streaks.map { streak in
+            var found: DueStreak?
+            func look(_ s: RawStatement) throws {
+                s.bind(1, streak.user)
+                s.bind(2, streak.streak)
+                try s.rows {
+                    var f = streak
+                    (f.row, f.version, f.marked) = (s.int64(0), s.int(1), s.int(2) != 0)
+                    found = f
+                }
+            }
+            if let row = streak.row {
+                byRow.bind(3, row)
+                try look(byRow)
+            }
+            if found == nil { try look(byIDs) }
+            // A change since the list (a newer version) keeps it marked, so due for the next run.
+            guard let found, found.version == streak.version else { return nil }
+            if found.marked { return found }
+            // Due by its planned run only: another run may have handled it since (its run moved on).
+            planned.bind(1, found.row!)
+            planned.bind(2, now.seconds)
+            var due = false
+            try planned.rows { due = true }
+            return due ? found : nil
+        }
+    }
+
+    func schedule(_ runs: [PlannedRun], handledThrough: Instant) throws {
+        for run in runs {
+            guard let row = run.streak.row else { continue }
+            try schedule(
+                (row, run.streak.version, run.streak.marked), run.streak, nextAt: run.next,
+                handledThrough: handledThrough, read: run.history.flatMap { $0.fromCopy ? nil : $0.stored })
+        }
+    }
+    /// Plans the run of the streak in schedule row `found` (at the streak's version).
+    private func schedule(
+        _ found: (row: Int64, version: Int, changed: Bool), _ streak: DueStreak, nextAt: Instant?,
+        handledThrough: Instant, read: StoredStreak?
+    ) throws {
+        let drop = try RawStatement(db, "DELETE FROM runs WHERE row = ?")
+        drop.bind(1, found.row)
+        try drop.run()
+        if let nextAt {
+            let add = try RawStatement(
+                db,
+                "INSERT INTO runs (next_at, row, version, handled_through, user_id, streak) VALUES (?, ?, ?, ?, ?, ?)")
+            add.bind(1, nextAt.seconds)
+            add.bind(2, found.row)
+            add.bind(3, streak.version)
+            add.bind(4, handledThrough.seconds)
+            add.bind(5, streak.user)
+            add.bind(6, streak.streak)
+            try add.run()
+        }
+        // The row itself only when its mark goes or a history read from the tables is packed: an
+        // unchanged streak's run writes no page of the schedule.
+        guard found.changed || read != nil else { return }
+        func write(_ blob: UnsafeBufferPointer<UInt8>?) throws {
+            let s = try RawStatement(
+                db,
+                """
+                UPDATE schedule SET next_at = NULL, handled_through = max(coalesce(handled_through, ?1), ?1),
+                    history = coalesce(?2, history),
+                    history_version = CASE WHEN ?2 IS NOT NULL THEN ?3 ELSE history_version END
+                WHERE rowid = ?4
+                """)
+            s.bind(1, handledThrough.seconds)
+            s.bind(2, blob: blob)
+            s.bind(3, streak.version)
+            s.bind(4, found.row)
+            try s.run()
+        }
+        if let read { try PackedHistory.pack(read).withUnsafeBufferPointer { try write($0) } } else { try write(nil) }
+    }
+
+    /// Marks a streak changed: the next run looks at it afresh.
+    func touch(user: String, streak: String) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO schedule (user_id, streak, next_at, version) VALUES (?, ?, 0, 1)
+                ON CONFLICT (user_id, streak) DO UPDATE SET next_at = 0, version = version + 1
+                """, arguments: [user, streak])
+    }
+
+    func rescheduleAll() throws {
+        try db.execute(sql: "UPDATE schedule SET next_at = 0, version = version + 1")
+    }
+}

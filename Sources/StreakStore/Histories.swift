@@ -1,0 +1,32 @@
+import StreakCore
+
+/// What decides a streak: the user's zone history, check-ins, freeze events and the settings
+/// seen for the streak id.
+public protocol HistoryReading {
+    func zoneHistory(of user: String) throws -> [StoredZoneChange]
+    /// The streak ids a user has check-ins or freeze events for, sorted.
+    func streaks(of user: String) throws -> [String]
+    func checkins(of user: String, streak: String) throws -> [StoredCheckin]
+    func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent]
+    func settingsEpochs(of streak: String) throws -> [SettingsEpoch]
+}
+
+extension HistoryReading {
+    /// One (user, streak) read whole.
+    public func storedStreak(of user: User, streak: String) throws -> StoredStreak {
+        StoredStreak(
+            user: user, zones: try zoneHistory(of: user.id), streak: streak,
+            checkins: try checkins(of: user.id, streak: streak),
+            freezeEvents: try freezeEvents(of: user.id, streak: streak))
+    }
+}
+
+/// Adding to a history. Each write moves the streak's version on in the same transaction
+/// (`ScheduleWriting`): a run that read the streak before it plans nothing for that version.
+public protocol HistoryWriting {
+    /// Stores check-ins; one whose (user, event id) is stored already is a no-op (a unique key).
+    func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult
+    func addFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws
+    /// Records the goal and leeway seen for a streak id, when they differ from the last record.
+    func recordSettings(_ epoch: SettingsEpoch, streak: String) throws
+}

@@ -1,0 +1,121 @@
+import StreakCore
+
+/// The schedule: each (user, streak)'s version, which every change to what decides its notices
+/// moves on in the changing transaction (a check-in, a freeze event, a user or zone change, new
+/// settings), and its next run, the first instant a run could find something due. A tick lists
+/// the due streaks, then claims them a batch at a time in write transactions.
+public protocol ScheduleReading {
+    /// The streaks whose next run is due by `through`, or that changed since a run last handled
+    /// them; `nil`: every streak. Each streak once, at its newest version, sorted by user and streak.
+    func dueStreaks(through: Instant?) throws -> DueList
+    /// What a run reads to plan a due streak, as of this snapshot; nil when its user is gone.
+    func dueHistory(of streak: DueStreak) throws -> DueHistory?
+}
+
+public protocol ScheduleWriting {
+    /// Claims listed streaks for this transaction. Answers, for each, the streak as claimed, or
+    /// nil when it is not this run's to plan: another run holds it (skipped at once, never waited
+    /// for), it changed since it was listed (its newer version is due for a later run), it is
+    /// gone, or it is no longer due by `now` (another run handled it). A claimed streak stays
+    /// this run's until the transaction ends: no other run claims or changes it meanwhile.
+    func claim(_ streaks: [DueStreak], listed: DueList.Mark?, now: Instant) throws -> [DueStreak?]
+    /// Plans each claimed streak's next run (nil: none until it changes) and notes that a run
+    /// handled it through `handledThrough`.
+    func schedule(_ runs: [PlannedRun], handledThrough: Instant) throws
+    /// Marks every streak for a fresh look on the next run (the configuration changed).
+    func rescheduleAll() throws
+}
+
+/// The due streaks as listed, and the store's mark of when.
+public struct DueList: RandomAccessCollection, Sendable {
+    /// What the store noted when it listed them: with it, a claim may tell that nothing but this
+    /// run has written since, and take each streak as listed without looking it up again.
+    public struct Mark: Sendable, Equatable {
+        public var value: Int64
+        public init(_ value: Int64) { self.value = value }
+    }
+
+    public var streaks: [DueStreak]
+    public var mark: Mark?
+
+    public init(_ streaks: [DueStreak], mark: Mark? = nil) {
+        self.streaks = streaks
+        self.mark = mark
+    }
+
+    public var startIndex: Int { streaks.startIndex }
+    public var endIndex: Int { streaks.endIndex }
+    public subscript(i: Int) -> DueStreak { streaks[i] }
+}
+
+/// A streak's user and history as a run read them to plan it.
+public struct DueHistory: Sendable {
+    public var user: User
+    public var stored: StoredStreak
+    /// Whether the store answered from a copy it keeps (`schedule` keeps one of a history read
+    /// from its tables, for later runs, until the streak changes).
+    public var fromCopy: Bool
+
+    public init(user: User, stored: StoredStreak, fromCopy: Bool) {
+        self.user = user
+        self.stored = stored
+        self.fromCopy = fromCopy
+    }
+}
+
+/// A claimed streak's next run.
+public struct PlannedRun: Sendable {
+    public var streak: DueStreak
+    public var next: Instant?
+    /// What the run read for it (the store may keep a copy).
+    public var history: DueHistory?
+
+    public init(streak: DueStreak, next: Instant?, history: DueHistory?) {
+        self.streak = streak
+        self.next = next
+        self.history = history
+    }
+}
+
+/// A (user, streak) whose next notice may be due. Kept small: after an import every streak is
+/// due at once, and a run holds the list (optionals are stored without their flag byte).
+public struct DueStreak: Equatable, Sendable {
+    public var user: String
+    public var streak: String
+    private var handled: Int64
+    private var rowid: Int64
+    private var versionBits: Int32
+    /// Whether its row is marked changed (it came from the mark, not only from a planned run):
+    /// planning its next run clears the mark.
+    public var marked: Bool
+
+    /// Moves on with every change to the streak. Kept in 32 bits: two billion changes to one streak.
+    public var version: Int {
+        get { Int(versionBits) }
+        set { versionBits = Int32(truncatingIfNeeded: newValue) }
+    }
+
+    /// The `now` of the last run that handled it.
+    public var handledThrough: Instant? {
+        get { handled == .min ? nil : Instant(seconds: handled) }
+        set { handled = newValue?.seconds ?? .min }
+    }
+
+    /// The id of its schedule row in the store, when listed from there (a shortcut to it).
+    public var row: Int64? {
+        get { rowid == .min ? nil : rowid }
+        set { rowid = newValue ?? .min }
+    }
+
+    public init(
+        user: String, streak: String, handledThrough: Instant? = nil, version: Int = 0, row: Int64? = nil,
+        marked: Bool = false
+    ) {
+        self.user = user
+        self.streak = streak
+        self.handled = handledThrough?.seconds ?? .min
+        self.rowid = row ?? .min
+        self.versionBits = Int32(truncatingIfNeeded: version)
+        self.marked = marked
+    }
+}

@@ -1,0 +1,24 @@
+import StreakCore
+
+/// Users, one per id (a unique key).
+public protocol UserReading {
+    func user(_ id: String) throws -> User?
+    /// Every user, by id.
+    func users() throws -> [User]
+    /// Every user's id and current zone, as UTF-8 read during the call only (bulk imports check
+    /// each row against them, in the transaction that stores the rows).
+    func forEachUser(_ body: (_ id: UnsafeBufferPointer<UInt8>, _ zone: UnsafeBufferPointer<UInt8>) throws -> Void)
+        throws
+}
+
+/// Adding, changing and removing users. A change that decides notices (zone, reminder time,
+/// reminders on or off) moves the version of each of the user's streaks on, in the same
+/// transaction (see `ScheduleWriting`).
+public protocol UserWriting {
+    /// Adds a user; answers false when the id is taken.
+    func addUser(_ user: User, at: Instant) throws -> Bool
+    /// Replaces a user's settings; a new zone is recorded in the zone history from `at`.
+    func updateUser(_ user: User, at: Instant) throws
+    /// Deletes a user and everything stored for them, in one transaction; answers false when unknown.
+    func removeUser(_ id: String) throws -> Bool
+}
