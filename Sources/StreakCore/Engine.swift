@@ -104,7 +104,7 @@ public enum Engine {
             today: today, endedThrough: walk.endedThrough, current: current, longest: longest,
             aliveBeforeToday: alive, freezes: freezes, todayCount: attribution.counts[today] ?? 0,
             goal: timeline.at(now).goal, totalCheckins: history.checkins.count { $0.instant <= now + clockSkew },
-            lastQualifying: lastQualifying, settlements: settlements, marks: marks,
+            lastQualifying: lastQualifying, settlements: settlements, marks: marks, qualified: qualified,
             firstStored: history.checkins.lazy.map(\.storedAt).min(),
             nextEnd: days.end(of: walk.endedThrough + 1, in: history.zone(at: now)))
     }

@@ -49,6 +49,9 @@ public struct StreakState: Sendable {
     public var lastQualifying: LocalDate?
     public var settlements: [Settlement]
     public var marks: DayMarks
+    /// Each qualifying date with the instant of the check-in that made it qualify (its goal-th
+    /// after leeway), in instant order. Achievements (XP, unlock instants) start from these.
+    public var qualified: [(at: Instant, date: LocalDate)]
     /// When streakd first stored a check-in for this streak.
     public var firstStored: Instant?
     /// When the first date not ended yet ends, in the user's zone at the evaluation instant

@@ -24,7 +24,134 @@ struct ConfigAndUsageTests {
         burst = 9500
         interval_seconds = 30
 
+        \(achievementDefaults)
+
         """
+
+    /// The twelve default badges, XP and levels, printed after every other section.
+    static let achievementDefaults = """
+        [xp]
+        per_day = 10
+
+        [levels]
+        thresholds = [500, 1500, 4000, 10000]
+
+        [[badges]]
+        id = "streak_3"
+        title = "Warming Up"
+        description = "Reach a 3-day streak."
+        category = "streaks"
+        requirement = "streak_days"
+        value = 3
+        xp = 50
+
+        [[badges]]
+        id = "streak_7"
+        title = "One Week Strong"
+        description = "Reach a 7-day streak."
+        category = "streaks"
+        requirement = "streak_days"
+        value = 7
+        xp = 50
+
+        [[badges]]
+        id = "streak_30"
+        title = "Habit Formed"
+        description = "Reach a 30-day streak."
+        category = "streaks"
+        requirement = "streak_days"
+        value = 30
+        xp = 50
+
+        [[badges]]
+        id = "checkins_10"
+        title = "First Steps"
+        description = "Check in 10 times."
+        category = "completeness"
+        requirement = "total_checkins"
+        value = 10
+        xp = 50
+
+        [[badges]]
+        id = "checkins_50"
+        title = "Regular"
+        description = "Check in 50 times."
+        category = "completeness"
+        requirement = "total_checkins"
+        value = 50
+        xp = 50
+
+        [[badges]]
+        id = "checkins_100"
+        title = "Centurion"
+        description = "Check in 100 times."
+        category = "completeness"
+        requirement = "total_checkins"
+        value = 100
+        xp = 50
+
+        [[badges]]
+        id = "social_1"
+        title = "Better Together"
+        description = "Make your first social check-in."
+        category = "social"
+        requirement = "tagged_checkins"
+        meta = {kind = "social"}
+        value = 1
+        xp = 50
+
+        [[badges]]
+        id = "social_5"
+        title = "Good Company"
+        description = "Make 5 social check-ins."
+        category = "social"
+        requirement = "tagged_checkins"
+        meta = {kind = "social"}
+        value = 5
+        xp = 50
+
+        [[badges]]
+        id = "social_20"
+        title = "Social Butterfly"
+        description = "Make 20 social check-ins."
+        category = "social"
+        requirement = "tagged_checkins"
+        meta = {kind = "social"}
+        value = 20
+        xp = 50
+
+        [[badges]]
+        id = "knowledge_1"
+        title = "Curious Mind"
+        description = "Make your first knowledge check-in."
+        category = "knowledge"
+        requirement = "tagged_checkins"
+        meta = {kind = "knowledge"}
+        value = 1
+        xp = 50
+
+        [[badges]]
+        id = "knowledge_10"
+        title = "Bookworm"
+        description = "Make 10 knowledge check-ins."
+        category = "knowledge"
+        requirement = "tagged_checkins"
+        meta = {kind = "knowledge"}
+        value = 10
+        xp = 50
+
+        [[badges]]
+        id = "knowledge_50"
+        title = "Scholar"
+        description = "Make 50 knowledge check-ins."
+        category = "knowledge"
+        requirement = "tagged_checkins"
+        meta = {kind = "knowledge"}
+        value = 50
+        xp = 50
+        """
+    static let achievementDefaultsJSON =
+        #","xp":{"per_day":10},"levels":{"thresholds":[500,1500,4000,10000]},"badges":[{"id":"streak_3","title":"Warming Up","description":"Reach a 3-day streak.","category":"streaks","requirement":"streak_days","meta":null,"streak":null,"value":3,"xp":50},{"id":"streak_7","title":"One Week Strong","description":"Reach a 7-day streak.","category":"streaks","requirement":"streak_days","meta":null,"streak":null,"value":7,"xp":50},{"id":"streak_30","title":"Habit Formed","description":"Reach a 30-day streak.","category":"streaks","requirement":"streak_days","meta":null,"streak":null,"value":30,"xp":50},{"id":"checkins_10","title":"First Steps","description":"Check in 10 times.","category":"completeness","requirement":"total_checkins","meta":null,"streak":null,"value":10,"xp":50},{"id":"checkins_50","title":"Regular","description":"Check in 50 times.","category":"completeness","requirement":"total_checkins","meta":null,"streak":null,"value":50,"xp":50},{"id":"checkins_100","title":"Centurion","description":"Check in 100 times.","category":"completeness","requirement":"total_checkins","meta":null,"streak":null,"value":100,"xp":50},{"id":"social_1","title":"Better Together","description":"Make your first social check-in.","category":"social","requirement":"tagged_checkins","meta":{"kind":"social"},"streak":null,"value":1,"xp":50},{"id":"social_5","title":"Good Company","description":"Make 5 social check-ins.","category":"social","requirement":"tagged_checkins","meta":{"kind":"social"},"streak":null,"value":5,"xp":50},{"id":"social_20","title":"Social Butterfly","description":"Make 20 social check-ins.","category":"social","requirement":"tagged_checkins","meta":{"kind":"social"},"streak":null,"value":20,"xp":50},{"id":"knowledge_1","title":"Curious Mind","description":"Make your first knowledge check-in.","category":"knowledge","requirement":"tagged_checkins","meta":{"kind":"knowledge"},"streak":null,"value":1,"xp":50},{"id":"knowledge_10","title":"Bookworm","description":"Make 10 knowledge check-ins.","category":"knowledge","requirement":"tagged_checkins","meta":{"kind":"knowledge"},"streak":null,"value":10,"xp":50},{"id":"knowledge_50","title":"Scholar","description":"Make 50 knowledge check-ins.","category":"knowledge","requirement":"tagged_checkins","meta":{"kind":"knowledge"},"streak":null,"value":50,"xp":50}]"#
 
     @Test func defaultsWhenTheDefaultFileIsMissing() throws {
         let s = try Sandbox()
@@ -36,8 +163,8 @@ struct ConfigAndUsageTests {
         #expect(json.code == 0)
         #expect(
             json.out
-                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"desktop":{"users":[]},"hooks":[],"journal":{"burst":9500,"interval_seconds":30},"streaks":{}}"#
-                + "\n")
+                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"desktop":{"users":[]},"hooks":[],"journal":{"burst":9500,"interval_seconds":30},"streaks":{}"#
+                + Self.achievementDefaultsJSON + "}\n")
     }
 
     @Test func aValidFileIsPrinted() throws {
@@ -80,6 +207,8 @@ struct ConfigAndUsageTests {
                 min_streak = 3
                 auto_use = true
 
+                \(Self.achievementDefaults)
+
                 """)
         // An explicit --config wins over the default path.
         let other = try s.file("other.toml", "[import]\nbackfill_days = 30\n")
@@ -98,7 +227,7 @@ struct ConfigAndUsageTests {
         ),
         (
             "y.toml", "bogus = 1\n",
-            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, journal, streaks"
+            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, journal, streaks, xp, levels, badges"
         ),
         (
             "x.toml", "[freeze]\nmax = 3\n\n[reminders\ndays = [1]\n",
@@ -111,6 +240,26 @@ struct ConfigAndUsageTests {
         (
             "i.toml", "[freeze]\nmax = 1\ninitial = 2\n",
             "i.toml:3: freeze.initial: 2 is more than max (1); use a number from 0 to 1"
+        ),
+        (
+            "b.toml",
+            "[[badges]]\nid = \"a\"\ntitle = \"A\"\ncategory = \"c\"\nrequirement = \"total_checkins\"\nvalue = 1\n"
+                + "\n[[badges]]\nid = \"a\"\ntitle = \"B\"\ncategory = \"c\"\nrequirement = \"streak_days\"\nvalue = 2\n",
+            "b.toml:9: badges[2].id: \"a\" names two badges; give each badge its own id"
+        ),
+        (
+            "k.toml", "[[badges]]\nid = \"a\"\nkind = \"social\"\n",
+            "k.toml:3: badges[1].kind: unknown setting; valid in [[badges]]: id, title, description, category, requirement, value, streak, meta, xp"
+        ),
+        (
+            "m.toml",
+            "[[badges]]\nid = \"a\"\ntitle = \"A\"\ncategory = \"c\"\nrequirement = \"tagged_checkins\"\nvalue = 1\n"
+                + "meta = {kind = 1.5}\n",
+            "m.toml:7: badges[1].meta: kind: must be a string, true/false or a whole number"
+        ),
+        (
+            "t.toml", "[levels]\nthresholds = [500, 1500]\n",
+            "t.toml:2: levels.thresholds: must be a list of 4 whole numbers from 1 to 1000000000, each larger than the one before, such as [500, 1500, 4000, 10000]: the XP at which levels 2, 3, 4 and 5 begin"
         ),
     ])
     func badConfigurationIsExit78(_ name: String, _ text: String, _ message: String) throws {
@@ -125,6 +274,64 @@ struct ConfigAndUsageTests {
         let status = s.run(["user", "list"])
         #expect(status.code == 78)
         #expect(status.err.hasPrefix("streakd: error: \(s.dir.path)/config/streakd/streakd.toml:"))
+    }
+
+    /// A `[[badges]]` list replaces the twelve defaults; `[xp]` and `[levels]` are printed as read.
+    @Test func configuredBadgesAreTheOnlyOnes() throws {
+        let s = try Sandbox()
+        let path = try s.file(
+            "badges.toml",
+            """
+            [xp]
+            per_day = 20
+            [levels]
+            thresholds = [100, 1000, 2000, 5000]
+            [[badges]]
+            id = "gym_rat"
+            title = "Gym Rat"
+            category = "workout"
+            requirement = "tagged_checkins"
+            streak = "workout"
+            meta = {place = "gym", heavy = true}
+            value = 10
+            xp = 75
+
+            """)
+        let r = s.run(["config", "check", "--config", path])
+        #expect(r.code == 0 && r.err == "")
+        #expect(
+            r.out.hasSuffix(
+                """
+                interval_seconds = 30
+
+                [xp]
+                per_day = 20
+
+                [levels]
+                thresholds = [100, 1000, 2000, 5000]
+
+                [[badges]]
+                id = "gym_rat"
+                title = "Gym Rat"
+                description = ""
+                category = "workout"
+                requirement = "tagged_checkins"
+                meta = {heavy = true, place = "gym"}
+                streak = "workout"
+                value = 10
+                xp = 75
+
+                """))
+        let json = s.run(["config", "check", "--config", path, "-o", "json"])
+        #expect(
+            json.out.hasSuffix(
+                #""streaks":{},"xp":{"per_day":20},"levels":{"thresholds":[100,1000,2000,5000]},"badges":[{"id":"gym_rat","title":"Gym Rat","description":"","category":"workout","requirement":"tagged_checkins","meta":{"heavy":true,"place":"gym"},"streak":"workout","value":10,"xp":75}]}"#
+                    + "\n"))
+        // No badges at all.
+        let none = try s.file("none.toml", "badges = []\n")
+        let n = s.run(["config", "check", "--config", none])
+        #expect(n.code == 0 && n.out.hasPrefix("# effective configuration from \(none)\nbadges = []\n[import]\n"))
+        #expect(!n.out.contains("[[badges]]"))
     }
 
     @Test func missingExplicitConfigIsExit66() throws {

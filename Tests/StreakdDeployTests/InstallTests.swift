@@ -216,12 +216,16 @@ struct InstallTests {
             }
         }
         let withExamples = try check(examples.joined(separator: "\n"))
-        for expected in [#"max_late = "1h""#, #"users = ["me"]"#, "[[hooks]]", "[streaks.workout]", "goal = 2"] {
+        for expected in [
+            #"max_late = "1h""#, #"users = ["me"]"#, "[[hooks]]", "[streaks.workout]", "goal = 2",
+            #"id = "early_bird""#,
+        ] {
             #expect(withExamples.contains(expected), "the examples do not set \(expected):\n\(withExamples)")
         }
         for key in [
             "backfill_days", "initial", "max", "min_streak", "auto_use", "days", "max_late", "users", "burst",
-            "interval_seconds", "name", "command", "timeout_seconds", "kinds", "goal", "leeway_hours",
+            "interval_seconds", "name", "command", "timeout_seconds", "kinds", "goal", "leeway_hours", "per_day",
+            "thresholds", "id", "title", "description", "category", "requirement", "value", "streak", "meta", "xp",
         ] {
             #expect(example.contains("\(key) = "), "deploy/streakd.toml.example does not show \(key)")
         }

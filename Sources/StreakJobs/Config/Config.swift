@@ -20,6 +20,8 @@ public struct Config: Equatable, Sendable {
     public var journalInterval = 30
     /// Settings by streak id; others use the defaults.
     public var streaks: [String: StreakSettings] = [:]
+    /// Badges, XP and levels (`[[badges]]`, `[xp]`, `[levels]`).
+    public var achievements = AchievementSettings()
     /// The file it came from, or nil for the built-in defaults.
     public var source: String?
 
@@ -39,6 +41,8 @@ public struct Config: Equatable, Sendable {
             "[import]", "backfill_days = \(backfillDays)", "",
             "[freeze]",
         ]
+        // No badges at all is a top-level key, which TOML takes only before the first table.
+        if achievements.badges.isEmpty { lines.insert("badges = []", at: 1) }
         lines += Config.freezeLines(freeze)
         lines += ["", "[reminders]", "days = [\(reminderDays.map(String.init).joined(separator: ", "))]"]
         if let maxLate { lines.append("max_late = \"\(DurationText.text(maxLate))\"") }
@@ -57,6 +61,7 @@ public struct Config: Equatable, Sendable {
                 lines.append("kinds = [\(kinds.map(\.rawValue).sorted().map { "\"\($0)\"" }.joined(separator: ", "))]")
             }
         }
+        lines += achievementLines
         return lines.joined(separator: "\n")
     }
 
@@ -105,6 +110,7 @@ public struct Config: Equatable, Sendable {
             ),
             ("journal", .object([("burst", .int(journalBurst)), ("interval_seconds", .int(journalInterval))])),
             ("streaks", .object(streakItems)),
+            ("xp", xpJSON), ("levels", levelsJSON), ("badges", badgesJSON),
         ])
     }
 }

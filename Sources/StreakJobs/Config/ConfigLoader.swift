@@ -31,8 +31,8 @@ public enum ConfigLoader {
         }
         let reader = TableReader(file: file, text: text)
         var config = Config()
-        try reader.keys(
-            table, in: "", allowed: ["import", "freeze", "reminders", "desktop", "hooks", "journal", "streaks"])
+        let sections = ["import", "freeze", "reminders", "desktop", "hooks", "journal", "streaks"]
+        try reader.keys(table, in: "", allowed: sections + ["xp", "levels", "badges"])
         if let t = try reader.table(table, "import", in: "") {
             try reader.keys(t, in: "import", allowed: ["backfill_days"])
             config.backfillDays =
@@ -54,6 +54,7 @@ public enum ConfigLoader {
             }
         }
         try readDelivery(table, reader: reader, into: &config)
+        try readAchievements(table, reader: reader, into: &config)
         if let streaks = try reader.table(table, "streaks", in: "") {
             for id in streaks.keys {
                 if let problem = Validate.streakID(id) {

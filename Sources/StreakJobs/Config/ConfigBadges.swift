@@ -1,0 +1,195 @@
+import Foundation
+import StreakCore
+import TOMLKit
+
+/// The achievement sections of `streakd.toml`: `[[badges]]`, `[xp]` and `[levels]`.
+extension ConfigLoader {
+    static let badgeKeys = ["id", "title", "description", "category", "requirement", "value", "streak", "meta", "xp"]
+    static let thresholdsRule =
+        "must be a list of 4 whole numbers from 1 to 1000000000, each larger than the one before, "
+        + "such as [500, 1500, 4000, 10000]: the XP at which levels 2, 3, 4 and 5 begin"
+
+    static func readAchievements(_ table: TOMLTable, reader: TableReader, into config: inout Config) throws {
+        if let t = try reader.table(table, "xp", in: "") {
+            try reader.keys(t, in: "xp", allowed: ["per_day"])
+            config.achievements.xpPerDay =
+                try reader.int(t, "per_day", in: "xp", range: 0...1_000_000) ?? config.achievements.xpPerDay
+        }
+        if let t = try reader.table(table, "levels", in: "") {
+            try reader.keys(t, in: "levels", allowed: ["thresholds"])
+            if let v = t["thresholds"] {
+                let items = v.type == .array ? v.array.map { Array($0) } ?? [] : []
+                let numbers = items.compactMap { $0.type == .int ? $0.int : nil }
+                guard numbers.count == 4, items.count == 4, numbers.allSatisfy({ (1...1_000_000_000).contains($0) }),
+                    zip(numbers, numbers.dropFirst()).allSatisfy({ $0 < $1 })
+                else { throw reader.error("levels", "thresholds", thresholdsRule) }
+                config.achievements.levelThresholds = numbers
+            }
+        }
+        // A [[badges]] list, even an empty `badges = []`, replaces the defaults entirely.
+        guard let value = table["badges"] else { return }
+        let arrayRule = "must be an array of tables, each under a [[badges]] header (or badges = [] for none)"
+        guard let array = value.array, value.type == .array else { throw reader.error("badges", nil, arrayRule) }
+        var badges: [BadgeDefinition] = []
+        for (i, item) in array.enumerated() {
+            guard let t = item.table else { throw reader.error("badges", nil, arrayRule) }
+            let badge = try readBadge(t, index: i, reader: reader)
+            if badges.contains(where: { $0.id == badge.id }) {
+                throw reader.error(
+                    "badges", "id", "\(quoted(badge.id)) names two badges; give each badge its own id", occurrence: i)
+            }
+            badges.append(badge)
+        }
+        config.achievements.badges = badges
+    }
+
+    static func readBadge(_ t: TOMLTable, index i: Int, reader: TableReader) throws -> BadgeDefinition {
+        func fail(_ key: String?, _ message: String) -> StreakdError {
+            reader.error("badges", key, message, occurrence: i)
+        }
+        for key in t.keys where !badgeKeys.contains(key) {
+            throw fail(key, "unknown setting; valid in [[badges]]: \(badgeKeys.joined(separator: ", "))")
+        }
+        guard let id = t["id"]?.string, t["id"]?.type == .string else {
+            throw fail(t["id"] == nil ? nil : "id", "every badge needs an id = \"…\" of \(BadgeDefinition.idRule)")
+        }
+        guard BadgeDefinition.validID(id) else {
+            throw fail("id", "\(quoted(id)) is not a badge id; use \(BadgeDefinition.idRule)")
+        }
+        func text(_ key: String, required: Bool, most: Int) throws -> String? {
+            let rule = "must be a string of \(required ? 1 : 0) to \(most) characters, on one line"
+            guard let v = t[key] else {
+                if required { throw fail(nil, "badge \(quoted(id)) needs a \(key) = \"…\"") }
+                return nil
+            }
+            guard v.type == .string, let s = v.string, (required ? 1 : 0)...most ~= s.count,
+                !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+            else { throw fail(key, rule) }
+            return s
+        }
+        let title = try text("title", required: true, most: 100) ?? ""
+        let description = try text("description", required: false, most: 500) ?? ""
+        let category = try text("category", required: true, most: 64) ?? ""
+        guard BadgeDefinition.validID(category) else {
+            throw fail("category", "\(quoted(category)) is not a category; use \(BadgeDefinition.idRule)")
+        }
+        let requirementRule = "use " + BadgeDefinition.Requirement.names.joined(separator: ", ")
+        guard let r = t["requirement"] else {
+            throw fail(nil, "badge \(quoted(id)) needs a requirement = \"…\"; \(requirementRule)")
+        }
+        guard r.type == .string, let name = r.string, BadgeDefinition.Requirement.names.contains(name) else {
+            throw fail(
+                "requirement", "\(r.string.map(quoted) ?? "a value that") is not a requirement; \(requirementRule)")
+        }
+        guard t["value"] != nil else { throw fail(nil, "badge \(quoted(id)) needs a value = N (1 to 1000000)") }
+        let value = try readInt(t, "value", range: 1...1_000_000, fail: fail) ?? 1
+        var streak: String?
+        if let s = t["streak"] {
+            guard s.type == .string, let text = s.string, Validate.streakID(text) == nil else {
+                throw fail(
+                    "streak",
+                    "\(s.string.map(quoted) ?? "a value that") is not a streak id; use \(Validate.streakIDRule)")
+            }
+            streak = text
+        }
+        let requirement: BadgeDefinition.Requirement
+        switch name {
+        case "streak_days": requirement = .streakDays
+        case "total_checkins": requirement = .totalCheckins
+        default: requirement = .taggedCheckins(try readMeta(t, id: id, fail: fail))
+        }
+        if name != "tagged_checkins" && t["meta"] != nil {
+            throw fail("meta", "only tagged_checkins badges take meta; this one's requirement is \(name)")
+        }
+        let xp = try readInt(t, "xp", range: 0...1_000_000, fail: fail) ?? BadgeDefinition.defaultXP
+        return BadgeDefinition(
+            id: id, title: title, description: description, category: category, requirement: requirement,
+            value: value, streak: streak, xp: xp)
+    }
+
+    /// `meta = {kind = "social"}`: the keys and values a tagged check-in must carry (SPEC §1 shapes).
+    static func readMeta(
+        _ t: TOMLTable, id: String, fail: (String?, String) -> StreakdError
+    ) throws -> [String: MetaValue] {
+        let rule =
+            "must be a table of metadata keys and values (strings, true/false or whole numbers), such as {kind = \"social\"}"
+        guard let m = t["meta"] else {
+            throw fail(
+                nil,
+                "badge \(quoted(id)) needs meta = {key = value, …}: tagged_checkins counts the check-ins whose metadata has each of them"
+            )
+        }
+        guard m.type == .table, let table = m.table, !table.keys.isEmpty else { throw fail("meta", rule) }
+        var result: [String: MetaValue] = [:]
+        for key in table.keys.sorted() {
+            if let problem = Validate.metaKey(key) {
+                throw fail("meta", "\(quoted(key)) is not a metadata key; use \(problem)")
+            }
+            guard let v = table[key] else { continue }
+            switch v.type {
+            case .string:
+                guard let s = v.string, s.utf8.count <= Validate.maxMetaString else {
+                    throw fail("meta", "\(key): must be a string of at most \(Validate.maxMetaString) bytes")
+                }
+                result[key] = .string(s)
+            case .bool: result[key] = v.bool.map { .bool($0) }
+            case .int: result[key] = v.int.map { .integer(Int64($0)) }
+            default: throw fail("meta", "\(key): must be a string, true/false or a whole number")
+            }
+        }
+        return result
+    }
+}
+
+/// The achievement sections as the effective configuration prints them.
+extension Config {
+    var achievementLines: [String] {
+        let a = achievements
+        var lines = [
+            "", "[xp]", "per_day = \(a.xpPerDay)", "", "[levels]",
+            "thresholds = [\(a.levelThresholds.map(String.init).joined(separator: ", "))]",
+        ]
+        for b in a.badges {
+            lines += [
+                "", "[[badges]]", "id = \(JSON.string(b.id).text)", "title = \(JSON.string(b.title).text)",
+                "description = \(JSON.string(b.description).text)", "category = \(JSON.string(b.category).text)",
+                "requirement = \"\(b.requirement.name)\"",
+            ]
+            if case .taggedCheckins(let meta) = b.requirement {
+                let pairs = meta.keys.sorted().map { "\($0) = \(Config.metaJSON(meta[$0]!).text)" }
+                lines.append("meta = {\(pairs.joined(separator: ", "))}")
+            }
+            if let s = b.streak { lines.append("streak = \(JSON.string(s).text)") }
+            lines += ["value = \(b.value)", "xp = \(b.xp)"]
+        }
+        return lines
+    }
+
+    var xpJSON: JSON { .object([("per_day", .int(achievements.xpPerDay))]) }
+
+    var levelsJSON: JSON { .object([("thresholds", .array(achievements.levelThresholds.map { .int($0) }))]) }
+
+    var badgesJSON: JSON {
+        .array(
+            achievements.badges.map { b in
+                var meta = JSON.null
+                if case .taggedCheckins(let m) = b.requirement {
+                    meta = .object(m.keys.sorted().map { ($0, Config.metaJSON(m[$0]!)) })
+                }
+                return .object([
+                    ("id", .string(b.id)), ("title", .string(b.title)), ("description", .string(b.description)),
+                    ("category", .string(b.category)), ("requirement", .string(b.requirement.name)), ("meta", meta),
+                    ("streak", .optional(b.streak)), ("value", .int(b.value)), ("xp", .int(b.xp)),
+                ])
+            })
+    }
+
+    /// A metadata value in JSON, which TOML reads the same for these three kinds.
+    static func metaJSON(_ v: MetaValue) -> JSON {
+        switch v {
+        case .string(let s): .string(s)
+        case .bool(let b): .bool(b)
+        case .integer(let i): .int(i)
+        }
+    }
+}
