@@ -1,4 +1,5 @@
 import StreakCore
+import StreakTestKit
 import Testing
 
 /// Badges, XP and levels (SPEC §9) from a user's histories.
