@@ -72,11 +72,13 @@ extension Context {
         }
     }
 
+    /// The settings that decide a streak's notices: not where they go, nor badges and levels.
     var noticeFingerprint: String {
         var c = config
         c.source = nil
         c.desktopUsers = []
         c.hooks = []
+        c.achievements = AchievementSettings()
         return c.json.text
     }
 }
