@@ -72,14 +72,15 @@ extension Context {
         }
     }
 
-    /// The settings that decide a streak's notices: not where they go, nor badges and levels.
+    /// The settings that decide a streak's notices: not where they go, nor badges and levels
+    /// (left out of the text, so a store keeps the fingerprint it had before they existed).
     var noticeFingerprint: String {
         var c = config
         c.source = nil
         c.desktopUsers = []
         c.hooks = []
-        c.achievements = AchievementSettings()
-        return c.json.text
+        guard case .object(let items) = c.json else { return c.json.text }
+        return JSON.object(items.filter { !["xp", "levels", "badges"].contains($0.0) }).text
     }
 }
 
