@@ -117,23 +117,14 @@ final class DesktopSession {
     /// Runs a program with only `PATH` and this bus in its environment; returns its stdout.
     @discardableResult
     func run(_ program: String, _ arguments: [String]) throws -> String {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: program)
-        child.arguments = arguments
-        child.environment = [
+        let env = [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": address,
         ]
-        let output = Pipe()
-        child.standardOutput = output
-        child.standardError = FileHandle.nullDevice
-        child.standardInput = FileHandle.nullDevice
-        try child.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        child.waitUntilExit()
-        guard child.terminationStatus == 0 else {
-            throw Failed(description: "\(program) \(arguments) exited with \(child.terminationStatus)")
+        let result = StreakTestKit.run([program] + arguments, env: env, timeout: .seconds(30))
+        guard result.code == 0 else {
+            throw Failed(description: "\(program) \(arguments) exited with \(result.code)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return result.out
     }
 
     /// The unique connection names on the bus whose process is `pid`.

@@ -76,7 +76,7 @@ import Testing
     // MARK: a real journal
 
     @Test func readsBackEveryFieldInOrder() throws {
-        try Journald.ensureRunning()
+        try Journal.ensureRunning()
         let user = Self.user("fields")
         let sent = [
             Self.sample(.atRisk, user: user), Self.sample(.freezeUsed, user: user),
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func lastTakesTheTail() throws {
-        try Journald.ensureRunning()
+        try Journal.ensureRunning()
         let user = Self.user("tail")
         Self.write((0..<5).map { Self.sample(user: user, streak: "s\($0)") })
         _ = try Self.entries(.init(user: user), expected: 5)
@@ -108,7 +108,7 @@ import Testing
     }
 
     @Test func sinceAndUntilAreInclusiveWholeSeconds() throws {
-        try Journald.ensureRunning()
+        try Journal.ensureRunning()
         let user = Self.user("window")
         Self.write([Self.sample(user: user, streak: "a1"), Self.sample(user: user, streak: "a2")])
         _ = try Self.entries(.init(user: user), expected: 2)
@@ -134,7 +134,7 @@ import Testing
     }
 
     @Test func filtersOnUserAndKind() throws {
-        try Journald.ensureRunning()
+        try Journal.ensureRunning()
         let (one, two) = (Self.user("one"), Self.user("two"))
         Self.write([
             Self.sample(.atRisk, user: one), Self.sample(.streakBroken, user: one), Self.sample(.atRisk, user: two),
@@ -151,7 +151,7 @@ import Testing
     }
 
     @Test func deadDeliveriesAreReadWithTheirSinkAttemptsAndError() throws {
-        try Journald.ensureRunning()
+        try Journal.ensureRunning()
         let user = Self.user("dead")
         let notification = Self.sample(.streakBroken, user: user)
         let sink = JournalSink()
@@ -173,7 +173,7 @@ import Testing
     }
 
     @Test func nextAnswersEntriesWrittenAfterTheTail() throws {
-        try Journald.ensureRunning()
+        try Journal.ensureRunning()
         let user = Self.user("follow")
         Self.write([Self.sample(user: user, streak: "old")])
         _ = try Self.entries(.init(user: user), expected: 1)
@@ -193,7 +193,7 @@ import Testing
     }
 
     @Test func nextAnswersTheFirstEntryOfAnEmptyMatch() throws {
-        try Journald.ensureRunning()
+        try Journal.ensureRunning()
         let user = Self.user("first")
         let reader = try JournalReader(filter: .init(user: user))
         #expect(try reader.last(10, since: nil, until: nil).isEmpty)

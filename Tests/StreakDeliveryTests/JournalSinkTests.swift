@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func eachNotificationIsOneJournalEntryWithEveryField() throws {
-        try Journald.ensureRunning()
+        try Journal.ensureRunning()
         let user = "journal-fields-\(Self.run)"
         let sent = [
             Self.notification(.atRisk, user: user),
@@ -44,7 +44,7 @@ import Testing
         let sink = JournalSink()
         for notification in sent { #expect(sink.deliver(notification) == .delivered) }
 
-        let entries = try Journald.entries("STREAKD_USER=\(user)", expected: sent.count)
+        let entries = try Journal.entries(["STREAKD_USER=\(user)"], count: sent.count)
         #expect(entries.count == sent.count)
         for notification in sent {
             let matching = entries.filter { $0["STREAKD_KEY"] as? String == notification.key }

@@ -1,4 +1,5 @@
 import Foundation
+import StreakTestKit
 import Testing
 
 /// SPEC §5 and issue 3: 100,000 reminders due in one `tick` are all readable from the journal
@@ -7,7 +8,7 @@ import Testing
 @Suite("the 100,000-reminder tick")
 struct BurstTests {
     @Test func aHundredThousandRemindersInOneTickAllReachTheJournal() throws {
-        try startJournald()
+        try Journal.ensureRunning()
         let count = 100_000
         let s = try Sandbox()
         let streak = "burst_" + String(UUID().uuidString.prefix(8)).lowercased()
@@ -31,22 +32,11 @@ struct BurstTests {
         unit?.leave()
         #expect(r.code == 0, "\(r.err.suffix(500))")
         #expect(r.err.contains("\(count) sent, 0 expired; \(count) delivered, 0 failed"), "\(r.err.suffix(500))")
-        let keys = try distinctKeys("STREAKD_STREAK=\(streak)", expected: count)
+        let keys = Journal.distinctValues(of: "STREAKD_KEY", "STREAKD_STREAK=\(streak)", expected: count)
         print(
             "burst: \(keys.count) of \(count) at_risk entries readable; rate limiter in effect: "
                 + (unit.map { "yes (\($0.directory))" } ?? "unknown (cgroup not moved)"))
         #expect(keys.count == count)
-    }
-
-    /// Distinct STREAKD_KEY values of the matching entries, waiting up to a minute for `expected`.
-    func distinctKeys(_ match: String, expected: Int) throws -> Set<String> {
-        let deadline = Date().addingTimeInterval(60)
-        while true {
-            let data = try journalctl(["-o", "cat", "--output-fields=STREAKD_KEY", match])
-            let keys = Set(String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init))
-            if keys.count >= expected || Date() > deadline { return keys }
-            Thread.sleep(forTimeInterval: 0.5)
-        }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StreakTestKit
 import Testing
 
 @Suite("freeze add and use")

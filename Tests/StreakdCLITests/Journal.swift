@@ -5,32 +5,8 @@ import StreakTestKit
     import Glibc
 #endif
 
-/// A real systemd-journald for the `log` tests (a small copy of StreakDeliveryTests' helper), and
-/// a writer that sends entries as streakd's sinks do, over journald's native socket.
+/// The fields of the entries the `log` tests write (`Journal.send`), as streakd's sinks write them.
 enum TestJournal {
-    static func ensureRunning() throws { try JournaldProcess.ensureRunning() }
-
-    /// Sends one entry (`NAME=value` fields) as one datagram of journald's native protocol;
-    /// values with line breaks use its length-prefixed form. Answers whether it was sent.
-    @discardableResult
-    static func send(_ fields: [String]) -> Bool {
-        var payload: [UInt8] = []
-        for field in fields {
-            let equals = field.firstIndex(of: "=")!
-            let value = Array(field[field.index(after: equals)...].utf8)
-            if value.contains(10) {
-                payload += Array(field[..<equals].utf8) + [10]
-                withUnsafeBytes(of: UInt64(value.count).littleEndian) { payload += $0 }
-                payload += value + [10]
-            } else {
-                payload += Array(field.utf8) + [10]
-            }
-        }
-        return JournaldProcess.withSocket { fd, address in
-            sendto(fd, payload, payload.count, 0, address, socklen_t(MemoryLayout<sockaddr_un>.size)) == payload.count
-        }
-    }
-
     static let messageIDs = [
         "at_risk": "cf4039696c9c459e89e0e7f18de192c5", "freeze_used": "76f95083794c4232b790117a598a968a",
         "streak_broken": "f5195bfdfc6c4e19bb9006c1f3d9bff6", "freeze_refilled": "cf494c00cced4596850808f5f9c0456a",

@@ -1,4 +1,5 @@
 import Foundation
+import StreakTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -30,7 +31,7 @@ import Testing
 
     /// Writes entries, then waits until `log --user` shows all `total` entries of the user.
     static func write(_ entries: [[String]], user: String, total: Int, in s: Sandbox) throws {
-        for fields in entries { #expect(TestJournal.send(fields)) }
+        for fields in entries { #expect(Journal.send(fields)) }
         let deadline = ContinuousClock.now + .seconds(20)
         while try jsonLines(s.run(["log", "--user", user, "-o", "json"]).out).count < total {
             try #require(ContinuousClock.now < deadline, "\(user)'s entries never became readable")
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func jsonLinesCarryThePreviewKeysThenLogged() throws {
-        try TestJournal.ensureRunning()
+        try Journal.ensureRunning()
         let s = try Sandbox()
         let u = Self.user("json")
         let before = Self.wallClock
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func shortLinesShowNotificationsAndDeadDeliveries() throws {
-        try TestJournal.ensureRunning()
+        try Journal.ensureRunning()
         let s = try Sandbox()
         let u = Self.user("short")
         try Self.write(
@@ -101,7 +102,7 @@ import Testing
     }
 
     @Test func nTakesTheLastEntriesAndKindFilters() throws {
-        try TestJournal.ensureRunning()
+        try Journal.ensureRunning()
         let s = try Sandbox()
         let u = Self.user("n")
         let kinds = ["at_risk", "freeze_used", "streak_broken", "freeze_refilled", "at_risk"]
@@ -157,7 +158,7 @@ import Testing
     }
 
     @Test func sinceAndUntilTakeAbsoluteAndRelativeTimes() throws {
-        try TestJournal.ensureRunning()
+        try Journal.ensureRunning()
         let s = try Sandbox()
         let u = Self.user("window")
         try Self.write(
@@ -189,7 +190,7 @@ import Testing
     }
 
     @Test func followPrintsNewEntriesAndStopsOnSIGINT() throws {
-        try TestJournal.ensureRunning()
+        try Journal.ensureRunning()
         let s = try Sandbox()
         let u = Self.user("follow")
         try Self.write(
@@ -202,8 +203,8 @@ import Testing
         }
         try Self.waitFor(follower) { try streaksSoFar().count >= 10 }
         #expect(try streaksSoFar() == (2..<12).map { "old\($0)" })  // the last 10, as journalctl -f
-        #expect(TestJournal.send(TestJournal.notification("streak_broken", user: u, streak: "new1")))
-        #expect(TestJournal.send(TestJournal.notification("at_risk", user: u, streak: "new2")))
+        #expect(Journal.send(TestJournal.notification("streak_broken", user: u, streak: "new1")))
+        #expect(Journal.send(TestJournal.notification("at_risk", user: u, streak: "new2")))
         try Self.waitFor(follower) { try streaksSoFar().count >= 12 }
         #expect(try streaksSoFar().suffix(2) == ["new1", "new2"])
 
@@ -217,7 +218,7 @@ import Testing
     }
 
     @Test func followWithNZeroShowsOnlyNewEntriesAndStopsOnSIGTERM() throws {
-        try TestJournal.ensureRunning()
+        try Journal.ensureRunning()
         let s = try Sandbox()
         let u = Self.user("term")
         try Self.write([TestJournal.notification("freeze_refilled", user: u)], user: u, total: 1, in: s)
@@ -229,7 +230,7 @@ import Testing
             if !output().isEmpty { return true }
             sent += 1
             let dead = TestJournal.dead("streak_broken", user: u, sink: "hook:x", attempts: sent, error: "timed out")
-            #expect(TestJournal.send(dead))
+            #expect(Journal.send(dead))
             usleep(200_000)
             return false
         }
@@ -250,7 +251,7 @@ import Testing
 
     @Test(.enabled(if: getuid() == 0, "needs root to drop to nobody"))
     func aJournalThatCannotBeReadIsUnavailable() throws {
-        try TestJournal.ensureRunning()
+        try Journal.ensureRunning()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", streakdBinary, "log"]

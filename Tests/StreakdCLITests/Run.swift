@@ -1,33 +1,18 @@
 import Foundation
+import StreakTestKit
 import Testing
 
 /// What one run of the built `streakd` binary did.
-struct RunResult: CustomStringConvertible {
-    var code: Int32
-    var out: String
-    var err: String
-
-    var description: String { "exit \(code)\n--- stdout\n\(out)--- stderr\n\(err)" }
-}
-
-/// The package root: the first folder above this file that holds Package.swift.
-let packageRoot: URL = {
-    var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    while url.path != "/" {
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        url = url.deletingLastPathComponent()
-    }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-}()
+typealias RunResult = Outcome
 
 /// The built binary (`swift test` builds it: it is a product of the package).
-let streakdBinary = packageRoot.appendingPathComponent(".build/debug/streakd").path
+let streakdBinary = builtStreakd
 
 /// Runs the built binary with `args` (an argv array, never a shell) and a
 /// minimal environment plus `env`; `stdin` is fed to standard input (else /dev/null).
 func streakd(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) -> RunResult {
     guard FileManager.default.isExecutableFile(atPath: streakdBinary) else {
-        Issue.record("streakd is not built at \(streakdBinary); run `swift build` in \(packageRoot.path) first")
+        Issue.record("streakd is not built at \(streakdBinary); run `swift build` in \(packageRoot) first")
         return RunResult(code: -1, out: "", err: "")
     }
     let process = Process()
@@ -36,42 +21,6 @@ func streakd(_ args: [String], stdin: String? = nil, env: [String: String] = [:]
     process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"].merging(env) { $1 }
     let started = try! Spawned(process, stdin: stdin)
     return started.wait()
-}
-
-/// A started child whose output goes to temporary files (no pipe can fill up).
-final class Spawned {
-    let process: Process
-    let outURL: URL
-    let errURL: URL
-    let scratch: URL
-
-    init(_ process: Process, stdin: String?) throws {
-        self.process = process
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("streakd-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        outURL = scratch.appendingPathComponent("out")
-        errURL = scratch.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        if let stdin {
-            let inURL = scratch.appendingPathComponent("in")
-            try Data(stdin.utf8).write(to: inURL)
-            process.standardInput = try FileHandle(forReadingFrom: inURL)
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        try process.run()
-    }
-
-    func wait() -> RunResult {
-        process.waitUntilExit()
-        let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? "<stdout not UTF-8>"
-        let err = (try? String(contentsOf: errURL, encoding: .utf8)) ?? "<stderr not UTF-8>"
-        try? FileManager.default.removeItem(at: scratch)
-        return RunResult(code: process.terminationStatus, out: out, err: err)
-    }
 }
 
 /// The instant every test runs at unless it says otherwise: Saturday

@@ -1,4 +1,5 @@
 import Foundation
+import StreakTestKit
 import Testing
 
 /// `tick`, `preview` and `refill` as the built binary, on real SQLite files, with a real journald
@@ -8,7 +9,7 @@ struct TickCLITests {
     /// Users with 7 days of check-ins ending yesterday in Berlin; ids unique to this run, since
     /// the journal outlives it.
     func setUp(_ s: Sandbox, users n: Int = 1) throws -> [String] {
-        try startJournald()
+        try Journal.ensureRunning()
         let tag = String(UUID().uuidString.prefix(8)).lowercased()
         let ids = (0..<n).map { "t\(tag)-\($0)" }
         var lines: [String] = []
@@ -45,7 +46,7 @@ struct TickCLITests {
         )
         r = s.run(["tick", "-o", "json"])
         #expect(r.code == 0 && r.out == "", "\(r)")
-        let entries = try journalEntries(["STREAKD_USER=\(id)"], count: 1)
+        let entries = try Journal.entries(["STREAKD_USER=\(id)"], count: 1)
         #expect(entries.count == 1)
         let e = try #require(entries.first)
         #expect(e["MESSAGE_ID"] as? String == "cf4039696c9c459e89e0e7f18de192c5")
@@ -124,7 +125,7 @@ struct TickCLITests {
         #expect(r.err.contains("1 delivered, 0 failed, 0 dead, 1 retried; 0 pending"))
         let lines = try String(contentsOfFile: runs, encoding: .utf8).split(separator: "\n")
         #expect(lines == ["at_risk/\(id)/daily/2026-11-21", "at_risk/\(id)/daily/2026-11-21"])
-        #expect(try journalEntries(["STREAKD_USER=\(id)"], count: 1).count == 1)
+        #expect(try Journal.entries(["STREAKD_USER=\(id)"], count: 1).count == 1)
     }
 
     @Test func severalTicksAtOnceSendEveryReminderExactlyOnce() throws {
@@ -142,7 +143,7 @@ struct TickCLITests {
         #expect(sent == 40)
         let keys = try String(contentsOfFile: runs, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(keys.sorted() == ids.map { "at_risk/\($0)/daily/2026-11-21" }.sorted())
-        let entries = try journalEntries(ids.map { "STREAKD_USER=\($0)" }, count: 40)
+        let entries = try Journal.entries(ids.map { "STREAKD_USER=\($0)" }, count: 40)
         #expect(entries.count == 40)
         #expect(Set(entries.compactMap { $0["STREAKD_KEY"] as? String }).count == 40)
     }
@@ -159,7 +160,7 @@ struct TickCLITests {
         let slow = try hookConfig(s, hook, extra: "[journal]\nburst = 1\ninterval_seconds = 3600\n")
         s.now = "2026-11-21T19:00:00Z"
         let child = try s.spawn(["tick", "--config", slow])
-        _ = try journalEntries(ids.map { "STREAKD_USER=\($0)" }, count: 1)
+        _ = try Journal.entries(ids.map { "STREAKD_USER=\($0)" }, count: 1)
         Thread.sleep(forTimeInterval: 0.5)
         kill(child.process.processIdentifier, SIGKILL)
         _ = child.wait()
@@ -174,7 +175,7 @@ struct TickCLITests {
         #expect(r.err.contains("0 sent, 0 expired; \(left) delivered, 0 failed, 0 dead, \(left) retried; 0 pending"))
         let keys = try String(contentsOfFile: runs, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(keys.sorted() == ids.map { "at_risk/\($0)/daily/2026-11-21" }.sorted())
-        let entries = try journalEntries(ids.map { "STREAKD_USER=\($0)" }, count: 3)
+        let entries = try Journal.entries(ids.map { "STREAKD_USER=\($0)" }, count: 3)
         #expect(entries.compactMap { $0["STREAKD_KEY"] as? String }.sorted() == keys.sorted())
     }
 
@@ -191,7 +192,7 @@ struct TickCLITests {
             let r = s.run(["tick", "--config", config])
             #expect(r.code == (i < 4 ? 75 : 0), "\(r)")
         }
-        _ = try journalEntries(["STREAKD_USER=\(id)"], count: 2)
+        _ = try Journal.entries(["STREAKD_USER=\(id)"], count: 2)
         let log = s.run(["log", "--user", id, "-o", "json"])
         #expect(log.code == 0, "\(log)")
         let lines = try jsonLines(log.out)
@@ -226,7 +227,7 @@ struct TickCLITests {
                 "streakd: warning: desktop: no session bus: cannot connect to unix:path=\(missing): No such file or directory; its notifications are skipped\n"
             ), "\(r)")
         #expect(r.err.contains("1 sent, 0 expired; 1 delivered, 0 failed, 0 dead, 0 retried; 0 pending"))
-        #expect(try journalEntries(["STREAKD_USER=\(id)"], count: 1).count == 1)
+        #expect(try Journal.entries(["STREAKD_USER=\(id)"], count: 1).count == 1)
     }
 
     @Test func refillAddsAFreezeAndSaysSo() throws {
@@ -242,7 +243,7 @@ struct TickCLITests {
         r = s.run(["refill", "-o", "json"])
         #expect(r.out == "" && r.err == "refill at 2026-12-21T12:00:00Z: 0 refilled, 0 at the maximum, 1 not due\n")
         #expect(try s.statusObject(id)["freezes"] as? Int == 1)
-        let entries = try journalEntries(["STREAKD_USER=\(id)", "STREAKD_KIND=freeze_refilled"], count: 1)
+        let entries = try Journal.entries(["STREAKD_USER=\(id)", "STREAKD_KIND=freeze_refilled"], count: 1)
         #expect(entries.first?["MESSAGE"] as? String == "You have a new freeze for your streak: 1 freeze left.")
     }
 }

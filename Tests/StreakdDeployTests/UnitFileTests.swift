@@ -1,6 +1,7 @@
 import Foundation
 import StreakCore
 import StreakJobs
+import StreakTestKit
 import Testing
 
 /// The units under deploy/, checked by systemd's own tools as `make install` and

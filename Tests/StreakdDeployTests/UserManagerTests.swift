@@ -1,6 +1,7 @@
 import Foundation
 import StreakCore
 import StreakDelivery
+import StreakTestKit
 import Testing
 
 #if canImport(Glibc)
