@@ -5,6 +5,7 @@
 //   streakd (CLI wiring) -> StreakJobs -> StreakDelivery, StreakStore -> StreakCore (pure)
 // Only StreakDelivery imports the libsystemd C target (CSystemd); only StreakStore calls
 // SQLite's C API (GRDBSQLite, and CSQLiteConfig for process-wide settings), for its hot paths.
+// Only StreakPostgres calls libpq (CLibpq): connections, deadlines, COPY, migrations.
 import Foundation
 import PackageDescription
 
@@ -32,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CSQLiteConfig"),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "StreakDelivery", dependencies: ["StreakCore", "CSystemd"], swiftSettings: strict),
+        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "StreakPostgres", dependencies: ["StreakCore", "CLibpq"], swiftSettings: strict),
         .target(
             name: "StreakJobs",
             dependencies: [
