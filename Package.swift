@@ -55,6 +55,10 @@ let package = Package(
         .target(name: "TestJournald", path: "Tests/TestJournald", swiftSettings: strict),
         .testTarget(
             name: "StreakDeliveryTests", dependencies: ["StreakDelivery", "TestJournald"], swiftSettings: strict),
+        // A throwaway PostgreSQL cluster (scripts/pg-cluster) and a fresh database per test.
+        .target(name: "TestPostgres", path: "Tests/TestPostgres", swiftSettings: strict),
+        .testTarget(
+            name: "StreakPostgresTests", dependencies: ["StreakPostgres", "TestPostgres"], swiftSettings: strict),
         .testTarget(name: "StreakJobsTests", dependencies: ["StreakJobs"], swiftSettings: strict),
         .testTarget(name: "StreakdCLITests", dependencies: ["StreakCore", "TestJournald"], swiftSettings: strict),
         // deploy/ and the Makefile: systemd-analyze on the units, make install, a systemd --user run.
