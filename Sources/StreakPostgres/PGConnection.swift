@@ -83,10 +83,11 @@ public final class PGConnection {
         if PQstatus(conn) == CONNECTION_BAD { state = PGRES_POLLING_FAILED }
         while state != PGRES_POLLING_OK {
             if state == PGRES_POLLING_FAILED {
-                throw PGError(
-                    .unreachable,
-                    "cannot connect to PostgreSQL at \(url): \(trimmed(String(cString: PQerrorMessage(conn)))); "
-                        + "check that the server is running and the URL's host, port, user and database")
+                let reason = trimmed(String(cString: PQerrorMessage(conn)))
+                // libpq's own hint ("Is the server running …?") says it better when it gives one.
+                let check =
+                    reason.contains("Is the server running") ? "" : "; check the URL's host, port, user and database"
+                throw PGError(.unreachable, "cannot connect to PostgreSQL at \(url): \(reason)\(check)")
             }
             // The socket may change between calls (libpq tries each address of a host name).
             let fd = PQsocket(conn)

@@ -35,6 +35,13 @@ public struct PGParameters {
 
     public mutating func appendNull() { starts.append(-1) }
 
+    /// Empties the parameters but keeps their memory, for the next statement of a loop.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        starts.removeAll(keepingCapacity: true)
+        problem = nil
+    }
+
     /// Calls `body` with libpq's `paramValues`: one C string per value, nil for NULL.
     func withValuePointers<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
         bytes.withUnsafeBytes { buffer in

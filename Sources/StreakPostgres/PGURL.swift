@@ -82,9 +82,10 @@ public struct PGURL: Sendable, CustomStringConvertible {
     }
 }
 
-/// A libpq message without its trailing newline (libpq ends every message with one).
+/// A libpq message on one line, for logs and the journal: libpq ends every message with a
+/// newline, puts hints on their own tab-indented line, and one line per address it tried.
 func trimmed(_ message: String) -> String {
     var message = Substring(message)
     while let last = message.last, last == "\n" || last == " " { message = message.dropLast() }
-    return String(message)
+    return String(message.replacing("\n\t", with: ". ").replacing("\n", with: "; "))
 }
