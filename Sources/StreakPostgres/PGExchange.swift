@@ -76,7 +76,11 @@ extension PGConnection {
     /// Reads every result of the query in flight; throws the first error among them (after
     /// reading the rest, so the connection stays usable when the server keeps it).
     func answer(_ sql: String, _ deadline: Deadline) throws -> Answer {
-        let conn = try live()
+        // Not live(): the connection may have broken after the server's answer was read, and
+        // that answer (57P01, …) says more than "lost".
+        guard let conn = raw else {
+            throw closedBecause ?? PGError(.lost, "the connection to PostgreSQL at \(url) is closed")
+        }
         var last: PGResult?
         var failure: PGError?
         while true {
