@@ -86,7 +86,8 @@ public final class PGConnection {
                 let reason = trimmed(String(cString: PQerrorMessage(conn)))
                 // libpq's own hint ("Is the server running …?") says it better when it gives one.
                 let check =
-                    reason.contains("Is the server running") ? "" : "; check the URL's host, port, user and database"
+                    reason.firstRange(of: "Is the server running") != nil
+                    ? "" : "; check the URL's host, port, user and database"
                 throw PGError(.unreachable, "cannot connect to PostgreSQL at \(url): \(reason)\(check)")
             }
             // The socket may change between calls (libpq tries each address of a host name).

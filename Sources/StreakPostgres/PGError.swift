@@ -65,5 +65,5 @@ func sqlExcerpt(_ sql: String) -> String {
     let firstLine = sql.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? ""
     let trimmed = firstLine.drop { $0 == " " }
     let shown = trimmed.count > 100 ? trimmed.prefix(97) + "..." : trimmed
-    return String(shown) + (sql.contains("\n") && trimmed.count <= 100 ? " ..." : "")
+    return String(shown) + (sql.contains(Character("\n")) && trimmed.count <= 100 ? " ..." : "")
 }

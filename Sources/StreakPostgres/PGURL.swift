@@ -42,7 +42,7 @@ public struct PGURL: Sendable, CustomStringConvertible {
         }
         for (keyword, variable) in [("host", "PGHOST"), ("hostaddr", "PGHOSTADDR"), ("port", "PGPORT")] {
             let value = values[keyword] ?? getenv(variable).map { String(cString: $0) }
-            if let value, value.contains(",") {
+            if let value, value.contains(Character(",")) {
                 let origin = values[keyword] == nil ? "\(variable) (the environment)" : "the URL's \(keyword)"
                 throw PGError(
                     .badURL,
@@ -61,7 +61,7 @@ public struct PGURL: Sendable, CustomStringConvertible {
     /// Replaces the password (`user:secret@`, `?password=secret`) with `***`; percent-encoding is
     /// left as written.
     static func redacted(_ url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
+        guard let scheme = url.firstRange(of: "://") else { return url }
         var head = String(url[..<scheme.upperBound])
         var rest = Substring(url[scheme.upperBound...])
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
