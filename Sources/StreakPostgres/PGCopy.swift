@@ -106,7 +106,8 @@ extension PGConnection {
         let deadline = Deadline(after: timeout ?? settings.statementDeadline)
         try send(sql, deadline) { PQsendQuery($0, sql) }
         guard case .copyIn = try answer(sql, deadline) else {
-            throw PGError(.other, "the statement given to copy(_:) is not a COPY … FROM STDIN (in: \(sqlExcerpt(sql)))")
+            throw PGError(
+                .other, "the statement given to copy(_:) is not a COPY … FROM STDIN (in: \(sqlExcerpt(sql)))")
         }
         let conn = try live()
         var writer = PGCopyWriter(connection: self, conn: conn, sql: sql, deadline: deadline)

@@ -13,7 +13,10 @@ import Testing
     @Test func valuesRoundTrip() throws {
         let c = try freshConnection()
         let row = try c.query(
-            "SELECT $1::bigint, $2::bigint, $3::bigint, $4::text, $5::boolean, $6::boolean, $7::bytea, $8::bigint, $9::text",
+            """
+            SELECT $1::bigint, $2::bigint, $3::bigint, $4::text, $5::boolean, $6::boolean, $7::bytea,
+                $8::bigint, $9::text
+            """,
             Int64.max, Int64.min, -42, "héllo", true, false, [UInt8]([0, 1, 0x7f, 0x80, 0xff]), Int64?.none,
             String?.none
         )[0]

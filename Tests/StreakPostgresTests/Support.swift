@@ -7,8 +7,10 @@ import Testing
 /// the suites are skipped with this reason.
 let needsPostgres = ConditionTrait.enabled(
     if: TestPostgres.isAvailable,
-    "PostgreSQL 15 is not installed (/usr/lib/postgresql/15/bin/postgres) and STREAKD_TEST_PG_URL is not set; scripts/install-deps installs it"
-)
+    """
+    PostgreSQL 15 is not installed (/usr/lib/postgresql/15/bin/postgres) and STREAKD_TEST_PG_URL \
+    is not set; scripts/install-deps installs it
+    """)
 
 /// Tests that stop, pause or restart a server start one of their own.
 let needsOwnCluster = ConditionTrait.enabled(
