@@ -6,7 +6,8 @@
 //   streakd (CLI wiring) -> StreakJobs -> StreakDelivery, StreakStore -> StreakCore (pure)
 //   streakd -> StreakSQLite (an engine behind StreakStore's roles) -> StreakStore
 // Only StreakDelivery imports the libsystemd C target (CSystemd); only StreakSQLite calls
-// SQLite (GRDB, its C API for the hot paths, and CSQLiteConfig for process-wide settings).
+// SQLite (GRDB, its C API for the hot paths, and CSQLiteConfig for process-wide settings);
+// only StreakPostgres calls libpq (CLibpq): connections, deadlines, COPY, migrations.
 import Foundation
 import PackageDescription
 
@@ -36,6 +37,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .systemLibrary(name: "CSQLiteConfig"),
+        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "StreakPostgres", dependencies: ["StreakCore", "CLibpq"], swiftSettings: strict),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "StreakDelivery", dependencies: ["StreakCore", "CSystemd"], swiftSettings: strict),
         .target(
@@ -56,7 +59,8 @@ let package = Package(
             swiftSettings: strict),
 
         // Twins and helpers the test targets share: a standalone systemd-journald, journal
-        // readers, process runners, scratch folders, the in-memory sink.
+        // readers, process runners, scratch folders, the in-memory sink, a throwaway PostgreSQL
+        // cluster (scripts/pg-cluster) with a fresh database per test.
         .target(
             name: "StreakTestKit",
             dependencies: ["StreakCore", "StreakStore", "StreakSQLite", "StreakDelivery", "StreakJobs"],
@@ -79,6 +83,9 @@ let package = Package(
                 "StreakCore", "StreakStore", "StreakSQLite", "StreakDelivery", "StreakJobs", "StreakTestKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "StreakPostgresTests", dependencies: ["StreakCore", "StreakPostgres", "StreakTestKit"],
             swiftSettings: strict),
         .testTarget(name: "StreakdCLITests", dependencies: ["StreakCore", "StreakTestKit"], swiftSettings: strict),
         // deploy/ and the Makefile: systemd-analyze on the units, make install, a systemd --user run.

@@ -1,0 +1,175 @@
+import CLibpq
+
+/// Rows for `COPY … FROM STDIN` in text format. Fields are escaped as COPY requires (backslash,
+/// tab, newline, carriage return); rows are sent in chunks of `chunkSize` bytes as they are made,
+/// each chunk handed to the kernel before the next is built, so memory does not grow with the
+/// number of rows.
+public struct PGCopyWriter {
+    static let chunkSize = 256 * 1024
+
+    let connection: PGConnection
+    let conn: OpaquePointer
+    let sql: String
+    let deadline: Deadline
+    var buffer: [UInt8] = []
+    var scratch: [UInt8] = []
+    var fieldsInRow = 0
+    var problem: String?
+    /// Rows ended so far.
+    public private(set) var rowCount = 0
+
+    init(connection: PGConnection, conn: OpaquePointer, sql: String, deadline: Deadline) {
+        self.connection = connection
+        self.conn = conn
+        self.sql = sql
+        self.deadline = deadline
+        buffer.reserveCapacity(Self.chunkSize + 4096)
+    }
+
+    public mutating func append(_ value: Int64) {
+        separate()
+        appendDecimal(value, to: &buffer)
+    }
+
+    public mutating func append(_ value: String) {
+        separate()
+        escape(value.utf8)
+    }
+
+    /// Any parameter type in its text form (`[UInt8]` as bytea, arrays as array literals, nil as NULL).
+    public mutating func append<T: PGEncodable>(_ value: T) {
+        separate()
+        scratch.removeAll(keepingCapacity: true)
+        if value.appendPGText(to: &scratch) {
+            escape(scratch)
+        } else {
+            buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
+        }
+    }
+
+    public mutating func appendNull() {
+        separate()
+        buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
+    }
+
+    /// Ends the row; sends a chunk when one is full.
+    public mutating func endRow() throws {
+        if let problem {
+            throw PGError(.other, "row \(rowCount + 1) of the COPY \(problem) (in: \(sqlExcerpt(sql)))")
+        }
+        buffer.append(UInt8(ascii: "\n"))
+        fieldsInRow = 0
+        rowCount += 1
+        if buffer.count >= Self.chunkSize { try flush() }
+    }
+
+    /// Hands what is buffered to libpq and the kernel.
+    mutating func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try connection.putCopyData(conn, buffer, sql, deadline)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func separate() {
+        if fieldsInRow > 0 { buffer.append(UInt8(ascii: "\t")) }
+        fieldsInRow += 1
+    }
+
+    private mutating func escape<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\\"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0:
+                if problem == nil {
+                    problem = "field \(fieldsInRow) contains a NUL byte, which PostgreSQL text cannot hold"
+                }
+            default: buffer.append(byte)
+            }
+        }
+    }
+}
+
+extension PGConnection {
+    /// Runs `COPY table (columns) FROM STDIN` (text format) with the rows `rows` writes; returns
+    /// the number of rows copied. When `rows` throws, the COPY is aborted (the server discards
+    /// every row of it) and that error is rethrown; the connection stays usable.
+    ///
+    /// The whole COPY must finish within `timeout`; so must it within the server's
+    /// `statement_timeout`, which a large import raises first (`SET LOCAL statement_timeout`).
+    @discardableResult
+    public func copy(_ sql: String, timeout: Duration? = nil, rows: (inout PGCopyWriter) throws -> Void) throws
+        -> Int
+    {
+        let deadline = Deadline(after: timeout ?? settings.statementDeadline)
+        try send(sql, deadline) { PQsendQuery($0, sql) }
+        guard case .copyIn = try answer(sql, deadline) else {
+            throw PGError(
+                .other, "the statement given to copy(_:) is not a COPY … FROM STDIN (in: \(sqlExcerpt(sql)))")
+        }
+        let conn = try live()
+        var writer = PGCopyWriter(connection: self, conn: conn, sql: sql, deadline: deadline)
+        do {
+            try rows(&writer)
+            try writer.flush()
+        } catch {
+            abortCopy(error, sql, deadline)
+            throw error
+        }
+        try endCopy(conn, nil, sql, deadline)
+        guard case .done(let result) = try answer(sql, deadline), let result else {
+            throw PGError(.other, "PostgreSQL did not answer the end of a COPY (in: \(sqlExcerpt(sql)))")
+        }
+        return result.affectedRows
+    }
+
+    /// Queues one chunk of COPY data and waits until the kernel has taken it, so libpq's buffer
+    /// does not grow with a server slower than the rows.
+    func putCopyData(_ conn: OpaquePointer, _ data: [UInt8], _ sql: String, _ deadline: Deadline) throws {
+        while true {
+            let queued = data.withUnsafeBytes { bytes in
+                PQputCopyData(conn, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+            }
+            if queued == 1 { break }
+            if queued < 0 { throw copyFailed(conn, sql, deadline) }
+            try waitForServer(conn, Int16(POLLIN | POLLOUT), sql, deadline)
+        }
+        try flush(conn, sql, deadline)
+    }
+
+    /// Sends the end of the COPY: success (nil) or an abort with `reason`.
+    func endCopy(_ conn: OpaquePointer, _ reason: String?, _ sql: String, _ deadline: Deadline) throws {
+        while true {
+            let sent = PQputCopyEnd(conn, reason)
+            if sent == 1 { break }
+            if sent < 0 { throw copyFailed(conn, sql, deadline) }
+            try waitForServer(conn, Int16(POLLIN | POLLOUT), sql, deadline)
+        }
+        try flush(conn, sql, deadline)
+    }
+
+    /// libpq refused COPY data: the server ended the COPY with an error, or the connection broke.
+    private func copyFailed(_ conn: OpaquePointer, _ sql: String, _ deadline: Deadline) -> any Error {
+        if PQstatus(conn) != CONNECTION_OK { return dropLost(conn, "during \(sqlExcerpt(sql))") }
+        do {
+            _ = try answer(sql, deadline)
+            return PGError(.other, "PostgreSQL ended a COPY early without saying why (in: \(sqlExcerpt(sql)))")
+        } catch {
+            return error
+        }
+    }
+
+    /// Tells the server to discard the COPY, and reads its answer (the error it reports for it).
+    private func abortCopy(_ error: any Error, _ sql: String, _ deadline: Deadline) {
+        guard let conn = raw, PQstatus(conn) == CONNECTION_OK else { return }
+        do {
+            try endCopy(conn, "streakd stopped the COPY: \(error)", sql, deadline)
+            _ = try answer(sql, deadline)
+        } catch {
+            // Expected: the server reports the aborted COPY as an error. A lost connection was
+            // dropped; the caller's error is the one that matters.
+        }
+    }
+}
