@@ -194,6 +194,8 @@ final class SQLiteUserImport: UserImport {
     let update: RawStatement
     let reschedule: RawStatement
     let zoneChange: RawStatement
+    var added = 0
+    var updated = 0
 
     init(db: Database, at: Instant) throws {
         self.at = at.seconds
@@ -212,7 +214,14 @@ final class SQLiteUserImport: UserImport {
             """)
     }
 
-    func put(_ user: User) throws -> Bool {
+    func put(_ user: User) throws {
+        if try add(user) { added += 1 } else { updated += 1 }
+    }
+
+    func finish() throws -> (added: Int, updated: Int) { (added, updated) }
+
+    /// True when added.
+    private func add(_ user: User) throws -> Bool {
         var (id, zone) = (user.id, user.zone)
         return try id.withUTF8 { id in
             try zone.withUTF8 { zone in

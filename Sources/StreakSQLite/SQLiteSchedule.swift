@@ -104,6 +104,10 @@ extension SQLiteAccess {
         try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
     }
 
+    func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?] {
+        try streaks.map { try dueHistory(of: $0) }
+    }
+
     func dueHistory(of streak: DueStreak) throws -> DueHistory? {
         // The packed history stands for the tables while the version is unchanged; found by the
         // streak's row with its user in one lookup, else by the ids.

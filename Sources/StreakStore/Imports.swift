@@ -45,8 +45,13 @@ extension CheckinImport {
     }
 }
 
-/// Users added or updated one at a time inside one write transaction (`user import`).
+/// Users added or updated one at a time inside one write transaction (`user import`); each id
+/// at most once.
 public protocol UserImport: AnyObject {
-    /// Adds the user, or updates them as `updateUser` does when the id is taken; true when added.
-    func put(_ user: User) throws -> Bool
+    /// Adds the user, or updates them as `updateUser` does when the id is taken (perhaps later,
+    /// in a batch).
+    func put(_ user: User) throws
+    /// After the last `put`: stores what waits; answers how many users were added, and how many
+    /// were there already (changed or not).
+    func finish() throws -> (added: Int, updated: Int)
 }

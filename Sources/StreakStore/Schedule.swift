@@ -8,8 +8,9 @@ public protocol ScheduleReading {
     /// The streaks whose next run is due by `through`, or that changed since a run last handled
     /// them; `nil`: every streak. Each streak once, at its newest version, sorted by user and streak.
     func dueStreaks(through: Instant?) throws -> DueList
-    /// What a run reads to plan a due streak, as of this snapshot; nil when its user is gone.
-    func dueHistory(of streak: DueStreak) throws -> DueHistory?
+    /// What a run reads to plan due streaks, as of this snapshot, in their order; nil where the
+    /// user is gone.
+    func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?]
 }
 
 public protocol ScheduleWriting {

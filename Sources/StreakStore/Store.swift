@@ -15,11 +15,15 @@ public protocol Store: Sendable {
     /// A read on a connection of its own, which may run on another thread while this process
     /// writes on its own: a snapshot of what was committed when it began.
     func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T
+    /// The store's own clock, when it has one (a database server's): every host that shares the
+    /// store then decides by the same "now". Nil: the store lives on this host, whose clock is its.
+    func clock() throws -> Instant?
 }
 
 extension Store {
     public func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T { try write(.ordinary, body) }
     public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T { try read(body) }
+    public func clock() throws -> Instant? { nil }
 }
 
 /// Which checks of a write the caller makes itself.

@@ -152,16 +152,15 @@ import Testing
         let later = t0 + 3600
         let (added, updated) = try store.write { w -> (Int, Int) in
             let bulk = try w.userImport(at: later)
-            var added = 0
             for u in [
                 User(id: "u1", zone: "UTC"),  // unchanged
                 User(id: "u2", zone: "UTC", remindAt: 3600),  // reminder only
                 User(id: "u3", zone: "Asia/Tokyo", remind: false),  // zone
                 User(id: "new", zone: "Europe/Berlin"),
-            ] where try bulk.put(u) {
-                added += 1
+            ] {
+                try bulk.put(u)
             }
-            return (added, 3)
+            return try bulk.finish()
         }
         #expect(added == 1 && updated == 3)
         try store.read { (r: any StoreReader) throws in

@@ -62,8 +62,6 @@ extension Context {
         let (added, updated) = try store.write { w -> (Int, Int) in
             let bulk = try w.userImport(at: now)
             var seen = ByteTable()  // user ids and the lines they are on
-            var added = 0
-            var updated = 0
             while let line = try file.nextRecord() {
                 do {
                     if let why = line.problem { throw FieldProblem(field: "", message: why) }
@@ -73,7 +71,7 @@ extension Context {
                             field: "user", message: "\(quoted(user.id)) appears already on line \(first)")
                     }
                     guard problems.count == 0 else { continue }  // it will all roll back: only check the rest
-                    if try bulk.put(user) { added += 1 } else { updated += 1 }
+                    try bulk.put(user)
                 } catch let p as FieldProblem {
                     problems.add(line: line.number, p)
                 }
@@ -84,7 +82,7 @@ extension Context {
                         + "\n\(problems.count) invalid record\(problems.count == 1 ? "" : "s"); no user was added or changed"
                 )
             }
-            return (added, updated)
+            return try bulk.finish()
         }
         printer.record(
             .object([("added", .int(added)), ("updated", .int(updated))]),

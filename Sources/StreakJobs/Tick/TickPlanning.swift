@@ -26,18 +26,22 @@ extension Context {
         var plan = TickPlan()
         var epochs: [String: [SettingsEpoch]] = [:]
         let reminders = ReminderPolicy(days: config.reminderDays)
-        for d in batch {
-            guard let read = try reader.dueHistory(of: d) else { continue }
+        let streaks = Array(batch)
+        for (d, read) in zip(streaks, try reader.dueHistories(of: streaks)) {
+            guard let read else { continue }
             if epochs[d.streak] == nil { epochs[d.streak] = try reader.settingsEpochs(of: d.streak) }
             let found = try planStreak(
                 d, read, epochs: epochs[d.streak]!, reminders: reminders, everySettlement: everySettlement)
-            let recorded =
-                found.notices.isEmpty || !checkLedger
-                ? [:] : try reader.ledgerStates(keys: found.notices.map(\.notification.key))
-            let kept = found.notices.filter { recorded[$0.notification.key] == nil }
-            plan.notices += kept
-            plan.of += repeatElement(plan.runs.count, count: kept.count)
+            plan.notices += found.notices
+            plan.of += repeatElement(plan.runs.count, count: found.notices.count)
             plan.runs.append(found.run)
+        }
+        // The keys the ledger has, asked for the whole batch at once.
+        if checkLedger && !plan.notices.isEmpty {
+            let recorded = try reader.ledgerStates(keys: plan.notices.map(\.notification.key))
+            let kept = plan.notices.indices.filter { recorded[plan.notices[$0].notification.key] == nil }
+            plan.notices = kept.map { plan.notices[$0] }
+            plan.of = kept.map { plan.of[$0] }
         }
         return plan
     }
