@@ -38,7 +38,7 @@ let package = Package(
             swiftSettings: strict),
         .systemLibrary(name: "CSQLiteConfig"),
         .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .target(name: "StreakPostgres", dependencies: ["StreakCore", "CLibpq"], swiftSettings: strict),
+        .target(name: "StreakPostgres", dependencies: ["StreakCore", "StreakStore", "CLibpq"], swiftSettings: strict),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "StreakDelivery", dependencies: ["StreakCore", "CSystemd"], swiftSettings: strict),
         .target(
@@ -52,7 +52,7 @@ let package = Package(
         .executableTarget(
             name: "streakd",
             dependencies: [
-                "StreakCore", "StreakStore", "StreakSQLite", "StreakJobs", "CMalloc",
+                "StreakCore", "StreakStore", "StreakSQLite", "StreakPostgres", "StreakJobs", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -47,6 +47,12 @@ public struct PGCopyWriter {
         }
     }
 
+    /// UTF-8 text given as bytes, read during the call only.
+    public mutating func append(text: UnsafeBufferPointer<UInt8>) {
+        separate()
+        escape(text)
+    }
+
     public mutating func appendNull() {
         separate()
         buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
@@ -162,7 +168,7 @@ extension PGConnection {
     }
 
     /// Tells the server to discard the COPY, and reads its answer (the error it reports for it).
-    private func abortCopy(_ error: any Error, _ sql: String, _ deadline: Deadline) {
+    func abortCopy(_ error: any Error, _ sql: String, _ deadline: Deadline) {
         guard let conn = raw, PQstatus(conn) == CONNECTION_OK else { return }
         do {
             try endCopy(conn, "streakd stopped the COPY: \(error)", sql, deadline)
@@ -171,5 +177,62 @@ extension PGConnection {
             // Expected: the server reports the aborted COPY as an error. A lost connection was
             // dropped; the caller's error is the one that matters.
         }
+    }
+}
+
+/// A COPY … FROM STDIN left open while the caller produces rows at its own pace (an import that
+/// reads its file a record at a time): `startCopy`, then `writer` for each row, then `finish` or
+/// `abort`. Nothing else may run on the connection meanwhile.
+public final class PGCopyStream {
+    public var writer: PGCopyWriter
+    let connection: PGConnection
+    private var open = true
+
+    init(connection: PGConnection, writer: PGCopyWriter) {
+        self.connection = connection
+        self.writer = writer
+    }
+
+    /// Sends what is left and ends the COPY; answers the rows copied.
+    public func finish() throws -> Int {
+        guard open else { throw PGError(.other, "this COPY has ended already") }
+        open = false
+        let (conn, sql, deadline) = (writer.conn, writer.sql, writer.deadline)
+        do {
+            try writer.flush()
+        } catch {
+            connection.abortCopy(error, sql, deadline)
+            throw error
+        }
+        try connection.endCopy(conn, nil, sql, deadline)
+        guard case .done(let result) = try connection.answer(sql, deadline), let result else {
+            throw PGError(.other, "PostgreSQL did not answer the end of a COPY (in: \(sqlExcerpt(sql)))")
+        }
+        return result.affectedRows
+    }
+
+    /// Tells the server to discard every row of the COPY; the connection stays usable.
+    public func abort(_ reason: any Error) {
+        guard open else { return }
+        open = false
+        connection.abortCopy(reason, writer.sql, writer.deadline)
+    }
+
+    deinit { abort(PGError(.other, "the COPY was left unfinished")) }
+}
+
+extension PGConnection {
+    /// Starts `COPY table (columns) FROM STDIN` (text format) for rows written later through the
+    /// stream's `writer`; the whole COPY must end within `timeout`.
+    public func startCopy(_ sql: String, timeout: Duration) throws -> PGCopyStream {
+        let deadline = Deadline(after: timeout)
+        try send(sql, deadline) { PQsendQuery($0, sql) }
+        guard case .copyIn = try answer(sql, deadline) else {
+            throw PGError(
+                .other, "the statement given to startCopy(_:) is not a COPY … FROM STDIN (in: \(sqlExcerpt(sql)))")
+        }
+        let conn = try live()
+        return PGCopyStream(
+            connection: self, writer: PGCopyWriter(connection: self, conn: conn, sql: sql, deadline: deadline))
     }
 }

@@ -1,19 +1,8 @@
 import StreakCore
+import StreakStore
 
-/// A notification key's parts, as the ledger's unique index holds them: "kind/user/streak/date"
-/// (user and streak ids hold no '/'), looked up by (local date, kind, user, streak).
-struct LedgerKey: Equatable {
-    var localDate: LocalDate
-    var kind: Substring
-    var user: Substring
-    var streak: Substring
-
-    init?(_ key: String) {
-        let parts = key.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, let date = LocalDate(parts[3]) else { return nil }
-        (kind, user, streak, localDate) = (parts[0], parts[1], parts[2], date)
-    }
-
+/// The ledger's unique index holds a key's parts: looked up by (local date, kind, user, streak).
+extension LedgerKey {
     /// The condition on the notifications table, its four parameters numbered from `first`.
     static func match(from first: Int) -> String {
         "local_date = ?\(first) AND kind = ?\(first + 1) AND user_id = ?\(first + 2) AND streak = ?\(first + 3)"

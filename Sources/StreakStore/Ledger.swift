@@ -46,6 +46,21 @@ extension LedgerWriting {
     }
 }
 
+/// A notification key's parts, as ledgers index them: "kind/user/streak/date" (user and streak
+/// ids hold no '/').
+public struct LedgerKey: Equatable, Sendable {
+    public var localDate: LocalDate
+    public var kind: Substring
+    public var user: Substring
+    public var streak: Substring
+
+    public init?(_ key: String) {
+        let parts = key.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 4, let date = LocalDate(parts[3]) else { return nil }
+        (kind, user, streak, localDate) = (parts[0], parts[1], parts[2], date)
+    }
+}
+
 /// A notification to record, and the sinks it goes to.
 public struct NewRecord: Sendable {
     public var notification: Notification

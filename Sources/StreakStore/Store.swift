@@ -64,6 +64,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case busy
         /// Its contents are damaged (74).
         case damaged
+        /// There is none where it was looked for, and the command creates none (66).
+        case missing
     }
 
     public var kind: Kind

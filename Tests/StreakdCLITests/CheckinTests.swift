@@ -206,9 +206,12 @@ struct CheckinTests {
     }
 }
 
-/// A check-in's stored metadata, read back with the sqlite3 tool (no command
+/// A check-in's stored metadata, read back with the sqlite3 tool or psql (no command
 /// prints it); nil when the host has no sqlite3.
 func storedMeta(_ s: Sandbox, event: String) throws -> String? {
+    if TestStore.postgres {
+        return try TestPostgres.psql(s.store, "SELECT meta FROM checkins WHERE event_id = '\(event)'") + "\n"
+    }
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else { return nil }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")

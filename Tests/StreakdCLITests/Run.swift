@@ -27,6 +27,13 @@ func streakd(_ args: [String], stdin: String? = nil, env: [String: String] = [:]
 /// 2026-11-21, 12:00 in Europe/Berlin.
 let fixedNow = "2026-11-21T11:00:00Z"
 
+/// Which store the command tests run on: a SQLite file, or with `STREAKD_TEST_STORE=postgres`
+/// (scripts/test's second pass) a fresh PostgreSQL database per sandbox (SPEC §7: same behaviour,
+/// same tests).
+enum TestStore {
+    static let postgres = ProcessInfo.processInfo.environment["STREAKD_TEST_STORE"] == "postgres"
+}
+
 /// A fresh temporary directory with its own store, HOME and XDG folders.
 final class Sandbox {
     let dir: URL
@@ -36,7 +43,7 @@ final class Sandbox {
     init() throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("streakd-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        store = dir.appendingPathComponent("s.sqlite").path
+        store = TestStore.postgres ? try TestPostgres.freshDatabase() : dir.appendingPathComponent("s.sqlite").path
     }
 
     deinit { try? FileManager.default.removeItem(at: dir) }

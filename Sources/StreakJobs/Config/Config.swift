@@ -18,6 +18,9 @@ public struct Config: Equatable, Sendable {
     /// Journal pacing (`[journal]`): entries per interval (0: no pacing) and the interval in seconds.
     public var journalBurst = 9_500
     public var journalInterval = 30
+    /// A run's lease on its deliveries (`[runs] lease_seconds`), before its longest hook time-out
+    /// is added: how long after its last heartbeat another run may take them over.
+    public var leaseSeconds = 300
     /// Settings by streak id; others use the defaults.
     public var streaks: [String: StreakSettings] = [:]
     /// Badges, XP and levels (`[[badges]]`, `[xp]`, `[levels]`).
@@ -48,6 +51,7 @@ public struct Config: Equatable, Sendable {
         if let maxLate { lines.append("max_late = \"\(DurationText.text(maxLate))\"") }
         lines += ["", "[desktop]", "users = [\(desktopUsers.map { JSON.string($0).text }.joined(separator: ", "))]"]
         lines += ["", "[journal]", "burst = \(journalBurst)", "interval_seconds = \(journalInterval)"]
+        lines += ["", "[runs]", "lease_seconds = \(leaseSeconds)"]
         for id in streaks.keys.sorted() {
             let s = streaks[id]!
             lines += ["", "[streaks.\(id)]", "goal = \(s.goal)", "leeway_hours = \(s.leewayHours)"]
@@ -109,6 +113,7 @@ public struct Config: Equatable, Sendable {
                     })
             ),
             ("journal", .object([("burst", .int(journalBurst)), ("interval_seconds", .int(journalInterval))])),
+            ("runs", .object([("lease_seconds", .int(leaseSeconds))])),
             ("streaks", .object(streakItems)),
             ("xp", xpJSON), ("levels", levelsJSON), ("badges", badgesJSON),
         ])

@@ -3,7 +3,7 @@ import StreakCore
 import StreakDelivery
 import TOMLKit
 
-/// The delivery sections of `streakd.toml`: `[desktop]`, `[[hooks]]` and `[journal]`.
+/// The delivery sections of `streakd.toml`: `[desktop]`, `[[hooks]]`, `[journal]` and `[runs]`.
 extension ConfigLoader {
     static let hookNameRule = "1 to 32 characters of a-z, 0-9, '_' and '-'"
 
@@ -22,6 +22,11 @@ extension ConfigLoader {
             config.journalBurst = try reader.int(t, "burst", in: "journal", range: 0...1_000_000) ?? config.journalBurst
             config.journalInterval =
                 try reader.int(t, "interval_seconds", in: "journal", range: 1...3600) ?? config.journalInterval
+        }
+        if let t = try reader.table(table, "runs", in: "") {
+            try reader.keys(t, in: "runs", allowed: ["lease_seconds"])
+            config.leaseSeconds =
+                try reader.int(t, "lease_seconds", in: "runs", range: 5...86_400) ?? config.leaseSeconds
         }
         guard let value = table["hooks"] else { return }
         guard let array = value.array, value.type == .array else {

@@ -31,7 +31,7 @@ public enum ConfigLoader {
         }
         let reader = TableReader(file: file, text: text)
         var config = Config()
-        let sections = ["import", "freeze", "reminders", "desktop", "hooks", "journal", "streaks"]
+        let sections = ["import", "freeze", "reminders", "desktop", "hooks", "journal", "runs", "streaks"]
         try reader.keys(table, in: "", allowed: sections + ["xp", "levels", "badges"])
         if let t = try reader.table(table, "import", in: "") {
             try reader.keys(t, in: "import", allowed: ["backfill_days"])

@@ -70,7 +70,8 @@ final class Dispatcher: Sendable {
         self.delivery = delivery
         self.owner = owner
         self.handOver = handOver
-        lease = Lease(store: context.store, run: owner, hookTimeout: delivery.longestTimeout)
+        lease = Lease(
+            store: context.store, run: owner, base: context.config.leaseSeconds, hookTimeout: delivery.longestTimeout)
         lanes = delivery.sinks.map { Lane(sink: $0) }
     }
 

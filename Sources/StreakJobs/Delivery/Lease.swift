@@ -3,16 +3,20 @@ import StreakStore
 import Synchronization
 
 /// A run's lease on the deliveries it owns (docs/RULES.md, "Leases"): registered in the store with
-/// the run's first delivery, kept alive by a heartbeat every 30 seconds, measured on the store's clock.
-/// Another run may take the deliveries over once the lease has run out; this run stops starting
-/// deliveries before that can happen (it fences itself): when its last good heartbeat is older
-/// than the lease less a margin, or the store says its registration is gone.
+/// the run's first delivery, kept alive by a heartbeat every tenth of its base (30 s at the default
+/// 300 s), measured on the store's clock. Another run may take the deliveries over once the lease
+/// has run out; this run stops starting deliveries before that can happen (it fences itself): once
+/// its last good heartbeat is older than four fifths of the base (the rest, and the hook time-out
+/// added to the lease, cover a delivery already started), or the store says its registration is gone.
 final class Lease: Sendable {
     let store: any Store
     let run: String
-    /// Seconds: five minutes, plus the longest a delivery may take.
+    /// Seconds: the configured base, plus the longest a delivery may take.
     let seconds: Int64
-    static let margin = Duration.seconds(60)
+    /// Milliseconds between heartbeats, and how old the last may be before the run stops starting
+    /// deliveries.
+    let beat: Int
+    let fence: Duration
     private let state = Mutex(State())
     /// Made with the registration (a dispatch source must not be released unstarted).
     private let timer = Mutex<(any DispatchSourceTimer)?>(nil)
@@ -24,10 +28,12 @@ final class Lease: Sendable {
         var ended = false
     }
 
-    init(store: any Store, run: String, hookTimeout: Double) {
+    init(store: any Store, run: String, base: Int, hookTimeout: Double) {
         self.store = store
         self.run = run
-        seconds = 300 + Int64(hookTimeout.rounded(.up))
+        seconds = Int64(base) + Int64(hookTimeout.rounded(.up))
+        beat = min(30_000, base * 100)
+        fence = .milliseconds(base * 800)
     }
 
     /// Registers the run in the caller's transaction, the first time only; starts the heartbeat.
@@ -41,7 +47,7 @@ final class Lease: Sendable {
         state.withLock { $0.lastBeat = ContinuousClock.now }
         timer.withLock { timer in
             let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "streakd.heartbeat"))
-            source.schedule(deadline: .now() + .seconds(30), repeating: .seconds(30))
+            source.schedule(deadline: .now() + .milliseconds(beat), repeating: .milliseconds(beat))
             source.setEventHandler { [self] in beatOnce() }
             source.resume()
             timer = source
@@ -62,7 +68,7 @@ final class Lease: Sendable {
     var valid: Bool {
         state.withLock { s in
             guard s.registered else { return true }
-            return !s.fenced && ContinuousClock.now - s.lastBeat < .seconds(seconds) - Self.margin
+            return !s.fenced && ContinuousClock.now - s.lastBeat < fence
         }
     }
 

@@ -80,7 +80,7 @@ extension Context {
         c.desktopUsers = []
         c.hooks = []
         guard case .object(let items) = c.json else { return c.json.text }
-        return JSON.object(items.filter { !["xp", "levels", "badges"].contains($0.0) }).text
+        return JSON.object(items.filter { !["xp", "levels", "badges", "runs"].contains($0.0) }).text
     }
 }
 

@@ -1,0 +1,171 @@
+import StreakCore
+import StreakStore
+
+/// The delivery ledger, the runs delivering it, and small settings, in PostgreSQL. Leases are
+/// measured on the server's clock (`statement_timestamp()`), never a host's.
+extension PGAccess {
+    func ledgerStates(keys: [String]) throws -> [String: LedgerState] {
+        let parts = keys.compactMap { key in LedgerKey(key).map { (key, $0) } }
+        guard !parts.isEmpty else { return [:] }
+        var result: [String: LedgerState] = [:]
+        for r in try pg.query(
+            """
+            SELECT v.key, n.state FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[])
+                AS v(key, d, k, u, s)
+            JOIN notifications n ON n.local_date = v.d AND n.kind = v.k AND n.user_id = v.u AND n.streak = v.s
+            """, parts.map(\.0), parts.map { $0.1.localDate.day }, parts.map { String($0.1.kind) },
+            parts.map { String($0.1.user) }, parts.map { String($0.1.streak) }
+        ).rows {
+            result[try r.string(0)] = LedgerState(rawValue: try r.string(1))
+        }
+        return result
+    }
+
+    static let notificationColumns =
+        "n.id, n.kind, n.user_id, n.streak, n.local_date, n.due, n.timezone, n.local_due, n.streak_length, n.message"
+
+    func pendingDeliveries() throws -> [PendingDelivery] {
+        try pg.query(
+            """
+            SELECT \(Self.notificationColumns), d.sink, d.attempts, d.last_attempt, d.owner
+            FROM deliveries d JOIN notifications n ON n.id = d.notification
+            WHERE d.state = 'pending' ORDER BY n.due, n.key COLLATE "C", d.sink COLLATE "C"
+            """
+        ).rows.map { r in
+            PendingDelivery(
+                id: try r.get(0), notification: try Self.notification(r), sink: try r.string(10),
+                attempts: try r.get(11), lastAttempt: try r.get(12), owner: try r.get(13))
+        }
+    }
+
+    /// A recorded notification from `notificationColumns`; a kind this streakd does not know (a
+    /// newer one wrote it) is an error.
+    static func notification(_ r: PGRow) throws -> Notification {
+        let name = try r.string(1)
+        guard let kind = NotificationKind(rawValue: name) else {
+            throw StoreError(
+                .damaged,
+                "the ledger holds notification \(try r.get(0, as: Int64.self)) of an unknown kind \"\(name)\" (written by a newer streakd?)"
+            )
+        }
+        return Notification(
+            kind: kind, user: try r.string(2), streak: try r.string(3), localDate: LocalDate(day: try r.get(4)),
+            due: try r.get(5), timezone: try r.string(6), localDue: try r.string(7), streakLength: try r.get(8),
+            message: try r.string(9))
+    }
+
+    func deliveryStates(key: String) throws -> [String: DeliveryState] {
+        guard let k = LedgerKey(key) else { return [:] }
+        var result: [String: DeliveryState] = [:]
+        for r in try pg.query(
+            """
+            SELECT d.sink, d.state FROM deliveries d JOIN notifications n ON n.id = d.notification
+            WHERE n.local_date = $1 AND n.kind = $2 AND n.user_id = $3 AND n.streak = $4
+            """, k.localDate.day, String(k.kind), String(k.user), String(k.streak)
+        ).rows {
+            result[try r.string(0)] = DeliveryState(rawValue: try r.string(1))
+        }
+        return result
+    }
+
+    func waitingDeliveries() throws -> Int {
+        try pg.query("SELECT count(*) FROM deliveries WHERE state = 'pending' AND owner IS NULL").get(0, 0)
+    }
+
+    func meta(_ key: String) throws -> String? {
+        let r = try pg.query("SELECT value FROM meta WHERE key = $1", key)
+        return r.count == 0 ? nil : try r.get(0, 0)
+    }
+
+    func setMeta(_ key: String, _ value: String) throws {
+        try pg.query(
+            "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key,
+            value)
+    }
+
+    func record(_ items: [NewRecord], owner: String?, at: Instant) throws -> [Int64?] {
+        guard !items.isEmpty else { return [] }
+        let n = items.map(\.notification)
+        // In the items' order, so a run's new notifications have increasing ids; a key recorded
+        // already (by this run or another, committed or not yet) is left out: the unique key decides.
+        let inserted = try pg.query(
+            """
+            INSERT INTO notifications (key, user_id, streak, kind, local_date, due, timezone, local_due,
+                streak_length, message, state, recorded_at)
+            SELECT key, u, s, k, d, due, tz, ld, len, msg, st, $12
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[],
+                $8::text[], $9::int[], $10::text[], $11::text[])
+                WITH ORDINALITY AS v(key, u, s, k, d, due, tz, ld, len, msg, st, n)
+            ORDER BY n
+            ON CONFLICT DO NOTHING
+            RETURNING id, key
+            """, n.map(\.key), n.map(\.user), n.map(\.streak), n.map(\.kind.rawValue), n.map(\.localDate.day),
+            n.map(\.due.seconds), n.map(\.timezone), n.map(\.localDue), n.map(\.streakLength), n.map(\.message),
+            items.map(\.state.rawValue), at)
+        var ids: [String: Int64] = [:]
+        for r in inserted.rows { ids[try r.string(1)] = try r.get(0) }
+        var (notification, sink, state, owners) = ([Int64](), [String](), [String](), [String?]())
+        for item in items {
+            guard let id = ids[item.notification.key] else { continue }
+            for s in item.sinks {
+                notification.append(id)
+                sink.append(s)
+                state.append(item.state == .sent ? DeliveryState.pending.rawValue : DeliveryState.expired.rawValue)
+                owners.append(item.state == .sent ? owner : nil)
+            }
+        }
+        if !notification.isEmpty {
+            try pg.query(
+                """
+                INSERT INTO deliveries (notification, sink, state, owner)
+                SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[])
+                """, notification, sink, state, owners)
+        }
+        return items.map { ids[$0.notification.key] }
+    }
+
+    func takeOver(id: Int64, sink: String, from: String?, fromGone: Bool, to owner: String) throws -> Bool {
+        try pg.query(
+            """
+            UPDATE deliveries SET owner = $1 WHERE notification = $2 AND sink = $3 AND state = 'pending'
+                AND owner IS NOT DISTINCT FROM $4
+                AND ($4::text IS NULL OR $5 OR NOT EXISTS (
+                    SELECT 1 FROM runners WHERE run = $4
+                        AND beat_at + make_interval(secs => lease) > statement_timestamp()))
+            """, owner, id, sink, from, fromGone
+        ).affectedRows == 1
+    }
+
+    func finish(
+        ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?
+    ) throws {
+        try pg.query(
+            """
+            UPDATE deliveries SET state = $1, attempts = $2, last_attempt = $3, last_error = $4, owner = NULL
+            WHERE notification BETWEEN $5 AND $6 AND sink = $7
+            """, state.rawValue, attempts, at, error, ids.lowerBound, ids.upperBound, sink)
+    }
+
+    func release(owner: String) throws {
+        try pg.query("UPDATE deliveries SET owner = NULL WHERE state = 'pending' AND owner = $1", owner)
+    }
+
+    func register(run: String, host: String, lease: Int64) throws {
+        try pg.query(
+            """
+            INSERT INTO runners (run, host, lease, beat_at) VALUES ($1, $2, $3, statement_timestamp())
+            ON CONFLICT (run) DO UPDATE SET lease = excluded.lease, beat_at = excluded.beat_at
+            """, run, host, lease)
+    }
+
+    func heartbeat(run: String) throws -> Bool {
+        try pg.query("UPDATE runners SET beat_at = statement_timestamp() WHERE run = $1", run).affectedRows == 1
+    }
+
+    func unregister(run: String) throws {
+        try pg.query("DELETE FROM runners WHERE run = $1", run)
+        // A run killed before it could say so leaves its row: gone a day past its lease, it goes too.
+        try pg.query(
+            "DELETE FROM runners WHERE beat_at + make_interval(secs => lease + 86400) < statement_timestamp()")
+    }
+}

@@ -1,0 +1,167 @@
+import StreakCore
+import StreakStore
+
+/// The schedule, in PostgreSQL: a row per (user, streak) with its version, its change mark and its
+/// planned run; claims lock rows `FOR UPDATE SKIP LOCKED`, so concurrent runs split the due streaks.
+extension PGAccess {
+    func dueStreaks(through: Instant?) throws -> DueList {
+        let condition = through == nil ? "" : "WHERE changed OR next_at <= $1"
+        let sql = """
+            SELECT user_id, streak, handled_through, version, id, changed FROM schedule \(condition)
+            ORDER BY user_id COLLATE "C", streak COLLATE "C"
+            """
+        let rows = try through.map { try pg.query(sql, $0) } ?? pg.query(sql)
+        return DueList(
+            try rows.rows.map { r in
+                DueStreak(
+                    user: try r.string(0), streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
+                    row: try r.get(4), marked: try r.bool(5))
+            })
+    }
+
+    func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?] {
+        guard !streaks.isEmpty else { return [] }
+        // Each streak's user, and its packed history when still at the version listed.
+        let found = try pg.query(
+            """
+            SELECT v.n, u.id, u.zone, u.remind_at, u.remind,
+                CASE WHEN s.history_version = s.version AND s.version = v.version THEN s.history END
+            FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS v(u, s, version, n)
+            JOIN users u ON u.id = v.u LEFT JOIN schedule s ON s.user_id = v.u AND s.streak = v.s
+            """, streaks.map(\.user), streaks.map(\.streak), streaks.map { Int64($0.version) })
+        var result = [DueHistory?](repeating: nil, count: streaks.count)
+        var stale: [Int] = []
+        for row in found.rows {
+            let i = Int(try row.get(0, as: Int64.self)) - 1
+            let user = try Self.user(row, from: 1)
+            if !row.isNull(5), let packed = try row.bytes(5).withUnsafeBufferPointer({
+                PackedHistory.unpack($0, user: user.id, streak: streaks[i].streak)
+            }) {
+                result[i] = DueHistory(user: user, stored: packed, fromCopy: true)
+            } else {
+                result[i] = DueHistory(
+                    user: user, stored: StoredStreak(user: user, zones: [], streak: streaks[i].streak), fromCopy: false)
+                stale.append(i)
+            }
+        }
+        try readTables(into: &result, for: stale, of: streaks)
+        return result
+    }
+
+    /// The histories of `stale` streaks from the tables, three statements for them all.
+    private func readTables(into result: inout [DueHistory?], for stale: [Int], of streaks: [DueStreak]) throws {
+        guard !stale.isEmpty else { return }
+        let users = stale.map { streaks[$0].user }
+        let names = stale.map { streaks[$0].streak }
+        var slot: [String: Int] = [:]
+        for i in stale { slot[streaks[i].user + "\u{0}" + streaks[i].streak] = i }
+        var zones: [String: [StoredZoneChange]] = [:]
+        for r in try pg.query(
+            "SELECT user_id, since, zone FROM user_zones WHERE user_id = ANY($1::text[]) ORDER BY user_id, since",
+            Array(Set(users))
+        ).rows {
+            zones[try r.string(0), default: []].append(StoredZoneChange(since: try r.get(1), zone: try r.string(2)))
+        }
+        for r in try pg.query(
+            """
+            SELECT c.user_id, c.streak, c.at, c.zone, c.event_id, c.stored_at
+            FROM unnest($1::text[], $2::text[]) AS v(u, s) JOIN checkins c ON c.user_id = v.u AND c.streak = v.s
+            ORDER BY c.user_id, c.streak, c.at
+            """, users, names
+        ).rows {
+            guard let i = slot[try r.string(0) + "\u{0}" + r.string(1)] else { continue }
+            result[i]!.stored.checkins.append(try Self.checkin(r, from: 2))
+        }
+        for r in try pg.query(
+            """
+            SELECT f.user_id, f.streak, f.at, f.kind, f.date
+            FROM unnest($1::text[], $2::text[]) AS v(u, s) JOIN freeze_events f ON f.user_id = v.u AND f.streak = v.s
+            ORDER BY f.user_id, f.streak, f.at, f.id
+            """, users, names
+        ).rows {
+            guard let i = slot[try r.string(0) + "\u{0}" + r.string(1)] else { continue }
+            result[i]!.stored.freezeEvents.append(try Self.freezeEvent(r, from: 2))
+        }
+        for i in stale {
+            let user = result[i]!.user
+            result[i]!.stored = StoredStreak(
+                user: user, zones: zones[user.id] ?? [], streak: streaks[i].streak,
+                checkins: result[i]!.stored.checkins, freezeEvents: result[i]!.stored.freezeEvents)
+        }
+    }
+
+    func claim(_ streaks: [DueStreak], listed: DueList.Mark?, now: Instant) throws -> [DueStreak?] {
+        guard !streaks.isEmpty else { return [] }
+        var ids = streaks.map(\.row)
+        if ids.contains(nil) {
+            var byIDs: [String: Int64] = [:]
+            for r in try pg.query(
+                """
+                SELECT s.user_id, s.streak, s.id FROM unnest($1::text[], $2::text[]) AS v(u, s)
+                JOIN schedule s ON s.user_id = v.u AND s.streak = v.s
+                """, streaks.map(\.user), streaks.map(\.streak)
+            ).rows {
+                byIDs[try r.string(0) + "\u{0}" + r.string(1)] = try r.get(2)
+            }
+            ids = streaks.map { $0.row ?? byIDs[$0.user + "\u{0}" + $0.streak] }
+        }
+        // Locked in id order, skipping rows another run holds: no waiting, and no deadlock. A row
+        // changed since the list was read is checked again as it is now (READ COMMITTED).
+        var found: [Int64: (version: Int, changed: Bool)] = [:]
+        for r in try pg.query(
+            """
+            SELECT id, version, changed FROM schedule WHERE id = ANY($1::bigint[]) AND (changed OR next_at <= $2)
+            ORDER BY id FOR UPDATE SKIP LOCKED
+            """, ids.compactMap { $0 }, now
+        ).rows {
+            found[try r.get(0)] = (try r.get(1), try r.bool(2))
+        }
+        return zip(streaks, ids).map { s, id in
+            guard let id, let f = found[id], f.version == s.version else { return nil }
+            var claimed = s
+            claimed.row = id
+            claimed.marked = f.changed
+            return claimed
+        }
+    }
+
+    func schedule(_ runs: [PlannedRun], handledThrough: Instant) throws {
+        let runs = runs.filter { $0.streak.row != nil }
+        guard !runs.isEmpty else { return }
+        // A history read from the tables is kept, packed, for later runs (hex in a text array).
+        let histories: [String?] = runs.map { run in
+            guard let h = run.history, !h.fromCopy else { return nil }
+            return hex(PackedHistory.pack(h.stored))
+        }
+        try pg.query(
+            """
+            UPDATE schedule s SET next_at = v.next_at, changed = false,
+                handled_through = greatest(coalesce(s.handled_through, $5), $5),
+                history = coalesce(decode(v.history, 'hex'), s.history),
+                history_version = CASE WHEN v.history IS NOT NULL THEN v.version ELSE s.history_version END
+            FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[]) AS v(id, version, next_at, history)
+            WHERE s.id = v.id AND s.version = v.version
+            """, runs.map { $0.streak.row! }, runs.map { Int64($0.streak.version) }, runs.map { $0.next?.seconds },
+            histories, handledThrough)
+    }
+
+    func rescheduleAll() throws {
+        // One at a time across hosts: a configuration change seen by several at once.
+        try pg.query("SELECT pg_advisory_xact_lock($1)", Self.rescheduleLock)
+        try pg.query("UPDATE schedule SET changed = true, version = version + 1")
+    }
+
+    static let rescheduleLock: Int64 = 0x7374_7265_616B_0001
+}
+
+/// Bytes as lowercase hex digits (bytea's hex form without its `\x`).
+func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out = [UInt8]()
+    out.reserveCapacity(bytes.count * 2)
+    for b in bytes {
+        out.append(digits[Int(b >> 4)])
+        out.append(digits[Int(b & 15)])
+    }
+    return String(decoding: out, as: UTF8.self)
+}

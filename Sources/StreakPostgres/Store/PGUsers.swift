@@ -1,0 +1,181 @@
+import StreakCore
+import StreakStore
+
+/// Users and what decides a streak, in PostgreSQL.
+extension PGAccess {
+    static let userColumns = "id, zone, remind_at, remind"
+
+    static func user(_ row: PGRow, from c: Int = 0) throws -> User {
+        User(id: try row.string(c), zone: try row.string(c + 1), remindAt: try row.get(c + 2), remind: try row.bool(c + 3))
+    }
+
+    func user(_ id: String) throws -> User? {
+        let r = try pg.query("SELECT \(Self.userColumns) FROM users WHERE id = $1", id)
+        return r.count == 0 ? nil : try Self.user(r[0])
+    }
+
+    func users() throws -> [User] {
+        try pg.query("SELECT \(Self.userColumns) FROM users ORDER BY id COLLATE \"C\"").rows.map { try Self.user($0) }
+    }
+
+    /// Read through a cursor, a slice at a time: a million users' ids are not held twice.
+    func forEachUser(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        try pg.execute("DECLARE streakd_users NO SCROLL CURSOR FOR SELECT id, zone FROM users")
+        defer { _ = try? pg.execute("CLOSE streakd_users") }
+        while true {
+            let slice = try pg.query("FETCH 50000 FROM streakd_users")
+            guard slice.count > 0 else { return }
+            for row in slice.rows {
+                var (id, zone) = (try row.string(0), try row.string(1))
+                try id.withUTF8 { i in try zone.withUTF8 { z in try body(i, z) } }
+            }
+        }
+    }
+
+    func addUser(_ user: User, at: Instant) throws -> Bool {
+        let added = try pg.query(
+            """
+            INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT DO NOTHING
+            """, user.id, user.zone, user.remindAt, user.remind, at
+        ).affectedRows == 1
+        if added {
+            try pg.query("INSERT INTO user_zones (user_id, since, zone) VALUES ($1, $2, $3)", user.id, at, user.zone)
+        }
+        return added
+    }
+
+    func updateUser(_ user: User, at: Instant) throws {
+        let found = try pg.query(
+            "SELECT \(Self.userColumns) FROM users WHERE id = $1 FOR UPDATE", user.id)
+        guard found.count == 1 else { return }
+        let old = try Self.user(found[0])
+        try pg.query(
+            "UPDATE users SET zone = $1, remind_at = $2, remind = $3 WHERE id = $4", user.zone, user.remindAt,
+            user.remind, user.id)
+        if old != user { try reschedule(users: [user.id]) }
+        if old.zone != user.zone { try recordZones([(user.id, user.zone)], at: at) }
+    }
+
+    func removeUser(_ id: String) throws -> Bool {
+        try pg.query("DELETE FROM users WHERE id = $1", id).affectedRows == 1
+    }
+
+    /// Moves on the version of every streak of these users (their settings changed).
+    func reschedule(users: [String]) throws {
+        try pg.query(
+            "UPDATE schedule SET changed = true, version = version + 1 WHERE user_id = ANY($1::text[])", users)
+    }
+
+    /// Records zones taken on at `at` (the same instant twice: the later zone).
+    func recordZones(_ changes: [(user: String, zone: String)], at: Instant) throws {
+        try pg.query(
+            """
+            INSERT INTO user_zones (user_id, since, zone) SELECT u, $3, z FROM unnest($1::text[], $2::text[]) AS v(u, z)
+            ON CONFLICT (user_id, since) DO UPDATE SET zone = excluded.zone
+            """, changes.map(\.user), changes.map(\.zone), at)
+    }
+
+    func zoneHistory(of user: String) throws -> [StoredZoneChange] {
+        try pg.query("SELECT since, zone FROM user_zones WHERE user_id = $1 ORDER BY since", user).rows.map {
+            StoredZoneChange(since: try $0.get(0), zone: try $0.string(1))
+        }
+    }
+
+    func streaks(of user: String) throws -> [String] {
+        try pg.query(
+            """
+            SELECT streak FROM checkins WHERE user_id = $1
+            UNION SELECT streak FROM freeze_events WHERE user_id = $1 ORDER BY 1
+            """, user
+        ).rows.map { try $0.string(0) }.sorted()
+    }
+
+    func checkins(of user: String, streak: String) throws -> [StoredCheckin] {
+        try pg.query(
+            "SELECT at, zone, event_id, stored_at FROM checkins WHERE user_id = $1 AND streak = $2 ORDER BY at",
+            user, streak
+        ).rows.map { try Self.checkin($0, from: 0) }
+    }
+
+    static func checkin(_ row: PGRow, from c: Int) throws -> StoredCheckin {
+        StoredCheckin(
+            instant: try row.get(c), zone: try row.string(c + 1), eventID: try row.get(c + 2), storedAt: try row.get(c + 3))
+    }
+
+    func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent] {
+        try pg.query(
+            "SELECT at, kind, date FROM freeze_events WHERE user_id = $1 AND streak = $2 ORDER BY at, id", user, streak
+        ).rows.map { try Self.freezeEvent($0, from: 0) }
+    }
+
+    static func freezeEvent(_ row: PGRow, from c: Int) throws -> FreezeEvent {
+        let at: Instant = try row.get(c)
+        switch try row.string(c + 1) {
+        case "grant": return FreezeEvent(at: at, kind: .grant)
+        case "refill": return FreezeEvent(at: at, kind: .refill)
+        default: return FreezeEvent(at: at, kind: .use(LocalDate(day: try row.get(c + 2))))
+        }
+    }
+
+    func settingsEpochs(of streak: String) throws -> [SettingsEpoch] {
+        try pg.query(
+            "SELECT since, goal, leeway_hours FROM settings_epochs WHERE streak = $1 ORDER BY since", streak
+        ).rows.map { SettingsEpoch(since: try $0.get(0), goal: try $0.get(1), leewayHours: try $0.get(2)) }
+    }
+
+    func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult {
+        var result = InsertResult()
+        guard !checkins.isEmpty else { return result }
+        let inserted = try pg.query(
+            """
+            INSERT INTO checkins (user_id, streak, at, zone, event_id, meta, stored_at)
+            SELECT u, s, a, z, e, m, $7 FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[],
+                $6::text[]) WITH ORDINALITY AS v(u, s, a, z, e, m, n) ORDER BY n
+            ON CONFLICT (user_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
+            RETURNING user_id, streak
+            """, checkins.map(\.user), checkins.map(\.streak), checkins.map(\.instant.seconds), checkins.map(\.zone),
+            checkins.map(\.eventID), checkins.map(\.meta), storedAt)
+        result.inserted = inserted.count
+        result.duplicates = checkins.count - inserted.count
+        var touched = Set<[String]>()
+        for row in inserted.rows { touched.insert([try row.string(0), try row.string(1)]) }
+        try touch(touched.map { ($0[0], $0[1]) })
+        return result
+    }
+
+    func addFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws {
+        let (kind, date): (String, Int?) =
+            switch event.kind {
+            case .grant: ("grant", nil)
+            case .refill: ("refill", nil)
+            case .use(let d): ("use", d.day)
+            }
+        try pg.query(
+            "INSERT INTO freeze_events (user_id, streak, at, kind, date) VALUES ($1, $2, $3, $4, $5)", user, streak,
+            event.at, kind, date)
+        try touch([(user, streak)])
+    }
+
+    func recordSettings(_ epoch: SettingsEpoch, streak: String) throws {
+        let last = try settingsEpochs(of: streak).last
+        guard last?.goal != epoch.goal || last?.leewayHours != epoch.leewayHours else { return }
+        try pg.query(
+            """
+            INSERT INTO settings_epochs (streak, since, goal, leeway_hours) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (streak, since) DO UPDATE SET goal = excluded.goal, leeway_hours = excluded.leeway_hours
+            """, streak, epoch.since, epoch.goal, epoch.leewayHours)
+    }
+
+    /// Marks streaks changed (moving their version on), creating their schedule rows when new.
+    /// Sorted first, so two writers lock rows in one order.
+    func touch(_ streaks: [(user: String, streak: String)]) throws {
+        guard !streaks.isEmpty else { return }
+        let sorted = streaks.sorted { ($0.user, $0.streak) < ($1.user, $1.streak) }
+        try pg.query(
+            """
+            INSERT INTO schedule (user_id, streak) SELECT u, s FROM unnest($1::text[], $2::text[]) AS v(u, s)
+            ON CONFLICT (user_id, streak) DO UPDATE SET changed = true, version = schedule.version + 1
+            """, sorted.map(\.user), sorted.map(\.streak))
+    }
+}

@@ -1,0 +1,108 @@
+/// The PostgreSQL schema: append-only migrations, applied by `PGConnection.migrate` under an
+/// advisory lock (several hosts may start at once). Never edit one that has shipped; add the next.
+///
+/// The same tables as SQLite's, in PostgreSQL's types (instants as bigint seconds, histories as
+/// bytea), with two differences: a streak's planned run lives in its schedule row (`next_at`,
+/// with `changed` as the change mark; PostgreSQL writes a new row version on every update
+/// anyway, which SQLite's queue of runs was there to spare), and leases beat on the server's
+/// clock (`runners.beat_at`, a timestamptz).
+enum PostgresSchema {
+    static let migrations = [
+        PGMigration(
+            "1-streakd",
+            """
+            CREATE TABLE users (
+                id text PRIMARY KEY,
+                zone text NOT NULL,
+                remind_at integer NOT NULL,
+                remind boolean NOT NULL,
+                created_at bigint NOT NULL
+            );
+            CREATE TABLE user_zones (
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                since bigint NOT NULL,
+                zone text NOT NULL,
+                PRIMARY KEY (user_id, since)
+            );
+            CREATE TABLE checkins (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                streak text NOT NULL,
+                at bigint NOT NULL,
+                zone text NOT NULL,
+                event_id text,
+                meta text,
+                stored_at bigint NOT NULL
+            );
+            CREATE UNIQUE INDEX checkins_event ON checkins (user_id, event_id) WHERE event_id IS NOT NULL;
+            CREATE INDEX checkins_streak ON checkins (user_id, streak, at) INCLUDE (zone, stored_at, event_id);
+            CREATE TABLE freeze_events (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                streak text NOT NULL,
+                at bigint NOT NULL,
+                kind text NOT NULL CHECK (kind IN ('grant', 'refill', 'use')),
+                date integer
+            );
+            CREATE INDEX freeze_events_streak ON freeze_events (user_id, streak, at);
+            CREATE TABLE settings_epochs (
+                streak text NOT NULL,
+                since bigint NOT NULL,
+                goal integer NOT NULL,
+                leeway_hours integer NOT NULL,
+                PRIMARY KEY (streak, since)
+            );
+            CREATE TABLE schedule (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                streak text NOT NULL,
+                version bigint NOT NULL DEFAULT 1,
+                changed boolean NOT NULL DEFAULT true,
+                next_at bigint,
+                handled_through bigint,
+                history bytea,
+                history_version bigint,
+                UNIQUE (user_id, streak)
+            );
+            CREATE INDEX schedule_next ON schedule (next_at) WHERE next_at IS NOT NULL;
+            CREATE INDEX schedule_changed ON schedule (id) WHERE changed;
+            CREATE TABLE notifications (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                key text NOT NULL,
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                streak text NOT NULL,
+                kind text NOT NULL,
+                local_date integer NOT NULL,
+                due bigint NOT NULL,
+                timezone text NOT NULL,
+                local_due text NOT NULL,
+                streak_length integer NOT NULL,
+                message text NOT NULL,
+                state text NOT NULL CHECK (state IN ('sent', 'expired')),
+                recorded_at bigint NOT NULL
+            );
+            CREATE UNIQUE INDEX notifications_key ON notifications (local_date, kind, user_id, streak);
+            CREATE TABLE deliveries (
+                notification bigint NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
+                sink text NOT NULL,
+                state text NOT NULL CHECK (state IN ('pending', 'delivered', 'expired', 'dead')),
+                attempts integer NOT NULL DEFAULT 0,
+                last_attempt bigint,
+                last_error text,
+                owner text,
+                PRIMARY KEY (notification, sink)
+            );
+            CREATE INDEX deliveries_pending ON deliveries (notification) WHERE state = 'pending';
+            CREATE TABLE runners (
+                run text PRIMARY KEY,
+                host text NOT NULL,
+                lease bigint NOT NULL,
+                beat_at timestamptz NOT NULL
+            );
+            CREATE TABLE meta (
+                key text PRIMARY KEY,
+                value text NOT NULL
+            );
+            """)
+    ]
+}
