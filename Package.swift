@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(
             name: "StreakStoreTests",
             dependencies: [
-                "StreakCore", "StreakStore", "StreakSQLite", "StreakTestKit",
+                "StreakCore", "StreakStore", "StreakSQLite", "StreakPostgres", "StreakTestKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
@@ -88,6 +88,8 @@ let package = Package(
             name: "StreakPostgresTests", dependencies: ["StreakCore", "StreakPostgres", "StreakTestKit"],
             swiftSettings: strict),
         .testTarget(name: "StreakdCLITests", dependencies: ["StreakCore", "StreakTestKit"], swiftSettings: strict),
+        // Several hosts on one PostgreSQL database: processes in UTS namespaces of their own.
+        .testTarget(name: "StreakdHostsTests", dependencies: ["StreakCore", "StreakTestKit"], swiftSettings: strict),
         // deploy/ and the Makefile: systemd-analyze on the units, make install, a systemd --user run.
         .testTarget(
             name: "StreakdDeployTests", dependencies: ["StreakCore", "StreakDelivery", "StreakJobs", "StreakTestKit"],

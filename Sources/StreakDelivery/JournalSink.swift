@@ -60,6 +60,10 @@ public final class JournalSink: Sink, @unchecked Sendable {
 
     public var deliversAtOnce: Bool { lock.withLock { !pacer.wouldWait(at: clock.now) } }
     public var alwaysAtOnce: Bool { lock.withLock { pacer.burst == 0 } }
+    /// An entry may wait for the pacer's whole interval.
+    public var timeLimit: Double {
+        lock.withLock { pacer.burst == 0 ? 1 : Double(pacer.interval.components.seconds) + 1 }
+    }
 
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
         write(Self.fields(of: notification))

@@ -14,7 +14,7 @@ import CLibpq
 /// stand in front of several servers.
 public struct PGURL: Sendable, CustomStringConvertible {
     /// The URL as given, password included: only for libpq.
-    let text: String
+    public let text: String
     /// The `options` parameter the URL sets, if it sets one (merged with streakd's own).
     let options: String?
 

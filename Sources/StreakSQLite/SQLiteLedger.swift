@@ -128,13 +128,14 @@ extension SQLiteAccess {
     }
 
     func finish(
-        ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?
+        ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?,
+        owner: String?
     ) throws {
         let s = try RawStatement(
             db,
             """
             UPDATE deliveries SET state = ?, attempts = ?, last_attempt = ?, last_error = ?, owner = NULL
-            WHERE notification BETWEEN ?5 AND ?7 AND sink = ?6
+            WHERE notification BETWEEN ?5 AND ?7 AND sink = ?6 AND (?8 IS NULL OR owner = ?8)
             """)
         s.bind(1, state.rawValue)
         s.bind(2, attempts)
@@ -143,6 +144,7 @@ extension SQLiteAccess {
         s.bind(5, ids.lowerBound)
         s.bind(6, sink)
         s.bind(7, ids.upperBound)
+        s.bind(8, owner)
         try s.run()
     }
 
@@ -166,7 +168,7 @@ extension SQLiteAccess {
 
     func unregister(run: String) throws {
         try db.execute(sql: "DELETE FROM runners WHERE run = ?", arguments: [run])
-        // A run killed before it could say so leaves its row: gone a day past its lease, it goes too.
-        try db.execute(sql: "DELETE FROM runners WHERE beat_at + lease + 86400 < unixepoch()")
+        // Runs whose lease ran out go too: killed, or stopped (it then fences itself on resuming).
+        try db.execute(sql: "DELETE FROM runners WHERE beat_at + lease < unixepoch()")
     }
 }

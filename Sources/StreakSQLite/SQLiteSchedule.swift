@@ -218,6 +218,9 @@ extension SQLiteAccess {
                 """, arguments: [user, streak])
     }
 
+    /// The write transaction (BEGIN IMMEDIATE) holds the store's one write lock already.
+    func lockStreak(user: String, streak: String) throws {}
+
     func rescheduleAll() throws {
         try db.execute(sql: "UPDATE schedule SET next_at = 0, version = version + 1")
     }

@@ -23,9 +23,12 @@ public protocol LedgerWriting {
     /// lease has run out on the store's clock (`RunRegistry`). False when it is not to be had.
     func takeOver(id: Int64, sink: String, from: String?, fromGone: Bool, to owner: String) throws -> Bool
     /// Ends an attempt at the deliveries to `sink` of the ledger entries `ids` (every id in the
-    /// range): the new state, the attempts made in all, and the error if it failed.
+    /// range): the new state, the attempts made in all, and the error if it failed. With `owner`,
+    /// only those that run still holds (compare-and-set: a run that lost them to a take-over while
+    /// it was stopped writes nothing).
     func finish(
-        ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?
+        ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?,
+        owner: String?
     ) throws
     /// Gives up `owner`'s claim on its pending deliveries (a run ending before it tried them all),
     /// for the next run to take at once.
@@ -34,10 +37,17 @@ public protocol LedgerWriting {
 
 extension LedgerWriting {
     /// Ends an attempt at one delivery.
-    public func finish(id: Int64, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?)
-        throws
-    {
-        try finish(ids: id...id, sink: sink, state: state, attempts: attempts, at: at, error: error)
+    public func finish(
+        id: Int64, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?,
+        owner: String? = nil
+    ) throws {
+        try finish(ids: id...id, sink: sink, state: state, attempts: attempts, at: at, error: error, owner: owner)
+    }
+
+    public func finish(
+        ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?
+    ) throws {
+        try finish(ids: ids, sink: sink, state: state, attempts: attempts, at: at, error: error, owner: nil)
     }
 
     /// Records one notification; nil when its key is recorded already.

@@ -25,6 +25,10 @@ public protocol ScheduleWriting {
     func schedule(_ runs: [PlannedRun], handledThrough: Instant) throws
     /// Marks every streak for a fresh look on the next run (the configuration changed).
     func rescheduleAll() throws
+    /// Keeps every other writer off a streak until this transaction ends, for a check-then-act
+    /// (a freeze granted or used, a refill): two at once then act once. A store whose write
+    /// transactions exclude each other already does nothing more.
+    func lockStreak(user: String, streak: String) throws
 }
 
 /// The due streaks as listed, and the store's mark of when.

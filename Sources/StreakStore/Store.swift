@@ -18,12 +18,17 @@ public protocol Store: Sendable {
     /// The store's own clock, when it has one (a database server's): every host that shares the
     /// store then decides by the same "now". Nil: the store lives on this host, whose clock is its.
     func clock() throws -> Instant?
+    /// Whether several runs claim due streaks at once (row locks, skipping what another holds):
+    /// then a run claims them in small batches, a transaction each, so runs going at once split
+    /// the work. False where write transactions exclude each other (a SQLite file).
+    var concurrentClaims: Bool { get }
 }
 
 extension Store {
     public func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T { try write(.ordinary, body) }
     public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T { try read(body) }
     public func clock() throws -> Instant? { nil }
+    public var concurrentClaims: Bool { false }
 }
 
 /// Which checks of a write the caller makes itself.

@@ -8,6 +8,7 @@ extension Context {
         let streak = try streakID(streak)
         let (before, after) = try store.write { w -> (Int, Int) in
             let user = try self.user(id, in: w)
+            try w.lockStreak(user: id, streak: streak)
             let before = Engine.evaluate(try history(of: user, streak: streak, in: w), at: now).freezes
             let max = config.settings(for: streak).freeze.max
             guard before < max else { return (before, before) }
@@ -32,6 +33,7 @@ extension Context {
         let settings = config.settings(for: streak)
         let (day, left) = try store.write { w -> (LocalDate, Int) in
             let user = try self.user(id, in: w)
+            try w.lockStreak(user: id, streak: streak)
             let state = Engine.evaluate(try history(of: user, streak: streak, in: w), at: now)
             var day = state.today
             if let date {

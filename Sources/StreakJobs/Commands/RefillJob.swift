@@ -28,6 +28,7 @@ extension Context {
                 // Checked and written in one transaction: two refills at once add one freeze.
                 let outcome = try store.write {
                     w -> (JSON, String, (Notification, id: Int64, sinks: [String])?, Bool)? in
+                    if !dryRun { try w.lockStreak(user: user.id, streak: streak) }
                     let history = try history(of: user, streak: streak, in: w)
                     let state = Engine.evaluate(history, at: now)
                     let last = history.freezeEvents.filter { $0.kind == .refill }.map(\.at).max()

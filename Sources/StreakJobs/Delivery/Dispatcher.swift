@@ -4,6 +4,10 @@ import StreakDelivery
 import StreakStore
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Counts of what a run did with its deliveries.
 public struct DispatchReport: Equatable, Sendable {
     public var delivered = 0
@@ -171,7 +175,7 @@ final class Dispatcher: Sendable {
             defer { s.handed = [] }
             return s.handed
         }
-        try Self.write(outcomes, w, at: context.now)
+        try Self.write(outcomes, w, at: context.now, owner: owner)
     }
 
     /// Whether a lane may start another delivery: not once the run is stopped, out of time or
@@ -247,18 +251,33 @@ final class Dispatcher: Sendable {
             shared.withLock { $0.handed += outcomes }
             return
         }
-        do {
-            try context.store.write { w in try Self.write(outcomes, w, at: context.now) }
-        } catch {
-            shared.withLock { if $0.failure == nil { $0.failure = error } }
+        // A store busy or unreachable for a moment (a lock held, a database restarting) is tried
+        // again for a while: an outcome lost means a delivery repeated by the next run.
+        let patience = ContinuousClock.now + Self.outcomePatience
+        while true {
+            do {
+                try context.store.write { w in try Self.write(outcomes, w, at: context.now, owner: owner) }
+                return
+            } catch let e as StoreError where e.kind == .busy && ContinuousClock.now < patience {
+                usleep(200_000)
+            } catch {
+                shared.withLock { if $0.failure == nil { $0.failure = error } }
+                return
+            }
         }
     }
 
-    private static func write(_ outcomes: [Outcome], _ w: any StoreWriter, at now: Instant) throws {
+    /// How long an outcome's write is tried again while the store is busy or unreachable.
+    static let outcomePatience = Duration.seconds(15)
+
+    /// Writes outcomes; only for deliveries `owner` still holds (a run that lost them while it
+    /// was stopped writes nothing).
+    private static func write(_ outcomes: [Outcome], _ w: any StoreWriter, at now: Instant, owner: String) throws {
         for run in runs(outcomes) {
             let (job, state, attempts, error) = outcomes[run.lowerBound]
             let ids = job.id...outcomes[run.upperBound].job.id
-            try w.finish(ids: ids, sink: job.sink, state: state, attempts: attempts, at: now, error: error)
+            try w.finish(
+                ids: ids, sink: job.sink, state: state, attempts: attempts, at: now, error: error, owner: owner)
         }
     }
 

@@ -55,7 +55,9 @@ final class Lease: Sendable {
     }
 
     private func beatOnce() {
-        guard !state.withLock({ $0.ended || $0.fenced }) else { return }
+        // A beat that comes too late (the process was stopped) fences instead: others may have
+        // taken the deliveries over meanwhile.
+        guard !state.withLock({ $0.ended || fenceIfStale(&$0) }) else { return }
         let started = ContinuousClock.now
         let alive = try? store.write { try $0.heartbeat(run: run) }
         state.withLock { s in
@@ -64,12 +66,15 @@ final class Lease: Sendable {
         }
     }
 
-    /// Whether the run may still start a delivery.
+    /// Whether the run may still start a delivery. Once it may not, it never may again.
     var valid: Bool {
-        state.withLock { s in
-            guard s.registered else { return true }
-            return !s.fenced && ContinuousClock.now - s.lastBeat < fence
-        }
+        state.withLock { s in !s.registered || !fenceIfStale(&s) }
+    }
+
+    /// Fences the run when its last good heartbeat is too old; answers whether it is fenced.
+    private func fenceIfStale(_ s: inout State) -> Bool {
+        if s.registered && ContinuousClock.now - s.lastBeat >= fence { s.fenced = true }
+        return s.fenced
     }
 
     /// Stops the heartbeat, gives up the run's pending deliveries and its registration.

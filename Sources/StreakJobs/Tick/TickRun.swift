@@ -23,6 +23,8 @@ final class TickRun {
     let overlap: Bool
     /// Prints what each transaction recorded, off the recording thread, in order.
     let output = DispatchQueue(label: "streakd.output")
+    /// Streaks claimed at a time.
+    let batchSize: Int
     var report = TickReport()
 
     /// Streaks planned at a time.
@@ -40,6 +42,19 @@ final class TickRun {
 
     init(context: Context, delivery: Delivery, due: DueList) {
         self.context = context
+        var due = due
+        if context.store.concurrentClaims {
+            // Runs going at once on one database split the work: each claims small batches, a
+            // transaction each, starting at a batch of its own choosing (it takes the rest after).
+            batchSize = min(Self.batchSize, max(64, due.streaks.count / 32))
+            let batches = (due.streaks.count + batchSize - 1) / batchSize
+            if batches > 1 {
+                let first = Int.random(in: 0..<batches) * batchSize
+                due.streaks = Array(due.streaks[first...] + due.streaks[..<first])
+            }
+        } else {
+            batchSize = Self.batchSize
+        }
         self.due = due
         overlap = Dispatcher.alwaysAtOnce(delivery)
         dispatcher = Dispatcher(
@@ -53,7 +68,7 @@ final class TickRun {
         report.streaks = due.streaks.count
         // Planning a transaction ahead, on a connection of its own (overlap only). A small first
         // batch: the run records nothing until it is planned.
-        var ahead = overlap ? planAhead(from: 0, count: Self.overlapBatch / 4) : nil
+        var ahead = overlap ? planAhead(from: 0, count: min(batchSize, Self.overlapBatch / 4)) : nil
         defer {
             _ = try? ahead?.wait()
             try? dispatcher.drain()
@@ -119,8 +134,8 @@ final class TickRun {
     /// Plans the next `overlapBatch` due streaks from `start` on a thread and a read connection of
     /// their own, while the run records the last ones: what was committed when it began, which the
     /// claim checks (a streak changed since is not claimed).
-    func planAhead(from start: Int, count: Int = overlapBatch) -> Background<(TickPlan, end: Int)> {
-        let end = min(start + count, due.streaks.count)
+    func planAhead(from start: Int, count: Int? = nil) -> Background<(TickPlan, end: Int)> {
+        let end = min(start + (count ?? min(batchSize, Self.overlapBatch)), due.streaks.count)
         let batch = due.streaks[start..<end]
         return Background { [context] in
             (try context.store.readBeside { r in try context.plan(batch, r, checkLedger: false) }, end)
@@ -133,8 +148,8 @@ final class TickRun {
     func claimAndRecord(from start: Int, _ w: any StoreWriter) throws -> (recorded: [Recorded], end: Int) {
         var recorded: [Recorded] = []
         var end = start
-        while end < due.streaks.count && recorded.count < Self.recordLimit {
-            let batch = due.streaks[end..<min(end + Self.batchSize, due.streaks.count)]
+        while end < due.streaks.count && recorded.count < Self.recordLimit && (end == start || !store.concurrentClaims) {
+            let batch = due.streaks[end..<min(end + batchSize, due.streaks.count)]
             end += batch.count
             let claimed = try w.claim(Array(batch), listed: due.mark, now: now).compactMap { $0 }
             let planned = try context.plan(claimed, w, checkLedger: false)

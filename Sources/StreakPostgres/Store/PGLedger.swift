@@ -137,13 +137,14 @@ extension PGAccess {
     }
 
     func finish(
-        ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?
+        ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?,
+        owner: String?
     ) throws {
         try pg.query(
             """
             UPDATE deliveries SET state = $1, attempts = $2, last_attempt = $3, last_error = $4, owner = NULL
-            WHERE notification BETWEEN $5 AND $6 AND sink = $7
-            """, state.rawValue, attempts, at, error, ids.lowerBound, ids.upperBound, sink)
+            WHERE notification BETWEEN $5 AND $6 AND sink = $7 AND ($8::text IS NULL OR owner = $8)
+            """, state.rawValue, attempts, at, error, ids.lowerBound, ids.upperBound, sink, owner)
     }
 
     func release(owner: String) throws {
@@ -164,8 +165,7 @@ extension PGAccess {
 
     func unregister(run: String) throws {
         try pg.query("DELETE FROM runners WHERE run = $1", run)
-        // A run killed before it could say so leaves its row: gone a day past its lease, it goes too.
-        try pg.query(
-            "DELETE FROM runners WHERE beat_at + make_interval(secs => lease + 86400) < statement_timestamp()")
+        // Runs whose lease ran out go too: killed, or stopped (it then fences itself on resuming).
+        try pg.query("DELETE FROM runners WHERE beat_at + make_interval(secs => lease) < statement_timestamp()")
     }
 }

@@ -145,6 +145,14 @@ extension PGAccess {
             histories, handledThrough)
     }
 
+    /// The streak's schedule row, locked (made first when it has none, which also moves nothing on).
+    func lockStreak(user: String, streak: String) throws {
+        try pg.query(
+            "INSERT INTO schedule (user_id, streak) VALUES ($1, $2) ON CONFLICT (user_id, streak) DO NOTHING", user,
+            streak)
+        try pg.query("SELECT 1 FROM schedule WHERE user_id = $1 AND streak = $2 FOR UPDATE", user, streak)
+    }
+
     func rescheduleAll() throws {
         // One at a time across hosts: a configuration change seen by several at once.
         try pg.query("SELECT pg_advisory_xact_lock($1)", Self.rescheduleLock)

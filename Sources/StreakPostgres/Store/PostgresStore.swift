@@ -59,6 +59,8 @@ public final class PostgresStore: Store {
 
     public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T { try read(body) }
 
+    public var concurrentClaims: Bool { true }
+
     public func clock() throws -> Instant? {
         try withConnection { try $0.databaseNow() }
     }

@@ -1,0 +1,177 @@
+import Foundation
+import StreakCore
+import StreakPostgres
+import StreakSQLite
+import StreakStore
+import StreakTestKit
+import Testing
+
+/// The store's roles keep their guarantees on every engine: a SQLite file and a PostgreSQL
+/// database (a fresh one per test, on the test kit's cluster).
+enum Engine: String, CaseIterable, CustomStringConvertible {
+    case sqlite
+    case postgres
+
+    var description: String { rawValue }
+
+    func open() throws -> any Store {
+        switch self {
+        case .sqlite: try SQLiteStore(path: scratch() + "/s.sqlite")
+        case .postgres: try PostgresStore(url: try TestPostgres.freshDatabase())
+        }
+    }
+
+    /// The same store opened again, as another process would.
+    func again(_ store: any Store) throws -> any Store {
+        switch self {
+        case .sqlite: try SQLiteStore(path: (store as! SQLiteStore).path)
+        case .postgres: try PostgresStore(url: (store as! PostgresStore).url.text)
+        }
+    }
+}
+
+@Suite struct RoleTests {
+    static func at(_ seconds: Int64) -> Instant { Instant(seconds: t0.seconds + seconds) }
+
+    static func notification(_ user: String, _ date: String) -> StreakCore.Notification {
+        StreakCore.Notification(
+            kind: .atRisk, user: user, streak: "daily", localDate: LocalDate(date)!, due: t0, timezone: "UTC",
+            localDue: "2026-11-18T20:00:00Z", streakLength: 7, message: "m")
+    }
+
+    @Test(arguments: Engine.allCases) func usersAreUniqueAndTheirRemovalTakesEverything(engine: Engine) throws {
+        let store = try engine.open()
+        try store.write { (w: any StoreWriter) throws in
+            #expect(try w.addUser(User(id: "u1", zone: "UTC"), at: t0))
+            #expect(try !w.addUser(User(id: "u1", zone: "Asia/Tokyo"), at: t0))
+            _ = try w.insertCheckins([NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC")], storedAt: t0)
+            _ = try w.record(NewRecord(Self.notification("u1", "2026-11-21"), state: .sent, sinks: ["journal"]), owner: "r", at: t0)
+        }
+        try store.write { w in try w.updateUser(User(id: "u1", zone: "Asia/Tokyo", remindAt: 3600), at: Self.at(60)) }
+        try store.read { (r: any StoreReader) throws in
+            #expect(try r.user("u1") == User(id: "u1", zone: "Asia/Tokyo", remindAt: 3600))
+            #expect(try r.zoneHistory(of: "u1").map(\.zone) == ["UTC", "Asia/Tokyo"])
+            #expect(try r.users().map(\.id) == ["u1"])
+        }
+        #expect(try store.write { w in try w.removeUser("u1") })
+        #expect(try !store.write { w in try w.removeUser("u1") })
+        try store.read { (r: any StoreReader) throws in
+            #expect(try r.user("u1") == nil)
+            #expect(try r.checkins(of: "u1", streak: "daily").isEmpty)
+            #expect(try r.dueStreaks(through: nil).isEmpty)
+            #expect(try r.pendingDeliveries().isEmpty)
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func anEventIDIsStoredOnceAndEveryWriteMovesTheVersionOn(engine: Engine) throws {
+        let store = try engine.open()
+        let result = try store.write { w -> InsertResult in
+            _ = try w.addUser(User(id: "u1", zone: "UTC"), at: t0)
+            let c = NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC", eventID: "e1", meta: #"{"k":1}"#)
+            let other = NewCheckin(user: "u1", streak: "daily", instant: Self.at(60), zone: "UTC")
+            return try w.insertCheckins([c, c, other], storedAt: t0)
+        }
+        #expect(result.inserted == 2 && result.duplicates == 1)
+        let v1 = try store.read { try $0.dueStreaks(through: t0) }.map(\.version)
+        try store.write { w in try w.addFreezeEvent(FreezeEvent(at: t0, kind: .grant), user: "u1", streak: "daily") }
+        let v2 = try store.read { try $0.dueStreaks(through: t0) }.map(\.version)
+        #expect(v1.count == 1 && v2.count == 1 && v2[0] > v1[0])
+        try store.read { (r: any StoreReader) throws in
+            #expect(try r.streaks(of: "u1") == ["daily"])
+            #expect(try r.checkins(of: "u1", streak: "daily").map(\.eventID) == ["e1", nil])
+            #expect(try r.freezeEvents(of: "u1", streak: "daily") == [FreezeEvent(at: t0, kind: .grant)])
+        }
+    }
+
+    /// A claim takes a listed streak at its listed version, plans it once, and no second time.
+    @Test(arguments: Engine.allCases) func aClaimTakesAListedStreakOnce(engine: Engine) throws {
+        let store = try engine.open()
+        try store.write { (w: any StoreWriter) throws in
+            for u in ["u1", "u2"] {
+                _ = try w.addUser(User(id: u, zone: "UTC"), at: t0)
+                _ = try w.insertCheckins([NewCheckin(user: u, streak: "daily", instant: t0, zone: "UTC")], storedAt: t0)
+            }
+        }
+        let due = try store.read { try $0.dueStreaks(through: t0) }
+        #expect(due.map(\.user) == ["u1", "u2"] && due.allSatisfy(\.marked))
+        // u2 changes after the list, in another process: its listed version is not claimed (the
+        // newer one is due).
+        try engine.again(store).write { w in
+            try w.addFreezeEvent(FreezeEvent(at: t0, kind: .grant), user: "u2", streak: "daily")
+        }
+        let histories = try store.read { try $0.dueHistories(of: due.streaks) }
+        #expect(histories.map { $0?.stored.checkins.count } == [1, 1])
+        let claimed = try store.write { w -> [DueStreak?] in
+            let claimed = try w.claim(due.streaks, listed: due.mark, now: t0)
+            try w.schedule(
+                claimed.compactMap { $0 }.map { PlannedRun(streak: $0, next: Self.at(3600), history: histories[0]) },
+                handledThrough: t0)
+            return claimed
+        }
+        #expect(claimed.map { $0?.user } == ["u1", nil])
+        // Handled: not due again before its next run, and the same list claims nothing.
+        #expect(try store.read { try $0.dueStreaks(through: t0) }.map(\.user) == ["u2"])
+        #expect(try store.write { w in try w.claim(due.streaks, listed: nil, now: t0) }.map { $0?.user } == [nil, nil])
+        #expect(try store.read { try $0.dueStreaks(through: Self.at(3600)) }.map(\.user) == ["u1", "u2"])
+        // The history kept for it stands for the tables until it changes.
+        let again = try store.read { r in try r.dueHistories(of: r.dueStreaks(through: Self.at(3600)).streaks) }
+        #expect(again.map { $0?.fromCopy } == [true, false])
+        #expect(again[0]?.stored == histories[0]?.stored)
+    }
+
+    /// The ledger's key decides: one record per key; a delivery is taken over only from a run
+    /// that is gone (known so, or its lease out on the store's clock).
+    @Test(arguments: Engine.allCases) func theLedgerKeyDecidesAndLeasesGuardTakeOvers(engine: Engine) throws {
+        let store = try engine.open()
+        let n = Self.notification("u1", "2026-11-21")
+        let id = try store.write { w -> Int64? in
+            _ = try w.addUser(User(id: "u1", zone: "UTC"), at: t0)
+            try w.register(run: "run1", host: "h1", lease: 3600)
+            return try w.record(NewRecord(n, state: .sent, sinks: ["journal", "hook:a"]), owner: "run1", at: t0)
+        }
+        let recorded = try #require(id)
+        #expect(try store.write { w in try w.record(NewRecord(n, state: .sent, sinks: ["journal"]), owner: nil, at: t0) } == nil)
+        try store.write { (w: any StoreWriter) throws in
+            #expect(try !w.takeOver(id: recorded, sink: "journal", from: "run1", fromGone: false, to: "run2"), "alive")
+            #expect(try !w.takeOver(id: recorded, sink: "journal", from: nil, fromGone: false, to: "run2"), "owned")
+            #expect(try w.heartbeat(run: "run1"))
+            try w.unregister(run: "run1")
+            #expect(try !w.heartbeat(run: "run1"), "fenced: its registration is gone")
+            #expect(try w.takeOver(id: recorded, sink: "journal", from: "run1", fromGone: false, to: "run2"))
+            #expect(try w.takeOver(id: recorded, sink: "hook:a", from: "run1", fromGone: true, to: "run3"))
+            try w.finish(id: recorded, sink: "journal", state: .delivered, attempts: 1, at: t0, error: nil)
+            try w.release(owner: "run3")
+        }
+        try store.read { (r: any StoreReader) throws in
+            #expect(try r.deliveryStates(key: n.key) == ["journal": .delivered, "hook:a": .pending])
+            #expect(try r.waitingDeliveries() == 1)
+            #expect(try r.pendingDeliveries().map(\.notification) == [n])
+            #expect(try r.ledgerStates(keys: [n.key, "at_risk/u1/daily/2026-11-22"]) == [n.key: .sent])
+        }
+    }
+
+    @Test(arguments: Engine.allCases) func importsAreCountedAndLeaveOutStoredEventIDs(engine: Engine) throws {
+        let store = try engine.open()
+        try store.write { w in _ = try w.addUser(User(id: "u1", zone: "UTC"), at: t0) }
+        let (users, checkins) = try store.write(.bulkImport) { w -> ((added: Int, updated: Int), InsertResult) in
+            let people = try w.userImport(at: Self.at(60))
+            try people.put(User(id: "u1", zone: "Asia/Tokyo"))
+            try people.put(User(id: "u2", zone: "UTC"))
+            let users = try people.finish()
+            let rows = try w.checkinImport(storedAt: t0, expectedRows: 3)
+            for (user, id) in [("u1", "e1"), ("u1", "e1"), ("u2", "e9")] {
+                try rows.insert(NewCheckin(user: user, streak: "daily", instant: t0, zone: "UTC", eventID: id))
+            }
+            return (users, try rows.finish())
+        }
+        #expect(users == (added: 1, updated: 1) || (users.added == 1 && users.updated == 1))
+        #expect(checkins.inserted == 2 && checkins.duplicates == 1)
+        try store.read { (r: any StoreReader) throws in
+            #expect(try r.zoneHistory(of: "u1").map(\.zone) == ["UTC", "Asia/Tokyo"])
+            #expect(try r.dueStreaks(through: t0).map(\.user) == ["u1", "u2"])
+            var seen: [String] = []
+            try r.forEachUser { id, _ in seen.append(String(decoding: id, as: UTF8.self)) }
+            #expect(seen.sorted() == ["u1", "u2"])
+        }
+    }
+}
