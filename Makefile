@@ -110,7 +110,8 @@ install-common: build man completions
 	$(INSTALL) -m 0644 $(OUT)/streakd.bash "$(DESTDIR)$(BASHCOMPDIR)/streakd"
 	$(INSTALL) -m 0644 $(OUT)/_streakd "$(DESTDIR)$(ZSHCOMPDIR)/_streakd"
 	$(INSTALL) -m 0644 $(OUT)/streakd.fish "$(DESTDIR)$(FISHCOMPDIR)/streakd.fish"
-	$(INSTALL) -m 0644 deploy/streakd.toml.example deploy/dropins/network.conf "$(DESTDIR)$(DOCDIR)/"
+	$(INSTALL) -m 0644 deploy/streakd.toml.example deploy/dropins/network.conf deploy/dropins/postgres.conf \
+		"$(DESTDIR)$(DOCDIR)/"
 
 install: install-common install-catalog
 	$(INSTALL) -d "$(DESTDIR)$(SYSTEMDUNITDIR)"
@@ -146,7 +147,8 @@ uninstall-common:
 	rm -f "$(DESTDIR)$(BINDIR)/streakd" "$(DESTDIR)$(MANDIR)/man1/streakd.1" \
 		"$(DESTDIR)$(BASHCOMPDIR)/streakd" "$(DESTDIR)$(ZSHCOMPDIR)/_streakd" \
 		"$(DESTDIR)$(FISHCOMPDIR)/streakd.fish" \
-		"$(DESTDIR)$(DOCDIR)/streakd.toml.example" "$(DESTDIR)$(DOCDIR)/network.conf"
+		"$(DESTDIR)$(DOCDIR)/streakd.toml.example" "$(DESTDIR)$(DOCDIR)/network.conf" \
+		"$(DESTDIR)$(DOCDIR)/postgres.conf"
 	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null || true
 
 uninstall:

@@ -94,6 +94,20 @@ struct UnitFileTests {
         #expect(score < 2.3, "with deploy/dropins/network.conf: \(score)\n\(report.out)")
     }
 
+    /// The PostgreSQL drop-in keeps the sandbox (a socket needs no network), below 1.0.
+    @Test func thePostgresDropInKeepsTheSandbox() throws {
+        let scratch = try ScratchDir()
+        let text = try read("\(packageRoot)/deploy/system/streakd-tick.service")
+        let file = try scratch.write(
+            "streakd-tick.service", text.replacingOccurrences(of: "@BINDIR@", with: "/usr/local/bin"))
+        let dropIn = try read("\(packageRoot)/deploy/dropins/postgres.conf")
+        _ = try scratch.write("streakd-tick.service.d/postgres.conf", dropIn)
+        #expect(values("BindReadOnlyPaths", in: dropIn) == ["/run/postgresql"])
+        #expect(values("After", in: dropIn) == ["postgresql.service"])
+        let (score, report) = try exposure(of: file)
+        #expect(score < 1.0, "with deploy/dropins/postgres.conf: \(score)\n\(report.out)")
+    }
+
     /// What the services promise, in both kinds.
     @Test(arguments: ["system", "user"])
     func servicesAreOneshotWithTheAgreedSettings(kind: String) throws {
