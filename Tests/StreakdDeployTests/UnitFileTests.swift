@@ -102,7 +102,7 @@ struct UnitFileTests {
             "streakd-tick.service", text.replacingOccurrences(of: "@BINDIR@", with: "/usr/local/bin"))
         let dropIn = try read("\(packageRoot)/deploy/dropins/postgres.conf")
         _ = try scratch.write("streakd-tick.service.d/postgres.conf", dropIn)
-        #expect(values("BindReadOnlyPaths", in: dropIn) == ["/run/postgresql"])
+        #expect(values("BindReadOnlyPaths", in: dropIn) == ["-/run/postgresql"])
         #expect(values("After", in: dropIn) == ["postgresql.service"])
         let (score, report) = try exposure(of: file)
         #expect(score < 1.0, "with deploy/dropins/postgres.conf: \(score)\n\(report.out)")
