@@ -45,7 +45,8 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
             #expect(try w.addUser(User(id: "u1", zone: "UTC"), at: t0))
             #expect(try !w.addUser(User(id: "u1", zone: "Asia/Tokyo"), at: t0))
             _ = try w.insertCheckins([NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC")], storedAt: t0)
-            _ = try w.record(NewRecord(Self.notification("u1", "2026-11-21"), state: .sent, sinks: ["journal"]), owner: "r", at: t0)
+            _ = try w.record(
+                NewRecord(Self.notification("u1", "2026-11-21"), state: .sent, sinks: ["journal"]), owner: "r", at: t0)
         }
         try store.write { w in try w.updateUser(User(id: "u1", zone: "Asia/Tokyo", remindAt: 3600), at: Self.at(60)) }
         try store.read { (r: any StoreReader) throws in
@@ -130,7 +131,9 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
             return try w.record(NewRecord(n, state: .sent, sinks: ["journal", "hook:a"]), owner: "run1", at: t0)
         }
         let recorded = try #require(id)
-        #expect(try store.write { w in try w.record(NewRecord(n, state: .sent, sinks: ["journal"]), owner: nil, at: t0) } == nil)
+        #expect(
+            try store.write { w in try w.record(NewRecord(n, state: .sent, sinks: ["journal"]), owner: nil, at: t0) }
+                == nil)
         try store.write { (w: any StoreWriter) throws in
             #expect(try !w.takeOver(id: recorded, sink: "journal", from: "run1", fromGone: false, to: "run2"), "alive")
             #expect(try !w.takeOver(id: recorded, sink: "journal", from: nil, fromGone: false, to: "run2"), "owned")

@@ -34,9 +34,11 @@ extension PGAccess {
         for row in found.rows {
             let i = Int(try row.get(0, as: Int64.self)) - 1
             let user = try Self.user(row, from: 1)
-            if !row.isNull(5), let packed = try row.bytes(5).withUnsafeBufferPointer({
-                PackedHistory.unpack($0, user: user.id, streak: streaks[i].streak)
-            }) {
+            if !row.isNull(5),
+                let packed = try row.bytes(5).withUnsafeBufferPointer({
+                    PackedHistory.unpack($0, user: user.id, streak: streaks[i].streak)
+                })
+            {
                 result[i] = DueHistory(user: user, stored: packed, fromCopy: true)
             } else {
                 result[i] = DueHistory(

@@ -6,7 +6,9 @@ extension PGAccess {
     static let userColumns = "id, zone, remind_at, remind"
 
     static func user(_ row: PGRow, from c: Int = 0) throws -> User {
-        User(id: try row.string(c), zone: try row.string(c + 1), remindAt: try row.get(c + 2), remind: try row.bool(c + 3))
+        User(
+            id: try row.string(c), zone: try row.string(c + 1), remindAt: try row.get(c + 2),
+            remind: try row.bool(c + 3))
     }
 
     func user(_ id: String) throws -> User? {
@@ -33,12 +35,13 @@ extension PGAccess {
     }
 
     func addUser(_ user: User, at: Instant) throws -> Bool {
-        let added = try pg.query(
-            """
-            INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES ($1, $2, $3, $4, $5)
-            ON CONFLICT DO NOTHING
-            """, user.id, user.zone, user.remindAt, user.remind, at
-        ).affectedRows == 1
+        let added =
+            try pg.query(
+                """
+                INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES ($1, $2, $3, $4, $5)
+                ON CONFLICT DO NOTHING
+                """, user.id, user.zone, user.remindAt, user.remind, at
+            ).affectedRows == 1
         if added {
             try pg.query("INSERT INTO user_zones (user_id, since, zone) VALUES ($1, $2, $3)", user.id, at, user.zone)
         }
@@ -100,7 +103,8 @@ extension PGAccess {
 
     static func checkin(_ row: PGRow, from c: Int) throws -> StoredCheckin {
         StoredCheckin(
-            instant: try row.get(c), zone: try row.string(c + 1), eventID: try row.get(c + 2), storedAt: try row.get(c + 3))
+            instant: try row.get(c), zone: try row.string(c + 1), eventID: try row.get(c + 2),
+            storedAt: try row.get(c + 3))
     }
 
     func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent] {

@@ -70,7 +70,9 @@ public final class PostgresStore: Store {
     func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
         do {
             let connection = try idle.withLock { $0.popLast() } ?? Connection(PGConnection(url, settings: settings))
-            defer { if connection.pg.isOpen && !connection.pg.inTransaction { idle.withLock { $0.append(connection) } } }
+            defer {
+                if connection.pg.isOpen && !connection.pg.inTransaction { idle.withLock { $0.append(connection) } }
+            }
             return try body(connection.pg)
         } catch let e as PGError {
             throw StoreError(Self.kind(of: e), e.message)
