@@ -185,7 +185,7 @@ struct ImportTests {
             #"\#(path):2: field "meta": value of "w" is a fractional number; metadata values must be strings, booleans or integers"#,
             #"\#(path):3: field "colour": unknown field; valid fields: user, streak, at, tz, id, meta"#,
             #"\#(path):4: field "at": missing; it is required"#,
-            #"\#(path):5: malformed JSON: The given data was not valid JSON."#,
+            #"\#(path):5: malformed JSON at column 56: expected ',' or '}' after the value of "id", found the end of the line"#,
             #"\#(path):6: field "user": unknown user "ghost"; add it first with: streakd user add ghost --tz ZONE"#,
             #"\#(path):7: field "tz": "posix/UTC" is not a time zone name; "# + zoneRule,
             #"\#(path):8: field "meta": key "Bad" is not valid; use a lowercase letter, then up to 63 of a-z, 0-9 and '_'"#,
@@ -289,6 +289,59 @@ struct ImportTests {
             r.err == error(#"\#(p):2: field "tz": "../../etc/passwd" is a path, not a time zone name; "# + zoneRule)
                 + tail)
         #expect(try s.statusObject()["total_checkins"] as? Int == 0)
+    }
+
+    /// Issue 17: an integer past Int64 trapped (exit 132); a 30-digit one was "a fractional
+    /// number", a lone surrogate "an array", and a key given twice was taken silently.
+    @Test func jsonProblemsSayWhatIsReallyWrong() throws {
+        let s = try Sandbox()
+        s.addUser()
+        let at = "2026-11-20T10:00:00Z"
+        let lines = [
+            checkinLine(at, extra: #","meta":{"n":9223372036854775808}"#),
+            checkinLine(at, extra: #","meta":{"n":-123456789012345678901234567890}"#),
+            checkinLine(at, id: #"\ud800"#),
+            checkinLine(at, extra: #","user":"u2""#),
+            checkinLine(at, extra: #","meta":{"n":1,"ok":true,"n":2}"#),
+            checkinLine(at, extra: #","meta":{"n":9223372036854775807,"m":-9223372036854775808,"f":2.0}"#),
+        ]
+        let path = try s.file("big.jsonl", lines.joined(separator: "\n") + "\n")
+        let range = "metadata integers must be from -9223372036854775808 to 9223372036854775807"
+        let r = s.run(["import", path])
+        #expect(r.code == 65)
+        #expect(r.out == "")
+        #expect(
+            r.err
+                == error(
+                    #"\#(path):1: field "meta": value of "n" is 9223372036854775808, out of range; \#(range)"#) + """
+                    \(path):2: field "meta": value of "n" is -123456789012345678901234567890, out of range; \(range)
+                    \(path):3: field "id": malformed JSON at column 48: \\ud800 is the first half of a surrogate pair, and its second half (\\udc00 to \\udfff) does not follow; a string must be valid Unicode
+                    \(path):4: field "user": given twice in one object; give each field once
+                    \(path):5: field "meta": key "n" is given twice; give each key once
+                    5 invalid records; nothing was imported (use --skip-invalid to import the valid ones)
+
+                    """)
+        #expect(try s.statusObject()["total_checkins"] as? Int == 0)
+        // The edges of the range, and a whole number written 2.0, go in.
+        let skip = s.run(["import", path, "--skip-invalid"])
+        #expect(skip.code == 0, "\(skip)")
+        #expect(skip.out == "imported 1 check-in from \(path) (0 already stored, 5 invalid skipped)\n")
+
+        // user import reads lines the same way.
+        let users = try s.file(
+            "users.jsonl",
+            #"{"user":"n1","tz":"UTC","remind":9223372036854775808}"# + "\n" + #"{"user":"n2","tz":"UTC","tz":"UTC"}"#
+                + "\n" + #"{"user":"n3","tz":"UTC","meta":{"n":9223372036854775808}}"# + "\n")
+        let u = s.run(["user", "import", users])
+        #expect(u.code == 65)
+        #expect(
+            u.err
+                == error(#"\#(users):1: field "remind": must be true or false, not an integer"#) + """
+                    \(users):2: field "tz": given twice in one object; give each field once
+                    \(users):3: field "meta": unknown field; valid fields: user, tz, remind_at, remind
+                    3 invalid records; no user was added or changed
+
+                    """)
     }
 
     @Test func missingFileIsExit66() throws {
