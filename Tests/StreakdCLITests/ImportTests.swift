@@ -276,10 +276,29 @@ struct ImportTests {
         #expect(r.err == error("\(p):1: the header names a column twice"))
         (p, r) = try attempt("open.csv", "user,at\nu1,\"2026-11-17T19:00:00+01:00\n")
         #expect(r.code == 65)
-        #expect(r.err == error("\(p):2: malformed CSV: a quote is not closed") + tail)
+        #expect(r.err == error(#"\#(p):2: field "at": malformed CSV: a quote is not closed on its line"#) + tail)
         (p, r) = try attempt("after.csv", "user,at\nu1,\"2026-11-17T19:00:00+01:00\"x\n")
         #expect(r.code == 65)
-        #expect(r.err == error("\(p):2: malformed CSV: text after a closing quote") + tail)
+        #expect(r.err == error(#"\#(p):2: field "at": malformed CSV: text after a closing quote"#) + tail)
+        // Issue 17: a line break inside quotes was "a quote is not closed", and its second line a
+        // record of its own. It is one record, and the message says what is in it.
+        (p, r) = try attempt(
+            "break.csv",
+            "user,at,id\nu1,2026-11-17T19:00:00+01:00,\"a\nb\"\"c\"\nu1,2026-11-18T19:00:00+01:00,ok\n"
+                + "u1,2026-11-19T19:00:00+01:00,\"last\n")
+        #expect(r.code == 65)
+        #expect(
+            r.err
+                == error(
+                    #"\#(p):2: field "id": malformed CSV: a line break inside a quoted value (the value goes on to line 3); no check-in field holds one, and streakd reads one record a line"#
+                )
+                + #"\#(p):5: field "id": malformed CSV: a quote is not closed on its line"# + "\n"
+                + "2 invalid records; nothing was imported (use --skip-invalid to import the valid ones)\n")
+        let skipped = s.run(["import", p, "--skip-invalid", "-o", "json"])
+        #expect(skipped.out == #"{"imported":1,"duplicates":0,"skipped":2}"# + "\n", "\(skipped)")
+        #expect(try s.statusObject()["total_checkins"] as? Int == 1)
+        #expect(s.run(["user", "remove", "u1"]).code == 0)
+        s.addUser()
         (p, r) = try attempt("empty.csv", "user,at\n,2026-11-17T19:00:00+01:00\n")
         #expect(r.code == 65)
         #expect(r.err == error(#"\#(p):2: field "user": empty; it is required"#) + tail)

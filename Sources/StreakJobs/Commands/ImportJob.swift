@@ -25,10 +25,21 @@ extension Context {
             let bulk = try w.checkinImport(storedAt: now, expectedRows: try file.estimatedLines())
             var lines: [InputFile.Line] = []
             var quick: [QuickCheckin?] = []
+            // A CSV row whose quoted value did not end on its line: told when the next line shows why.
+            var openQuote: (line: Int, problem: FieldProblem)?
             while format == .jsonl || csv != nil, try file.nextRecords(into: &lines, max: 64) {
                 progress.update(file.bytesRead)
                 if let csv { checker.quick(lines, csv, into: &quick) }
                 for (k, line) in lines.enumerated() {
+                    if let open = openQuote {
+                        openQuote = nil
+                        if line.problem == nil && CheckinCSV.closesQuote(line.text) {
+                            // The line break was inside the quotes: this line is the rest of that record.
+                            problems.add(line: open.line, CheckinCSV.lineBreak(open.problem, goesOnTo: line.number))
+                            continue
+                        }
+                        problems.add(line: open.line, open.problem)
+                    }
                     // After an invalid record without --skip-invalid all rolls back: only check the rest.
                     let checkOnly = problems.count > 0 && !skipInvalid
                     if csv != nil, let q = quick[k] {
@@ -43,10 +54,13 @@ extension Context {
                     }
                     switch input.flatMap({ checker.check($0) }) {
                     case .success(let c): if !checkOnly { try bulk.insert(c) }
+                    case .failure(let p) where csv != nil && p.message == CheckinCSV.notClosedMessage:
+                        openQuote = (line.number, p)
                     case .failure(let p): problems.add(line: line.number, p)
                     }
                 }
             }
+            if let open = openQuote { problems.add(line: open.line, open.problem) }
             progress.finish()
             if problems.count > 0 && !skipInvalid {
                 throw StreakdError.data(
