@@ -13,7 +13,15 @@ extension Context {
     }
 
     public func importCheckins(path: String, format: ImportFormat?, skipInvalid: Bool) throws {
-        let file = try InputFile(path)
+        do {
+            try importCheckins(from: try InputFile(path), format: format, skipInvalid: skipInvalid)
+        } catch let stop as InputFile.NotText {
+            throw StreakdError.data(stop.message + "\nnothing was imported")
+        }
+    }
+
+    private func importCheckins(from file: InputFile, format: ImportFormat?, skipInvalid: Bool) throws {
+        let path = file.name
         let format = format ?? (path.lowercased().hasSuffix(".csv") ? .csv : .jsonl)
         let csv = format == .csv ? try CheckinCSV.header(file) : nil
         var problems = Problems(file: file.name)

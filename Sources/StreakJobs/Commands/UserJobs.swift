@@ -57,7 +57,14 @@ extension Context {
     /// Read, checked and stored a line at a time in one transaction, which an
     /// invalid record rolls back.
     public func importUsers(path: String) throws {
-        let file = try InputFile(path)
+        do {
+            try importUsers(from: try InputFile(path))
+        } catch let stop as InputFile.NotText {
+            throw StreakdError.data(stop.message + "\nno user was added or changed")
+        }
+    }
+
+    private func importUsers(from file: InputFile) throws {
         var problems = Problems(file: file.name)
         let (added, updated) = try store.write { w -> (Int, Int) in
             let bulk = try w.userImport(at: now)
