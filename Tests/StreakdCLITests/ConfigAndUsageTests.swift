@@ -112,6 +112,19 @@ struct ConfigAndUsageTests {
             "i.toml", "[freeze]\nmax = 1\ninitial = 2\n",
             "i.toml:3: freeze.initial: 2 is more than max (1); use a number from 0 to 1"
         ),
+        // Issue 17: the parser took a NUL byte for the end of the text, and dropped what followed.
+        (
+            "n.toml", "[import]\nbackfill_days = 5\u{0}\n[freeze]\nmax = 200\n",
+            #"n.toml:2: a NUL byte (U+0000) at column 18; TOML allows no control characters but tab and line breaks (in a quoted string write it as \u0000)"#
+        ),
+        (
+            "c.toml", "[freeze]\r\nmax = 2\r\n# \u{1b}[31m\r\n",
+            #"c.toml:3: a control character (U+001B) at column 3; TOML allows no control characters but tab and line breaks (in a quoted string write it as \u001b)"#
+        ),
+        (
+            "r.toml", "[freeze]\rmax = 2\n",
+            "r.toml:1: a carriage return (U+000D) not followed by a line break at column 9; TOML allows no control characters but tab and line breaks"
+        ),
     ])
     func badConfigurationIsExit78(_ name: String, _ text: String, _ message: String) throws {
         let s = try Sandbox()
@@ -125,6 +138,26 @@ struct ConfigAndUsageTests {
         let status = s.run(["user", "list"])
         #expect(status.code == 78)
         #expect(status.err.hasPrefix("streakd: error: \(s.dir.path)/config/streakd/streakd.toml:"))
+    }
+
+    /// Issue 17: `--config /dev/null` was an error ("cannot read"); like an empty file it is
+    /// an empty configuration, the defaults.
+    @Test func devNullAndAnEmptyFileAreTheDefaults() throws {
+        let s = try Sandbox()
+        let empty = try s.file("empty.toml", "")
+        for path in ["/dev/null", empty] {
+            let r = s.run(["config", "check", "--config", path])
+            #expect(r.code == 0)
+            #expect(r.err == "")
+            #expect(
+                r.out
+                    == Self.defaults.replacingOccurrences(
+                        of: "(built-in defaults)", with: "from \(path)"))
+        }
+        #expect(s.run(["user", "add", "u1", "--tz", "UTC", "--config", "/dev/null"]).code == 0)
+        let folder = s.run(["config", "check", "--config", s.dir.path])
+        #expect(folder.code == 78)
+        #expect(folder.err == error("\(s.dir.path): a folder, not a configuration file"))
     }
 
     @Test func missingExplicitConfigIsExit66() throws {

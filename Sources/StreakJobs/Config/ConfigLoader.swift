@@ -11,10 +11,7 @@ public enum ConfigLoader {
             if explicit { throw StreakdError(.noInput, "\(path): no such configuration file") }
             return Config()
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw StreakdError.config("\(path): cannot read the configuration file")
-        }
-        guard let text = String(validating: data, as: UTF8.self) else {
+        guard let text = String(validating: try read(path), as: UTF8.self) else {
             throw StreakdError.config("\(path): the configuration is not valid UTF-8")
         }
         var config = try parse(text, file: path)
@@ -22,7 +19,40 @@ public enum ConfigLoader {
         return config
     }
 
+    /// A configuration is a small text file: more than this is not one.
+    static let maxSize = 1 << 20
+
+    /// The file's bytes, read as a stream until its end, so that `/dev/null`
+    /// (like any empty file) is an empty configuration: the defaults.
+    static func read(_ path: String) throws -> [UInt8] {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw StreakdError.config("\(path): a folder, not a configuration file")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StreakdError.config("\(path): cannot read the configuration file")
+        }
+        defer { try? handle.close() }
+        var bytes: [UInt8] = []
+        do {
+            while let data = try handle.read(upToCount: 1 << 16), !data.isEmpty {
+                bytes += data
+                guard bytes.count <= maxSize else {
+                    throw StreakdError.config(
+                        "\(path): over \(maxSize >> 20) MiB; a configuration is a small text file (is this the right path?)"
+                    )
+                }
+            }
+        } catch let error as StreakdError {
+            throw error
+        } catch {
+            throw StreakdError.config("\(path): cannot read the configuration file")
+        }
+        return bytes
+    }
+
     public static func parse(_ text: String, file: String) throws -> Config {
+        try checkControlCharacters(text, file: file)
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -74,5 +104,41 @@ public enum ConfigLoader {
             }
         }
         return config
+    }
+
+    /// TOML allows no control character but tab and line breaks, anywhere (in a
+    /// string it is written as an escape). The parser underneath stopped at a NUL
+    /// byte as at the end of the text, so whatever followed it was dropped silently.
+    static func checkControlCharacters(_ text: String, file: String) throws {
+        var line = 1
+        var column = 1
+        var previous: Unicode.Scalar = " "
+        for c in text.unicodeScalars {
+            defer { previous = c }
+            if c == "\n" {
+                line += 1
+                column = 1
+                continue
+            }
+            if previous == "\r" {
+                throw StreakdError.config(
+                    "\(file):\(line): a carriage return (U+000D) not followed by a line break at column \(column - 1); TOML allows no control characters but tab and line breaks"
+                )
+            }
+            if c.value < 32 && c != "\t" && c != "\r" || c.value == 127 {
+                let name = c.value == 0 ? "a NUL byte" : "a control character"
+                let hex = String(c.value, radix: 16)
+                let code = String(repeating: "0", count: 4 - hex.count) + hex
+                throw StreakdError.config(
+                    "\(file):\(line): \(name) (U+\(code.uppercased())) at column \(column); TOML allows no control characters but tab and line breaks (in a quoted string write it as \\u\(code))"
+                )
+            }
+            column += 1
+        }
+        if previous == "\r" {
+            throw StreakdError.config(
+                "\(file):\(line): a carriage return (U+000D) not followed by a line break at column \(column - 1); TOML allows no control characters but tab and line breaks"
+            )
+        }
     }
 }
