@@ -61,6 +61,8 @@ extension Context {
             try importUsers(from: try InputFile(path))
         } catch let stop as InputFile.NotText {
             throw StreakdError.data(stop.message + "\nno user was added or changed")
+        } catch let error as StoreError where Self.isFull(error) {
+            throw storeFull(nothing: "no user was added or changed")
         }
     }
 
