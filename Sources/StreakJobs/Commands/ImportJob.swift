@@ -53,7 +53,11 @@ extension Context {
             var openQuote: (line: Int, problem: FieldProblem)?
             while format == .jsonl || csv != nil, try file.nextRecords(into: &lines, max: 64) {
                 progress.update(file.bytesRead)
-                if let csv { checker.quick(lines, csv, into: &quick) }
+                if let csv {
+                    checker.quick(lines, csv, into: &quick)
+                } else {
+                    checker.quickJSON(lines, into: &quick)
+                }
                 for (k, line) in lines.enumerated() {
                     if let open = openQuote {
                         openQuote = nil
@@ -66,7 +70,7 @@ extension Context {
                     }
                     // After an invalid record without --skip-invalid all rolls back: only check the rest.
                     let checkOnly = problems.count > 0 && !skipInvalid
-                    if csv != nil, let q = quick[k] {
+                    if let q = quick[k] {
                         if !checkOnly { try checker.insert(q, from: line.text, into: bulk) }
                         continue
                     }
