@@ -121,6 +121,23 @@ struct ConfigAndUsageTests {
             "c.toml", "[freeze]\r\nmax = 2\r\n# \u{1b}[31m\r\n",
             #"c.toml:3: a control character (U+001B) at column 3; TOML allows no control characters but tab and line breaks (in a quoted string write it as \u001b)"#
         ),
+        // Found by ParserFuzzTests: toml++ asserted these away, aborting streakd (exit 134).
+        (
+            "h.toml", "[freeze]\nmax = 1\n[[[hooks]]]\n",
+            "h.toml:3: a table header's name starts with a letter, digit, '_' or '-', or is in quotes, as in [freeze] or [[hooks]]; found a third '['"
+        ),
+        (
+            "e.toml", "[freeze]\nmax = 1\n[ \n",
+            "e.toml:3: a table header's name starts with a letter, digit, '_' or '-', or is in quotes, as in [freeze] or [[hooks]]; found the end of the line"
+        ),
+        (
+            "a.toml", "[reminders]\ndays = [5,\n}]\n",
+            "a.toml:3: a '}' inside an array, where a value, ',' or ']' should be"
+        ),
+        (
+            "s.toml", "[reminders]\ndays = [\u{2028}]\n",
+            "s.toml:2: a Unicode line separator (U+2028) outside quotes; TOML's line breaks are LF and CR LF"
+        ),
         (
             "r.toml", "[freeze]\rmax = 2\n",
             "r.toml:1: a carriage return (U+000D) not followed by a line break at column 9; TOML allows no control characters but tab and line breaks"
@@ -158,6 +175,14 @@ struct ConfigAndUsageTests {
         let folder = s.run(["config", "check", "--config", s.dir.path])
         #expect(folder.code == 78)
         #expect(folder.err == error("\(s.dir.path): a folder, not a configuration file"))
+    }
+
+    @Test func textThatIsNotUTF8NamesItsLine() throws {
+        let s = try Sandbox()
+        let path = try s.file("b.toml", bytes: Array("[freeze]\nmax = 1\n# ok: é\n# x\u{FF}".utf8) + [0xFF, 0x0A])
+        let r = s.run(["config", "check", "--config", path])
+        #expect(r.code == 78)
+        #expect(r.err == error("\(path):4: the configuration is not valid UTF-8 text (column 5)"))
     }
 
     @Test func missingExplicitConfigIsExit66() throws {

@@ -11,8 +11,10 @@ public enum ConfigLoader {
             if explicit { throw StreakdError(.noInput, "\(path): no such configuration file") }
             return Config()
         }
-        guard let text = String(validating: try read(path), as: UTF8.self) else {
-            throw StreakdError.config("\(path): the configuration is not valid UTF-8")
+        let bytes = try read(path)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let (line, column) = invalidUTF8(bytes)
+            throw StreakdError.config("\(path):\(line): the configuration is not valid UTF-8 text (column \(column))")
         }
         var config = try parse(text, file: path)
         config.source = path
@@ -51,8 +53,20 @@ public enum ConfigLoader {
         return bytes
     }
 
+    /// Where the first byte that is not UTF-8 is: line and column, for the message.
+    static func invalidUTF8(_ bytes: [UInt8]) -> (Int, Int) {
+        var line = 1
+        var column = 1
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while case .scalarValue(let c) = decoder.decode(&iterator) {
+            (line, column) = c == "\n" ? (line + 1, 1) : (line, column + 1)
+        }
+        return (line, column)
+    }
+
     public static func parse(_ text: String, file: String) throws -> Config {
-        try checkControlCharacters(text, file: file)
+        try TOMLPrecheck.check(text, file: file)
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -104,41 +118,5 @@ public enum ConfigLoader {
             }
         }
         return config
-    }
-
-    /// TOML allows no control character but tab and line breaks, anywhere (in a
-    /// string it is written as an escape). The parser underneath stopped at a NUL
-    /// byte as at the end of the text, so whatever followed it was dropped silently.
-    static func checkControlCharacters(_ text: String, file: String) throws {
-        var line = 1
-        var column = 1
-        var previous: Unicode.Scalar = " "
-        for c in text.unicodeScalars {
-            defer { previous = c }
-            if c == "\n" {
-                line += 1
-                column = 1
-                continue
-            }
-            if previous == "\r" {
-                throw StreakdError.config(
-                    "\(file):\(line): a carriage return (U+000D) not followed by a line break at column \(column - 1); TOML allows no control characters but tab and line breaks"
-                )
-            }
-            if c.value < 32 && c != "\t" && c != "\r" || c.value == 127 {
-                let name = c.value == 0 ? "a NUL byte" : "a control character"
-                let hex = String(c.value, radix: 16)
-                let code = String(repeating: "0", count: 4 - hex.count) + hex
-                throw StreakdError.config(
-                    "\(file):\(line): \(name) (U+\(code.uppercased())) at column \(column); TOML allows no control characters but tab and line breaks (in a quoted string write it as \\u\(code))"
-                )
-            }
-            column += 1
-        }
-        if previous == "\r" {
-            throw StreakdError.config(
-                "\(file):\(line): a carriage return (U+000D) not followed by a line break at column \(column - 1); TOML allows no control characters but tab and line breaks"
-            )
-        }
     }
 }
