@@ -350,7 +350,8 @@ struct ImportTests {
         let users = try s.file(
             "users.jsonl",
             #"{"user":"n1","tz":"UTC","remind":9223372036854775808}"# + "\n" + #"{"user":"n2","tz":"UTC","tz":"UTC"}"#
-                + "\n" + #"{"user":"n3","tz":"UTC","meta":{"n":9223372036854775808}}"# + "\n")
+                + "\n" + #"{"user":"n3","tz":"UTC","meta":{"n":9223372036854775808}}"# + "\n"
+                + #"{"user":"n4","tz":"UTC","":1}"# + "\n")
         let u = s.run(["user", "import", users])
         #expect(u.code == 65)
         #expect(
@@ -358,7 +359,8 @@ struct ImportTests {
                 == error(#"\#(users):1: field "remind": must be true or false, not an integer"#) + """
                     \(users):2: field "tz": given twice in one object; give each field once
                     \(users):3: field "meta": unknown field; valid fields: user, tz, remind_at, remind
-                    3 invalid records; no user was added or changed
+                    \(users):4: unknown field "" (an empty name); valid fields: user, tz, remind_at, remind
+                    4 invalid records; no user was added or changed
 
                     """)
     }

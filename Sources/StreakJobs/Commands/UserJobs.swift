@@ -104,8 +104,7 @@ extension Context {
         let o = try JSONInput.object(line).get()
         let fields = ["user", "tz", "remind_at", "remind"]
         if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
-            throw FieldProblem(
-                field: unknown, message: "unknown field; valid fields: \(fields.joined(separator: ", "))")
+            throw JSONInput.unknownField(unknown, valid: fields)
         }
         let id = try JSONInput.string(o, "user", required: true).get()!
         let tz = try JSONInput.string(o, "tz", required: true).get()!

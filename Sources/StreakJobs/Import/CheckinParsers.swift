@@ -8,8 +8,7 @@ enum CheckinJSONLines {
         Result {
             let o = try JSONInput.object(line).get()
             if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
-                throw FieldProblem(
-                    field: unknown, message: "unknown field; valid fields: \(fields.joined(separator: ", "))")
+                throw JSONInput.unknownField(unknown, valid: fields)
             }
             return CheckinInput(
                 user: try JSONInput.string(o, "user", required: true).get()!,

@@ -31,6 +31,15 @@ enum JSONInput {
         return line.withUTF8 { JSONReader.object($0) }
     }
 
+    /// A field no record has. One with an empty name says so: the message names it.
+    static func unknownField(_ key: String, valid: [String]) -> FieldProblem {
+        let rule = "valid fields: \(valid.joined(separator: ", "))"
+        guard !key.isEmpty else {
+            return FieldProblem(field: "", message: "unknown field \"\" (an empty name); \(rule)")
+        }
+        return FieldProblem(field: key, message: "unknown field; \(rule)")
+    }
+
     /// A string field, or a problem naming the field.
     static func string(_ fields: [String: JSONInput], _ key: String, required: Bool) -> Result<String?, FieldProblem> {
         switch fields[key] {
