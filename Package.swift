@@ -52,8 +52,12 @@ let package = Package(
         .target(name: "TestJournald", path: "Tests/TestJournald", swiftSettings: strict),
         .testTarget(
             name: "StreakDeliveryTests", dependencies: ["StreakDelivery", "TestJournald"], swiftSettings: strict),
-        .testTarget(name: "StreakJobsTests", dependencies: ["StreakJobs"], swiftSettings: strict),
-        .testTarget(name: "StreakdCLITests", dependencies: ["StreakCore", "TestJournald"], swiftSettings: strict),
+        // Seeded generators of valid and mutated input, for the parsers' fuzz tests.
+        .target(name: "InputGenerators", path: "Tests/InputGenerators", swiftSettings: strict),
+        .testTarget(name: "StreakJobsTests", dependencies: ["StreakJobs", "InputGenerators"], swiftSettings: strict),
+        .testTarget(
+            name: "StreakdCLITests", dependencies: ["StreakCore", "TestJournald", "InputGenerators"],
+            swiftSettings: strict),
         // deploy/ and the Makefile: systemd-analyze on the units, make install, a systemd --user run.
         .testTarget(
             name: "StreakdDeployTests", dependencies: ["StreakCore", "StreakDelivery", "TestJournald"],

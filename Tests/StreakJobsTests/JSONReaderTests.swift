@@ -1,4 +1,5 @@
 import Foundation
+import InputGenerators
 import Testing
 
 @testable import StreakJobs
@@ -180,21 +181,4 @@ import Testing
             }
         }
     }
-}
-
-/// SplitMix64: the same numbers for the same seed, on every machine.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import InputGenerators
 import StreakCore
 import StreakStore
 import Testing
