@@ -44,14 +44,25 @@ import Testing
             let lines = [InputFile.Line(number: 1, text: text, problem: nil, isASCII: text.allSatisfy { $0 < 128 })]
             var quick: [QuickCheckin?] = []
             checker.quickJSON(lines, into: &quick)
+            // Both as the import hands them to the store (`CheckedRows`), and the full path's
+            // also straight, as a `NewCheckin` is stored elsewhere.
             let fast = Recorder()
-            if let q = quick[0] { try checker.insert(q, from: text, into: fast) }
+            if let q = quick[0] {
+                let rows = CheckedRows()
+                checker.append(q, from: text, to: rows)
+                try rows.insert(into: fast)
+            }
             let full = Recorder()
+            let straight = Recorder()
             if case .success(let c) = CheckinJSONLines.record(Substring(String(decoding: text, as: UTF8.self)))
                 .flatMap({ checker.check($0) })
             {
-                try full.insert(c)
+                let rows = CheckedRows()
+                rows.append(c)
+                try rows.insert(into: full)
+                try straight.insert(c)
             }
+            #expect(full.rows == straight.rows)
             return (fast.rows.first, full.rows.first)
         }
     }

@@ -115,13 +115,17 @@ struct ImportChecker {
         return QuickCheckin(user: f.user, streak: streak, at: at, zone: zone, eventID: f.id, meta: meta)
     }
 
-    /// Stores a checked row.
-    func insert(_ c: QuickCheckin, from text: UnsafeBufferPointer<UInt8>, into bulk: any CheckinImport) throws {
-        try streaks.withKey(c.streak) { streak in
-            try zones.withKey(c.zone) { zone in
-                try bulk.insert(
-                    user: UnsafeBufferPointer(rebasing: text[c.user]), streak: streak, at: c.at, zone: zone,
-                    eventID: c.eventID.map { UnsafeBufferPointer(rebasing: text[$0]) }, meta: c.meta)
+    /// Adds a checked row to a batch for the store.
+    func append(_ c: QuickCheckin, from text: UnsafeBufferPointer<UInt8>, to rows: CheckedRows) {
+        streaks.withKey(c.streak) { streak in
+            zones.withKey(c.zone) { zone in
+                var meta = c.meta
+                func add(_ meta: UnsafeBufferPointer<UInt8>?) {
+                    rows.append(
+                        user: UnsafeBufferPointer(rebasing: text[c.user]), streak: streak, at: c.at, zone: zone,
+                        eventID: c.eventID.map { UnsafeBufferPointer(rebasing: text[$0]) }, meta: meta)
+                }
+                if meta == nil { add(nil) } else { meta!.withUTF8 { add($0) } }
             }
         }
     }
