@@ -110,7 +110,8 @@ struct ImportChecker {
         }
         guard valid(zone) else { return nil }
         if let id = f.id, !Validate.isEventID(bytes(id)) { return nil }
-        let meta = f.meta.flatMap { plain.metaText(text, $0) }
+        var meta: String?
+        if let m = f.meta, !plain.metaText(text, m, into: &meta) { return nil }
         markUsed(streak)
         return QuickCheckin(user: f.user, streak: streak, at: at, zone: zone, eventID: f.id, meta: meta)
     }

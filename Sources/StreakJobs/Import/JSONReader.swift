@@ -1,11 +1,10 @@
 /// Reads one line holding one JSON object (RFC 8259), with messages for people:
 /// what is wrong, at which column, in which field, and what would be valid.
 ///
-/// Our own reader rather than Foundation's `JSONDecoder`, which trapped on
-/// nothing but answered with the wrong cause: an integer past Int64 was "a
-/// fractional number", a lone surrogate "an array", and a key given twice was
-/// taken silently (the last one won). It works on the line's bytes, which
-/// `InputFile` has checked are UTF-8.
+/// Our own reader rather than Foundation's `JSONDecoder`, which answered with
+/// the wrong cause: an integer past Int64 was "a fractional number", a lone
+/// surrogate "an array", and a key given twice was taken silently (the last
+/// one won). It works on the line's bytes, which `InputFile` has checked are UTF-8.
 struct JSONReader {
     /// Objects and arrays nest at most this deep: a check-in needs two levels.
     static let maxDepth = 32
@@ -25,7 +24,7 @@ struct JSONReader {
             guard reader.peek() == 123 else {  // {
                 throw FieldProblem(field: "", message: "malformed JSON: expected one object {...} per line")
             }
-            guard case .object(let fields) = try reader.value(depth: 0) else { fatalError("an object was read") }
+            let fields = try reader.object(depth: 1)
             reader.skipSpace()
             if reader.i < utf8.count {
                 throw reader.malformed("text after the object; write one object per line")
@@ -40,7 +39,7 @@ struct JSONReader {
         skipSpace()
         guard let c = peek() else { throw malformed("the line ends where a value should be; " + Self.values) }
         switch c {
-        case 123: return try object(depth: depth + 1)
+        case 123: return .object(try object(depth: depth + 1))
         case 91: return try array(depth: depth + 1)
         case 34: return .string(try string())
         case 45, 48...57: return try number()
@@ -48,14 +47,14 @@ struct JSONReader {
         }
     }
 
-    private mutating func object(depth: Int) throws(FieldProblem) -> JSONInput {
+    private mutating func object(depth: Int) throws(FieldProblem) -> [String: JSONInput] {
         guard depth <= Self.maxDepth else { throw malformed("objects and arrays nested deeper than \(Self.maxDepth)") }
         i += 1  // {
         var fields: [String: JSONInput] = [:]
         skipSpace()
         if peek() == 125 {  // }
             i += 1
-            return .object(fields)
+            return fields
         }
         while true {
             skipSpace()
@@ -85,7 +84,7 @@ struct JSONReader {
             case 44: i += 1  // ,
             case 125:  // }
                 i += 1
-                return .object(fields)
+                return fields
             default:
                 throw malformed("expected ',' or '}' after the value of \(quoted(key)), found \(found())")
             }

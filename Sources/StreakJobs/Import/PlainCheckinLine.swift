@@ -18,16 +18,11 @@ struct RowFields {
 /// then reads the line: its answers and messages are the contract. What this
 /// reader accepts, the full path stores alike (`PlainCheckinLineTests`).
 struct PlainCheckinLine {
-    /// Metadata keys met in the line being read, to find one given twice.
-    private var metaKeys: [Range<Int>] = []
-    /// Metadata entries, sorted for writing (`metaText`).
+    /// The metadata entries of the object read last (keys to find one given twice; sorted to be written).
     private var entries: [(key: Range<Int>, value: Range<Int>, isString: Bool)] = []
     private var text: [UInt8] = []
 
-    init() {
-        metaKeys.reserveCapacity(32)
-        entries.reserveCapacity(32)
-    }
+    init() { entries.reserveCapacity(32) }
 
     /// Reads a plain line's fields into `f`; false when the line needs `JSONReader`.
     mutating func fields(_ b: UnsafeBufferPointer<UInt8>, into f: inout RowFields) -> Bool {
@@ -77,32 +72,14 @@ struct PlainCheckinLine {
 
     /// The metadata object at `range` of a line `fields` accepted, as the store keeps
     /// it: compact JSON, keys in order (as `JSON.object` writes `JSONInput.meta`'s
-    /// sorted keys); nil when it has no keys.
-    mutating func metaText(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
-        entries.removeAll(keepingCapacity: true)
-        var i = range.lowerBound + 1
-        while true {
-            skipSpace(b, &i)
-            if b[i] == 125 { break }  // }
-            if b[i] == 44 {  // ,
-                i += 1
-                continue
-            }
-            let key = string(b, &i)!
-            skipSpace(b, &i)
-            i += 1  // :
-            skipSpace(b, &i)
-            let start = i
-            let isString = b[i] == 34
-            if isString {
-                let value = string(b, &i)!
-                entries.append((key, value, true))
-                continue
-            }
-            while i < b.count, b[i] != 44, b[i] != 125, b[i] != 32, b[i] != 9 { i += 1 }
-            entries.append((key, start..<i, false))
+    /// sorted keys); nil when it has no keys. False, should it not read (the full path then).
+    mutating func metaText(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, into meta: inout String?) -> Bool {
+        var i = range.lowerBound
+        guard self.meta(b, &i) == range else { return false }
+        guard !entries.isEmpty else {
+            meta = nil
+            return true
         }
-        guard !entries.isEmpty else { return nil }
         // Keys are a-z, 0-9 and '_': their bytes sort as Swift sorts the strings.
         entries.sort { x, y in
             UnsafeBufferPointer(rebasing: b[x.key]).lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: b[y.key]))
@@ -119,7 +96,8 @@ struct PlainCheckinLine {
             if e.isString { text.append(34) }
         }
         text.append(125)
-        return String(decoding: text, as: UTF8.self)
+        meta = String(decoding: text, as: UTF8.self)
+        return true
     }
 
     // The fields, as bits of a mask: each may come once.
@@ -154,11 +132,12 @@ struct PlainCheckinLine {
 
     /// A plain metadata object: at most 32 valid keys, each once, with values that are
     /// strings of at most 1024 bytes, plain integers of at most 18 digits, or booleans.
+    /// Its entries are left in `entries`.
     private mutating func meta(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Range<Int>? {
         let start = i
-        guard b[i] == 123 else { return nil }  // {
+        guard i < b.count, b[i] == 123 else { return nil }  // {
         i += 1
-        metaKeys.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
         skipSpace(b, &i)
         if i < b.count && b[i] == 125 {
             i += 1
@@ -166,22 +145,29 @@ struct PlainCheckinLine {
         }
         while true {
             skipSpace(b, &i)
-            guard let key = string(b, &i), Self.isMetaKey(b, key), metaKeys.count < 32 else { return nil }
-            for other in metaKeys where other.count == key.count {
-                if b[other].elementsEqual(b[key]) { return nil }
+            guard let key = string(b, &i), Self.isMetaKey(b, key), entries.count < 32 else { return nil }
+            for other in entries where other.key.count == key.count {
+                if b[other.key].elementsEqual(b[key]) { return nil }
             }
-            metaKeys.append(key)
             skipSpace(b, &i)
             guard i < b.count, b[i] == 58 else { return nil }  // :
             i += 1
             skipSpace(b, &i)
             guard i < b.count else { return nil }
+            let value = i
             switch b[i] {
             case 34:
-                guard let value = string(b, &i), value.count <= 1024 else { return nil }
-            case 116: guard word(b, &i, Self.true) else { return nil }
-            case 102: guard word(b, &i, Self.false) else { return nil }
-            case 45, 48...57: guard integer(b, &i) else { return nil }
+                guard let text = string(b, &i), text.count <= 1024 else { return nil }
+                entries.append((key, text, true))
+            case 116:
+                guard word(b, &i, Self.true) else { return nil }
+                entries.append((key, value..<i, false))
+            case 102:
+                guard word(b, &i, Self.false) else { return nil }
+                entries.append((key, value..<i, false))
+            case 45, 48...57:
+                guard integer(b, &i) else { return nil }
+                entries.append((key, value..<i, false))
             default: return nil
             }
             skipSpace(b, &i)
