@@ -58,6 +58,8 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Generators of random and mutated input for the parsers' fuzz tests.
+        .target(name: "InputGenerators", path: "Tests/InputGenerators", swiftSettings: strict),
         // Twins and helpers the test targets share: a standalone systemd-journald, journal
         // readers, process runners, scratch folders, the in-memory sink, a throwaway PostgreSQL
         // cluster (scripts/pg-cluster) with a fresh database per test.
@@ -81,13 +83,16 @@ let package = Package(
             name: "StreakJobsTests",
             dependencies: [
                 "StreakCore", "StreakStore", "StreakSQLite", "StreakDelivery", "StreakJobs", "StreakTestKit",
+                "InputGenerators",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "StreakPostgresTests", dependencies: ["StreakCore", "StreakPostgres", "StreakTestKit"],
             swiftSettings: strict),
-        .testTarget(name: "StreakdCLITests", dependencies: ["StreakCore", "StreakTestKit"], swiftSettings: strict),
+        .testTarget(
+            name: "StreakdCLITests", dependencies: ["StreakCore", "StreakTestKit", "InputGenerators"],
+            swiftSettings: strict),
         // Several hosts on one PostgreSQL database: processes in UTS namespaces of their own.
         .testTarget(name: "StreakdHostsTests", dependencies: ["StreakCore", "StreakTestKit"], swiftSettings: strict),
         // deploy/ and the Makefile: systemd-analyze on the units, make install, a systemd --user run.

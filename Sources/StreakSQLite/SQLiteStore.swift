@@ -9,6 +9,7 @@ import Synchronization
 /// processes at once (writers wait for each other up to `busyTimeout`).
 public final class SQLiteStore: Store {
     public let path: String
+    public var location: String { path }
     let queue: DatabaseQueue
 
     /// The page cache of a connection, in SQLite's negative-KiB form (16 MB). A busy run reads

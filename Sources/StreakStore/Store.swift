@@ -22,6 +22,8 @@ public protocol Store: Sendable {
     /// then a run claims them in small batches, a transaction each, so runs going at once split
     /// the work. False where write transactions exclude each other (a SQLite file).
     var concurrentClaims: Bool { get }
+    /// Where the store is, for messages: a file's path, a database's URL without its password.
+    var location: String { get }
 }
 
 extension Store {
@@ -29,6 +31,7 @@ extension Store {
     public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T { try read(body) }
     public func clock() throws -> Instant? { nil }
     public var concurrentClaims: Bool { false }
+    public var location: String { "the store" }
 }
 
 /// Which checks of a write the caller makes itself.

@@ -57,7 +57,16 @@ extension Context {
     /// Read, checked and stored a line at a time in one transaction, which an
     /// invalid record rolls back.
     public func importUsers(path: String) throws {
-        let file = try InputFile(path)
+        do {
+            try importUsers(from: try InputFile(path))
+        } catch let stop as InputFile.NotText {
+            throw StreakdError.data(stop.message + "\nno user was added or changed")
+        } catch let error as StoreError where Self.isFull(error) {
+            throw storeFull(nothing: "no user was added or changed")
+        }
+    }
+
+    private func importUsers(from file: InputFile) throws {
         var problems = Problems(file: file.name)
         let (added, updated) = try store.write { w -> (Int, Int) in
             let bulk = try w.userImport(at: now)
@@ -93,8 +102,7 @@ extension Context {
         let o = try JSONInput.object(line).get()
         let fields = ["user", "tz", "remind_at", "remind"]
         if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
-            throw FieldProblem(
-                field: unknown, message: "unknown field; valid fields: \(fields.joined(separator: ", "))")
+            throw JSONInput.unknownField(unknown, valid: fields)
         }
         let id = try JSONInput.string(o, "user", required: true).get()!
         let tz = try JSONInput.string(o, "tz", required: true).get()!

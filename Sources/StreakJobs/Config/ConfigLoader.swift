@@ -11,18 +11,62 @@ public enum ConfigLoader {
             if explicit { throw StreakdError(.noInput, "\(path): no such configuration file") }
             return Config()
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw StreakdError.config("\(path): cannot read the configuration file")
-        }
-        guard let text = String(validating: data, as: UTF8.self) else {
-            throw StreakdError.config("\(path): the configuration is not valid UTF-8")
+        let bytes = try read(path)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let (line, column) = invalidUTF8(bytes)
+            throw StreakdError.config("\(path):\(line): the configuration is not valid UTF-8 text (column \(column))")
         }
         var config = try parse(text, file: path)
         config.source = path
         return config
     }
 
+    /// A configuration is a small text file: more than this is not one.
+    static let maxSize = 1 << 20
+
+    /// The file's bytes, read as a stream until its end, so that `/dev/null`
+    /// (like any empty file) is an empty configuration: the defaults.
+    static func read(_ path: String) throws -> [UInt8] {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw StreakdError.config("\(path): a folder, not a configuration file")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StreakdError.config("\(path): cannot read the configuration file")
+        }
+        defer { try? handle.close() }
+        var bytes: [UInt8] = []
+        do {
+            while let data = try handle.read(upToCount: 1 << 16), !data.isEmpty {
+                bytes += data
+                guard bytes.count <= maxSize else {
+                    throw StreakdError.config(
+                        "\(path): over \(maxSize >> 20) MiB; a configuration is a small text file (is this the right path?)"
+                    )
+                }
+            }
+        } catch let error as StreakdError {
+            throw error
+        } catch {
+            throw StreakdError.config("\(path): cannot read the configuration file")
+        }
+        return bytes
+    }
+
+    /// Where the first byte that is not UTF-8 is: line and column, for the message.
+    static func invalidUTF8(_ bytes: [UInt8]) -> (Int, Int) {
+        var line = 1
+        var column = 1
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while case .scalarValue(let c) = decoder.decode(&iterator) {
+            (line, column) = c == "\n" ? (line + 1, 1) : (line, column + 1)
+        }
+        return (line, column)
+    }
+
     public static func parse(_ text: String, file: String) throws -> Config {
+        try TOMLPrecheck.check(text, file: file)
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

@@ -60,6 +60,7 @@ public final class PostgresStore: Store {
     public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T { try read(body) }
 
     public var concurrentClaims: Bool { true }
+    public var location: String { url.description }
 
     public func clock() throws -> Instant? {
         try withConnection { try $0.databaseNow() }
