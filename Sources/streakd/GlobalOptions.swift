@@ -9,9 +9,17 @@ import StreakStore
 extension OutputFormat: ExpressibleByArgument {}
 extension Context.ImportFormat: ExpressibleByArgument {}
 
-/// A store error on its way to the user.
-struct StoreFailure: Error {
-    var message: String
+extension StoreError.Kind {
+    /// The one place a store's error becomes an exit status (SPEC §6).
+    var exitStatus: ExitStatus {
+        switch self {
+        case .unavailable, .full, .readOnly, .newer: .unavailable
+        case .busy, .outdated: .tempFail
+        case .damaged: .damaged
+        case .missing: .noInput
+        case .invalid: .usage
+        }
+    }
 }
 
 /// The options every command takes.
@@ -33,31 +41,43 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Log what streakd does to standard error.")
     var verbose = false
 
-    /// Builds the context and runs a job in it.
-    func run(_ job: (Context) throws -> Void) throws {
+    /// Builds the context and runs a job in it. `access`: whether the job writes; a job that only
+    /// reads opens the store read-only and never creates, migrates or changes it (SPEC §6).
+    func run(_ access: StoreAccess, anyVersion: Bool = false, _ job: (Context) throws -> Void) throws {
         let env = ProcessInfo.processInfo.environment
         let paths = Paths(environment: env)
-        var logger = Logger(label: "streakd") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = verbose ? .debug : .warning
+        let logger = makeLogger()
         let instant = try nowInstant(env)
         let config = try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
         let location = try storePath(store ?? paths.defaultStore)
-        logger.debug("opening store", metadata: ["path": "\(location)"])
-        let opened: SQLiteStore
-        do {
-            opened = try SQLiteStore(path: location)
-        } catch let e as StoreError {
-            throw StoreFailure(message: e.description)
-        }
-        let context = Context(
-            store: opened, config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
-            printer: .standard(format: output),
-            logger: logger)
-        do {
-            try job(context)
-        } catch let e as StoreError {
-            throw StreakdError(.tempFail, e.description)
-        }
+        logger.debug("opening store", metadata: ["path": "\(location)", "access": "\(access)"])
+        // A writer waiting for another process's lock gives up within seconds of a SIGTERM.
+        let opened = try SQLiteStore(
+            path: location, access: access, anyVersion: anyVersion, stopping: { StopSignals.requested })
+        try job(
+            Context(
+                store: opened, config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
+                printer: .standard(format: output), logger: logger))
+    }
+
+    /// Runs a job that needs no store (`config check`, `log`): none is opened, so none is created.
+    func runWithoutStore(readsConfig: Bool = true, _ job: (Context) throws -> Void) throws {
+        let env = ProcessInfo.processInfo.environment
+        let paths = Paths(environment: env)
+        let logger = makeLogger()
+        let instant = try nowInstant(env)
+        let config =
+            readsConfig ? try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil) : Config()
+        try job(
+            Context(
+                store: NoStore(), config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
+                printer: .standard(format: output), logger: logger))
+    }
+
+    func makeLogger() -> Logger {
+        var logger = Logger(label: "streakd") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = verbose ? .debug : .warning
+        return logger
     }
 
     func nowInstant(_ env: [String: String]) throws -> Instant {
@@ -76,6 +96,10 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func storePath(_ value: String) throws -> String {
+        if value.isEmpty || value == "sqlite://" {
+            throw StreakdError.usage(
+                "--store: the path is empty; name a SQLite file, such as ~/.local/state/streakd/streakd.sqlite")
+        }
         if value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") {
             throw StreakdError(
                 .unavailable, "--store: PostgreSQL stores are not available in this version yet; use a SQLite file path"
