@@ -117,7 +117,13 @@ extension SQLiteStore {
             text += "; the store is damaged: see `streakd store check` and restore a backup (README, Operator's guide)"
         case .SQLITE_FULL:
             kind = .full
-            text += "; nothing was changed: free space on its file system, then run the command again"
+            text += "; what it was writing was not stored: free space on its file system, then run the command again"
+        case .SQLITE_IOERR where error.extendedResultCode == .SQLITE_IOERR_SHMSIZE:
+            // The -shm file cannot grow: its file system is full (SQLite writes its pages to
+            // allocate them, so that a full disk is an error here, not a crash later).
+            kind = .full
+            text +=
+                " (no space for \(path)-shm: the disk is full); what it was writing was not stored: free space on its file system, then run the command again"
         case .SQLITE_READONLY:
             kind = .readOnly
             text += "; this command writes: it needs write access to the file and its folder"

@@ -99,7 +99,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         /// The place named cannot be a store at all: empty, a device, a folder, a form of name
         /// streakd does not take (64).
         case invalid
-        /// The disk (or the database's space) is full: nothing was changed (69; the store is
+        /// The disk (or the database's space) is full: the write that met it was not stored (69; the store is
         /// fine once space is freed).
         case full
         /// Only reading is possible: the file, its folder or the database is read-only, and the
