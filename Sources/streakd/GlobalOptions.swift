@@ -60,14 +60,13 @@ struct GlobalOptions: ParsableArguments {
                 printer: .standard(format: output), logger: logger))
     }
 
-    /// Runs a job that needs no store (`config check`, `log`): none is opened, so none is created.
-    func runWithoutStore(readsConfig: Bool = true, _ job: (Context) throws -> Void) throws {
+    /// Runs a job that needs no store (`config check`): none is opened, so none is created.
+    func runWithoutStore(_ job: (Context) throws -> Void) throws {
         let env = ProcessInfo.processInfo.environment
         let paths = Paths(environment: env)
         let logger = makeLogger()
         let instant = try nowInstant(env)
-        let config =
-            readsConfig ? try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil) : Config()
+        let config = try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
         try job(
             Context(
                 store: NoStore(), config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
