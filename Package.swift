@@ -5,7 +5,8 @@
 // Dependencies point one way (docs/ARCHITECTURE.md):
 //   streakd (CLI wiring) -> StreakJobs -> StreakDelivery, StreakStore -> StreakCore (pure)
 //   streakd -> StreakSQLite (an engine behind StreakStore's roles) -> StreakStore
-// Only StreakDelivery imports the libsystemd C target (CSystemd); only StreakSQLite calls
+// Only StreakDelivery imports the libsystemd C target (CSystemd) and CProcess (the hooks' process
+// calls); only StreakSQLite calls
 // SQLite (GRDB, its C API for the hot paths, and CSQLiteConfig for process-wide settings);
 // only StreakPostgres calls libpq (CLibpq): connections, deadlines, COPY, migrations.
 import Foundation
@@ -40,7 +41,8 @@ let package = Package(
         .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .target(name: "StreakPostgres", dependencies: ["StreakCore", "StreakStore", "CLibpq"], swiftSettings: strict),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        .target(name: "StreakDelivery", dependencies: ["StreakCore", "CSystemd"], swiftSettings: strict),
+        .systemLibrary(name: "CProcess"),
+        .target(name: "StreakDelivery", dependencies: ["StreakCore", "CSystemd", "CProcess"], swiftSettings: strict),
         .target(
             name: "StreakJobs",
             dependencies: [

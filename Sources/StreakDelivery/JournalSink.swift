@@ -12,12 +12,18 @@ public final class JournalSink: Sink, @unchecked Sendable {
     private var pacer: JournalPacer<ContinuousClock.Instant>
 
     private let socketPath: String
+    /// Whether the run was asked to stop (SIGTERM): a wait for the pacer ends, and the entry is
+    /// left for the next run.
+    private let stopRequested: @Sendable () -> Bool
 
     /// `socketPath` is only checked (sd-journal always sends to the default); tests point it elsewhere.
-    public init(pacer: JournalPacer<ContinuousClock.Instant> = JournalPacer(), socketPath: String = JournalSink.socket)
-    {
+    public init(
+        pacer: JournalPacer<ContinuousClock.Instant> = JournalPacer(), socketPath: String = JournalSink.socket,
+        stopRequested: @escaping @Sendable () -> Bool = { false }
+    ) {
         self.pacer = pacer
         self.socketPath = socketPath
+        self.stopRequested = stopRequested
     }
 
     /// The entry's fields, `NAME=value`, in the order they are sent.
@@ -80,22 +86,26 @@ public final class JournalSink: Sink, @unchecked Sendable {
             return .failed("no journal socket at \(socketPath): \(String(cString: strerror(errno)))")
         }
         // The lock is held while waiting: concurrent deliveries queue behind the pacer.
-        let result: Int32 = lock.withLock {
-            waitForPacer()
+        let result: Int32? = lock.withLock {
+            guard waitForPacer() else { return nil }
             return Self.send(fields)
         }
+        guard let result else { return .interrupted("stopped while waiting for the journal's pace") }
         if result < 0 { return .failed("sd_journal_sendv: \(String(cString: strerror(-result)))") }
         return .delivered
     }
 
-    private func waitForPacer() {
+    /// Waits for the pacer's next slot, in steps of at most 100 ms; false when a stop came first.
+    private func waitForPacer() -> Bool {
         while case .wait(let until) = pacer.request(at: clock.now) {
-            let left = clock.now.duration(to: until)
+            if stopRequested() { return false }
+            let left = min(clock.now.duration(to: until), .milliseconds(100))
             if left > .zero {
                 let (seconds, attoseconds) = left.components
                 Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) * 1e-18)
             }
         }
+        return true
     }
 
     /// sd_journal_send is variadic, which Swift cannot call: the fields go to sd_journal_sendv as

@@ -6,7 +6,7 @@ import StreakStore
 import Synchronization
 
 /// The embedded store: one SQLite file in WAL mode, safe for several
-/// processes at once (writers wait for each other up to `busyTimeout`).
+/// processes at once (writers wait for each other up to `busyTimeout`; readers never wait).
 public final class SQLiteStore: Store {
     public let path: String
     public var location: String { path }
@@ -25,21 +25,52 @@ public final class SQLiteStore: Store {
         _ = streakd_sqlite_memstatus(0)
     }
 
-    /// Opens the file, creating it and its folder on first use, and migrates it forward.
-    public init(path: String, busyTimeout: TimeInterval = 30) throws {
+    /// Whether this store only reads (commands that only read: never created, migrated or changed).
+    public let access: StoreAccess
+    /// How long a writer waits for another process's write lock, and when it stops waiting.
+    let busy: BusyWait
+
+    /// Opens the file. `write`: creating it and its folder on first use, and migrating it forward;
+    /// `read`: read-only, and only a store that exists and is up to date (SPEC §6), or of any
+    /// version when `anyVersion` (`store check` and `store backup`, before an upgrade). `stopping`:
+    /// a stop was asked for (SIGTERM), so waits for a lock end within a few seconds.
+    public init(
+        path: String, access: StoreAccess = .write, anyVersion: Bool = false, busyTimeout: TimeInterval = 30,
+        stopping: @escaping @Sendable () -> Bool = { false }
+    ) throws {
         self.path = path
+        self.access = access
+        busy = BusyWait(limit: .milliseconds(Int64(busyTimeout * 1000)), stopping: stopping)
+        let exists = try Self.checkPath(path, access)
+        var config = Configuration()
+        config.busyMode = busy.mode
+        config.foreignKeysEnabled = true
+        if access == .read {
+            config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = \(Self.cacheSize)") }
+            do {
+                queue = try Self.openForReading(path: path, configuration: config)
+                if !anyVersion { try Self.requireCurrentSchema(queue, path: path) }
+            } catch let error as DatabaseError {
+                throw Self.storeError(error, path: path)
+            }
+            return
+        }
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty {
+        // SQLite would only say "unable to open database file".
+        if exists, !Self.writable(path) || !Self.writable(folder.isEmpty ? "." : folder) {
+            throw StoreError(
+                .readOnly,
+                "store \(path): \(Self.writable(path) ? "its folder" : "the file") is read-only; this command writes, and needs write access to the file and its folder (commands that only read work)"
+            )
+        }
+        if !exists && !folder.isEmpty {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
                 throw StoreError(.unavailable, "cannot create the store's folder \(folder): \(Self.reason(error))")
             }
         }
-        var config = Configuration()
         config.journalMode = .wal
-        config.busyMode = .timeout(busyTimeout)
-        config.foreignKeysEnabled = true
         // WAL with synchronous=NORMAL: a commit does not wait for the disk; a power cut can lose the
         // last commits but never corrupts the file. Every delivery is one commit, so this matters.
         config.prepareDatabase { db in
@@ -47,6 +78,10 @@ public final class SQLiteStore: Store {
         }
         do {
             queue = try Self.migrated(path: path, configuration: config, within: busyTimeout)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw Self.storeError(error, path: path)
         } catch {
             throw StoreError(.unavailable, "cannot open the store \(path): \(Self.reason(error))")
         }
@@ -66,6 +101,11 @@ public final class SQLiteStore: Store {
             attempt += 1
             do {
                 let queue = try DatabaseQueue(path: path, configuration: configuration)
+                if try queue.read({ try Schema.migrator.hasBeenSuperseded($0) }) {
+                    throw StoreError(
+                        .newer,
+                        "the store \(path) was written by a newer streakd; run that version, or restore a backup")
+                }
                 try Schema.migrator.migrate(queue)
                 return queue
             } catch let error as DatabaseError
@@ -86,6 +126,9 @@ public final class SQLiteStore: Store {
     /// rows doubled an import's time. The write lock is held from the start, so what the caller
     /// checked against stays as it is until the commit.
     public func write<T>(_ mode: WriteMode, _ body: (any StoreWriter) throws -> T) throws -> T {
+        guard access == .write else {
+            throw StoreError(.readOnly, "store \(path): opened for reading only, by a command that must not write")
+        }
         switch mode {
         case .ordinary:
             return try wrap { try queue.write { db in try body(SQLiteAccess(db: db)) } }
@@ -109,7 +152,7 @@ public final class SQLiteStore: Store {
                 if let beside { return beside }
                 var config = Configuration()
                 config.readonly = true
-                config.busyMode = .timeout(30)
+                config.busyMode = BusyWait(limit: busy.limit, stopping: busy.stopping).mode
                 config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = \(Self.besideCacheSize)") }
                 let opened = try DatabaseQueue(path: path, configuration: config)
                 beside = opened
@@ -148,13 +191,8 @@ public final class SQLiteStore: Store {
         do {
             return try body()
         } catch let error as DatabaseError {
-            throw StoreError(.busy, "store \(path): \(Self.reason(error))")
+            throw Self.storeError(error, path: path)
         }
-    }
-
-    static func reason(_ error: any Error) -> String {
-        if let e = error as? DatabaseError { return e.message ?? "\(e.resultCode)" }
-        return "\(error)"
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import StreakJobs
+import StreakStore
 
 struct Checkin: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,7 +22,9 @@ struct Checkin: ParsableCommand {
     var meta: [String] = []
 
     func run() throws {
-        try global.run { try $0.checkin(user: id, streak: streak, at: at, tz: tz, eventID: eventID, meta: meta) }
+        try global.run(.write) {
+            try $0.checkin(user: id, streak: streak, at: at, tz: tz, eventID: eventID, meta: meta)
+        }
     }
 }
 
@@ -40,7 +43,7 @@ struct Import: ParsableCommand {
     @Flag(help: "Import the valid records and report the invalid ones.") var skipInvalid = false
 
     func run() throws {
-        try global.run { try $0.importCheckins(path: file, format: format, skipInvalid: skipInvalid) }
+        try global.run(.write) { try $0.importCheckins(path: file, format: format, skipInvalid: skipInvalid) }
     }
 }
 
@@ -52,7 +55,7 @@ struct Status: ParsableCommand {
     @Argument(help: "The user's id.") var id: String
     @Option(help: "One streak (default: every streak of the user).") var streak: String?
 
-    func run() throws { try global.run { try $0.status(user: id, streak: streak) } }
+    func run() throws { try global.run(.read) { try $0.status(user: id, streak: streak) } }
 }
 
 struct Calendar: ParsableCommand {
@@ -64,7 +67,7 @@ struct Calendar: ParsableCommand {
     @Option(help: "The streak.") var streak = "daily"
     @Option(help: "How many weeks.") var weeks = 4
 
-    func run() throws { try global.run { try $0.calendar(user: id, streak: streak, weeks: weeks) } }
+    func run() throws { try global.run(.read) { try $0.calendar(user: id, streak: streak, weeks: weeks) } }
 }
 
 struct FreezeCommand: ParsableCommand {
@@ -77,7 +80,7 @@ struct FreezeCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user's id.") var id: String
         @Option(help: "The streak.") var streak = "daily"
-        func run() throws { try global.run { try $0.addFreeze(user: id, streak: streak) } }
+        func run() throws { try global.run(.write) { try $0.addFreeze(user: id, streak: streak) } }
     }
 
     struct Use: ParsableCommand {
@@ -87,7 +90,7 @@ struct FreezeCommand: ParsableCommand {
         @Argument(help: "The user's id.") var id: String
         @Option(help: "The streak.") var streak = "daily"
         @Option(help: ArgumentHelp("The date to freeze (default today).", valueName: "yyyy-mm-dd")) var date: String?
-        func run() throws { try global.run { try $0.useFreeze(user: id, streak: streak, date: date) } }
+        func run() throws { try global.run(.write) { try $0.useFreeze(user: id, streak: streak, date: date) } }
     }
 }
 
@@ -100,6 +103,6 @@ struct ConfigCommand: ParsableCommand {
             commandName: "check",
             abstract: "Validate the configuration and print the effective one.")
         @OptionGroup var global: GlobalOptions
-        func run() throws { try global.run { $0.checkConfig() } }
+        func run() throws { try global.runWithoutStore { $0.checkConfig() } }
     }
 }

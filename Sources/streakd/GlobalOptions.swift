@@ -10,14 +10,25 @@ import StreakStore
 extension OutputFormat: ExpressibleByArgument {}
 extension Context.ImportFormat: ExpressibleByArgument {}
 
-/// A store error on its way to the user.
-struct StoreFailure: Error {
-    var message: String
+extension StoreError.Kind {
+    /// The one place a store's error becomes an exit status (SPEC §6).
+    var exitStatus: ExitStatus {
+        switch self {
+        case .unavailable, .full, .readOnly, .newer: .unavailable
+        case .busy, .outdated: .tempFail
+        case .damaged: .damaged
+        case .missing: .noInput
+        case .invalid: .usage
+        }
+    }
 }
 
 /// The options every command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The store: a SQLite file path.", valueName: "path|url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The store: a SQLite file path, or a postgres:// or postgresql:// URL.", valueName: "path|url"))
     var store: String?
 
     @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
@@ -34,36 +45,49 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Log what streakd does to standard error.")
     var verbose = false
 
-    /// Builds the context and runs a job in it.
-    func run(_ job: (Context) throws -> Void) throws {
+    /// Builds the context and runs a job in it. `access`: whether the job writes; a job that only
+    /// reads opens the store read-only and never creates, migrates or changes it (SPEC §6).
+    func run(_ access: StoreAccess, anyVersion: Bool = false, _ job: (Context) throws -> Void) throws {
         let env = ProcessInfo.processInfo.environment
         let paths = Paths(environment: env)
-        var logger = Logger(label: "streakd") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = verbose ? .debug : .warning
+        let logger = makeLogger()
         let pinned = try pinnedNow(env)
         let config = try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
         let location = try storeLocation(store ?? paths.defaultStore)
-        logger.debug("opening store", metadata: ["store": "\(location)"])
+        logger.debug("opening store", metadata: ["store": "\(location)", "access": "\(access)"])
         let opened: any Store
-        let instant: Instant
-        do {
-            switch location {
-            case .sqlite(let path): opened = try SQLiteStore(path: path)
-            case .postgres(let url): opened = try PostgresStore(url: url)
-            }
-            instant = try pinned ?? storeNow(opened)
-        } catch let e as StoreError {
-            throw StoreFailure(message: e.description)
+        switch location {
+        case .sqlite(let path):
+            // A writer waiting for another process's lock gives up within seconds of a SIGTERM.
+            opened = try SQLiteStore(
+                path: path, access: access, anyVersion: anyVersion, stopping: { StopSignals.requested })
+        case .postgres(let url):
+            opened = try PostgresStore(url: url, access: access, anyVersion: anyVersion)
         }
-        let context = Context(
-            store: opened, config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
-            printer: .standard(format: output),
-            logger: logger)
-        do {
-            try job(context)
-        } catch let e as StoreError {
-            throw StreakdError(.tempFail, e.description)
-        }
+        let instant = try pinned ?? storeNow(opened)
+        try job(
+            Context(
+                store: opened, config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
+                printer: .standard(format: output), logger: logger))
+    }
+
+    /// Runs a job that needs no store (`config check`): none is opened, so none is created.
+    func runWithoutStore(_ job: (Context) throws -> Void) throws {
+        let env = ProcessInfo.processInfo.environment
+        let paths = Paths(environment: env)
+        let logger = makeLogger()
+        let instant = try nowInstant(env)
+        let config = try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
+        try job(
+            Context(
+                store: NoStore(), config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
+                printer: .standard(format: output), logger: logger))
+    }
+
+    func makeLogger() -> Logger {
+        var logger = Logger(label: "streakd") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = verbose ? .debug : .warning
+        return logger
     }
 
     func nowInstant(_ env: [String: String]) throws -> Instant { try pinnedNow(env) ?? hostNow() }
@@ -113,6 +137,10 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func storeLocation(_ value: String) throws -> StoreLocation {
+        if value.isEmpty || value == "sqlite://" {
+            throw StreakdError.usage(
+                "--store: the path is empty; name a SQLite file, such as ~/.local/state/streakd/streakd.sqlite")
+        }
         if value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") {
             if case .failure(let e) = Result(catching: { try PGURL(value) }) {
                 throw StreakdError.usage("--store: \(e)")

@@ -49,12 +49,14 @@ struct Log: ParsableCommand {
     }
 }
 
-/// The store of a job that needs none: any use is a mistake.
+/// The store of a job that needs none (`log`, `config check`): any use is a mistake.
 struct NoStore: Store {
     func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
-        throw StoreError(.unavailable, "log opens no store")
+        throw StoreError(.unavailable, "this command opens no store")
     }
     func write<T>(_ mode: WriteMode, _ body: (any StoreWriter) throws -> T) throws -> T {
-        throw StoreError(.unavailable, "log opens no store")
+        throw StoreError(.unavailable, "this command opens no store")
     }
+    func check() throws -> StoreCheck { throw StoreError(.unavailable, "this command opens no store") }
+    func backup(to path: String) throws { throw StoreError(.unavailable, "this command opens no store") }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import StreakJobs
+import StreakStore
 
 struct Tick: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,7 +13,7 @@ struct Tick: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Show what would be sent or recorded; change nothing and send nothing.") var dryRun = false
 
-    func run() throws { try global.run { try $0.tickCommand(dryRun: dryRun) } }
+    func run() throws { try global.run(dryRun ? .read : .write) { try $0.tickCommand(dryRun: dryRun) } }
 }
 
 struct Preview: ParsableCommand {
@@ -28,7 +29,7 @@ struct Preview: ParsableCommand {
     @Option(help: ArgumentHelp("Only this kind: at_risk, freeze_used, streak_broken.", valueName: "kind"))
     var kind: String?
 
-    func run() throws { try global.run { try $0.preview(until: until, user: user, kind: kind) } }
+    func run() throws { try global.run(.read) { try $0.preview(until: until, user: user, kind: kind) } }
 }
 
 struct Refill: ParsableCommand {
@@ -38,5 +39,5 @@ struct Refill: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Show what would be refilled; change nothing and send nothing.") var dryRun = false
 
-    func run() throws { try global.run { try $0.refillCommand(dryRun: dryRun) } }
+    func run() throws { try global.run(dryRun ? .read : .write) { try $0.refillCommand(dryRun: dryRun) } }
 }

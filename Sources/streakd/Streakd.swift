@@ -12,12 +12,12 @@ struct Streakd: ParsableCommand {
         abstract: "Daily habit streaks across time zones, with reminders before a streak breaks.",
         discussion: """
             Every command takes --store, --config, --now and -o. Exit codes: 0 success, 64 usage, \
-            65 bad input data, 66 input file missing, 69 service unavailable, 75 temporary failure, \
-            78 bad configuration.
+            65 bad input data, 66 input file or store missing, 69 service unavailable, 74 store damaged, \
+            75 temporary failure, 78 bad configuration.
             """,
         subcommands: [
             UserCommand.self, Checkin.self, Import.self, Status.self, Calendar.self, FreezeCommand.self,
-            Preview.self, Tick.self, Refill.self, Log.self, ConfigCommand.self,
+            Preview.self, Tick.self, Refill.self, Log.self, ConfigCommand.self, StoreCommand.self,
         ])
 
     /// Runs the command; errors for people go to standard error with their sysexits code.
@@ -31,8 +31,8 @@ struct Streakd: ParsableCommand {
             try command.run()
         } catch let error as StreakdError {
             fail(error.message, error.status.rawValue)
-        } catch let error as StoreFailure {
-            fail(error.message, ExitStatus.unavailable.rawValue)
+        } catch let error as StoreError {
+            fail(error.description, error.kind.exitStatus.rawValue)
         } catch {
             exit(withError: error)
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import StreakJobs
+import StreakStore
 
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +15,9 @@ struct UserCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The user's time zone (IANA name).", valueName: "zone")) var tz: String
         @Option(help: ArgumentHelp("Local reminder time (default 20:00).", valueName: "hh:mm")) var remindAt: String?
         @Flag(help: "Send this user no reminders.") var noRemind = false
-        func run() throws { try global.run { try $0.addUser(id: id, tz: tz, remindAt: remindAt, remind: !noRemind) } }
+        func run() throws {
+            try global.run(.write) { try $0.addUser(id: id, tz: tz, remindAt: remindAt, remind: !noRemind) }
+        }
     }
 
     struct Set: ParsableCommand {
@@ -25,14 +28,16 @@ struct UserCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The user's new time zone.", valueName: "zone")) var tz: String?
         @Option(help: ArgumentHelp("Local reminder time.", valueName: "hh:mm")) var remindAt: String?
         @Flag(inversion: .prefixedNo, help: "Turn reminders on or off.") var remind: Bool?
-        func run() throws { try global.run { try $0.setUser(id: id, tz: tz, remindAt: remindAt, remind: remind) } }
+        func run() throws {
+            try global.run(.write) { try $0.setUser(id: id, tz: tz, remindAt: remindAt, remind: remind) }
+        }
     }
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: "List users.")
         @OptionGroup var global: GlobalOptions
-        func run() throws { try global.run { try $0.listUsers() } }
+        func run() throws { try global.run(.read) { try $0.listUsers() } }
     }
 
     struct Remove: ParsableCommand {
@@ -40,7 +45,7 @@ struct UserCommand: ParsableCommand {
             commandName: "remove", abstract: "Remove a user and all their data.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user's id.") var id: String
-        func run() throws { try global.run { try $0.removeUser(id: id) } }
+        func run() throws { try global.run(.write) { try $0.removeUser(id: id) } }
     }
 
     struct Import: ParsableCommand {
@@ -50,6 +55,6 @@ struct UserCommand: ParsableCommand {
             discussion: #"Each line: {"user":"u1","tz":"Asia/Tokyo","remind_at":"20:00"} (remind_at optional)."#)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The file, or - for standard input.") var file: String
-        func run() throws { try global.run { try $0.importUsers(path: file) } }
+        func run() throws { try global.run(.write) { try $0.importUsers(path: file) } }
     }
 }

@@ -77,7 +77,7 @@ struct DiskFullTests {
 
         let filler = try Self.fill(mount, leaving: 300 << 10)
         let full = run(["import", checkins])
-        #expect(full.code == 75)
+        #expect(full.code == 69)
         #expect(full.out == "")
         #expect(
             full.err
@@ -85,7 +85,7 @@ struct DiskFullTests {
                     "store \(store): the disk (file system) holding the store is full: nothing was imported, and the store is as it was; free some space there and run the command again"
                 ))
         let fullUsers = run(["user", "import", users])
-        #expect(fullUsers.code == 75)
+        #expect(fullUsers.code == 69)
         #expect(
             fullUsers.err
                 == error(

@@ -6,6 +6,10 @@ import Testing
 struct UserTests {
     @Test func addListSetAndJSON() throws {
         let s = try Sandbox()
+        // A read command creates no store (issue 17): the first writing command does.
+        let missing = s.run(["user", "list"])
+        #expect(missing.code == 66 && missing.err.contains("no store at \(s.store)"))
+        _ = s.run(["user", "remove", "nobody"])
         let empty = s.run(["user", "list"])
         #expect(empty.code == 0)
         #expect(empty.out == "")

@@ -17,23 +17,19 @@ extension Context {
             try importCheckins(from: try InputFile(path), format: format, skipInvalid: skipInvalid)
         } catch let stop as InputFile.NotText {
             throw StreakdError.data(stop.message + "\nnothing was imported")
-        } catch let error as StoreError where Self.isFull(error) {
+        } catch let error as StoreError where error.kind == .full {
             throw storeFull(nothing: "nothing was imported")
         }
     }
 
-    /// SQLite's words for SQLITE_FULL (the store reports no code): the file system is out of space.
-    static func isFull(_ error: StoreError) -> Bool { error.description.hasSuffix("database or disk is full") }
-
-    /// The file system under the store is full: the transaction rolled back, so
-    /// nothing changed, and the same command works once there is room (75, not
-    /// 74: the store is not damaged, and restoring a backup would be wrong).
-    func storeFull(nothing: String) -> StreakdError {
-        let name = "store \(store.location)"
-        return StreakdError(
-            .tempFail,
-            "\(name): the disk (file system) holding the store is full: \(nothing), and the store is as it was"
-                + "; free some space there and run the command again")
+    /// The file system under the store is full: the transaction rolled back, so nothing changed,
+    /// and the same command works once there is room. 69, as for any full store (docs/RULES.md,
+    /// "Faults"): not 74, the store is not damaged; not 75, which a timer's unit counts as success.
+    func storeFull(nothing: String) -> StoreError {
+        StoreError(
+            .full,
+            "store \(store.location): the disk (file system) holding the store is full: \(nothing), and the store is "
+                + "as it was; free some space there and run the command again")
     }
 
     private func importCheckins(from file: InputFile, format: ImportFormat?, skipInvalid: Bool) throws {

@@ -49,16 +49,30 @@ extension Context {
         }
     }
 
-    /// `--until`: a duration after now (`24h`, `90m`, `2d`) or an RFC 3339 instant; default 24h.
+    /// How far `preview` looks: a year (365 days; `52w` fits). Each streak is evaluated at every
+    /// reminder instant it could have, and a preview is meant for what the timer will do soon.
+    static let previewHorizon = 365 * Instant.day
+
+    /// `--until`: a duration after now (`24h`, `90m`, `2d`) or an RFC 3339 instant; default 24h; at
+    /// most `previewHorizon` after now.
     func untilInstant(_ text: String?) throws -> Instant {
         guard let text else { return now + 24 * Instant.hour }
-        if let s = DurationText.seconds(text) { return now + s }
-        guard let instant = RFC3339.parse(text) else {
+        let instant: Instant
+        if let s = DurationText.seconds(text) {
+            instant = s > Self.previewHorizon ? now + Self.previewHorizon + 1 : now + s
+        } else if let parsed = RFC3339.parse(text) {
+            instant = parsed
+        } else {
             throw StreakdError.usage(
                 "--until: \(quoted(text)) is not a duration or an instant; use \(DurationText.rule), or RFC 3339 such as 2026-11-22T20:00:00Z"
             )
         }
         guard instant > now else { throw StreakdError.usage("--until: \(instant) is not after now (\(now))") }
+        guard instant - now <= Self.previewHorizon else {
+            throw StreakdError.usage(
+                "--until: \(quoted(text)) is more than a year ahead; preview looks at most 365 days after now (\(now + Self.previewHorizon)), such as 52w or 365d"
+            )
+        }
         return instant
     }
 }

@@ -61,7 +61,7 @@ extension Context {
             try importUsers(from: try InputFile(path))
         } catch let stop as InputFile.NotText {
             throw StreakdError.data(stop.message + "\nno user was added or changed")
-        } catch let error as StoreError where Self.isFull(error) {
+        } catch let error as StoreError where error.kind == .full {
             throw storeFull(nothing: "no user was added or changed")
         }
     }

@@ -44,6 +44,17 @@ extension ConfigLoader {
             }
             config.hooks.append(hook)
         }
+        // SPEC §5: the program an absolute path. A relative one runs whatever is at that path in the
+        // folder of whoever runs `tick`; a bare name, whatever their PATH finds first (a unit's PATH
+        // is not a terminal's). Checked after the other settings, so their errors come first.
+        for (i, hook) in config.hooks.enumerated() where !hook.argv[0].hasPrefix("/") {
+            let name = hook.argv[0].split(separator: "/").last.map(String.init) ?? hook.argv[0]
+            throw reader.error(
+                "hooks", "command",
+                "\(quoted(hook.argv[0])) is not an absolute path; name the program by its full path, such as "
+                    + "\"/usr/local/bin/\(name)\" (`command -v \(name)` shows it): streakd runs hooks in no particular "
+                    + "folder and looks nothing up in PATH", occurrence: i)
+        }
     }
 
     static func readHook(_ t: TOMLTable, index i: Int, reader: TableReader) throws -> HookCommand {

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import StreakCore
 import StreakDelivery
 import StreakStore
@@ -19,6 +20,8 @@ public struct DispatchReport: Equatable, Sendable {
     public var waiting = 0
     /// Left for the next run: the run was stopped, ran out of time, or the sink kept failing.
     public var deferred = 0
+    /// Stopped in flight by a stop of the run (SIGTERM): pending, the attempt not counted.
+    public var interrupted = 0
 }
 
 /// One delivery to make now.
@@ -68,6 +71,11 @@ final class Dispatcher: Sendable {
     static let runBudget = Duration.seconds(480)
     /// Jobs waiting in one lane before the run waits for it to catch up (memory stays bounded).
     static let laneLimit = 32768
+    /// Outcome writes that find the store busy are tried again (each waits up to the store's busy
+    /// time-out) for this long: an outcome lost is a delivery the next run repeats. Once the run
+    /// is asked to stop, for `outcomeRetryStopping` only (systemd waits 90 s, SPEC §5 says a few).
+    static let outcomeRetry = Duration.seconds(120)
+    static let outcomeRetryStopping = Duration.seconds(10)
 
     init(context: Context, delivery: Delivery, owner: String, handOver: Bool = false) {
         self.context = context
@@ -210,10 +218,20 @@ final class Dispatcher: Sendable {
                     context.printer.warn("\(job.sink): \(reason); its notifications are skipped")
                 }
                 outcome = (job, .expired, attempts, reason)
+            case .interrupted(let reason):
+                shared.withLock { $0.report.interrupted += 1 }
+                outcome = (job, .pending, job.attempts, "interrupted: " + reason)
             case .failed(let error):
                 let dead = delivery.retry.isDead(attempts: attempts)
                 outcome = (job, dead ? .dead : .pending, attempts, error)
-                shared.withLock { if dead { $0.report.dead += 1 } else { $0.report.failed += 1 } }
+                let first = shared.withLock { s in
+                    if dead { s.report.dead += 1 } else { s.report.failed += 1 }
+                    return s.warned.insert("failed:" + job.sink).inserted
+                }
+                // Once per sink and run, the reason (a missing journal socket, a hook's stderr).
+                if first && !dead {
+                    context.printer.warn("\(job.sink): delivery failed: \(error); a later run tries again")
+                }
                 lane.failures += 1
                 if lane.failures >= Self.failureLimit {
                     shared.withLock { _ = $0.stoppedLanes.insert(job.sink) }
@@ -251,24 +269,27 @@ final class Dispatcher: Sendable {
             shared.withLock { $0.handed += outcomes }
             return
         }
-        // A store busy or unreachable for a moment (a lock held, a database restarting) is tried
-        // again for a while: an outcome lost means a delivery repeated by the next run.
-        let patience = ContinuousClock.now + Self.outcomePatience
+        do {
+            try writeOutcomes(outcomes)
+        } catch {
+            shared.withLock { if $0.failure == nil { $0.failure = error } }
+        }
+    }
+
+    /// Commits outcomes, trying again while the store is busy (`outcomeRetry`).
+    private func writeOutcomes(_ outcomes: [Outcome]) throws {
+        let start = ContinuousClock.now
         while true {
             do {
                 try context.store.write { w in try Self.write(outcomes, w, at: context.now, owner: owner) }
                 return
-            } catch let e as StoreError where e.kind == .busy && ContinuousClock.now < patience {
-                usleep(200_000)
-            } catch {
-                shared.withLock { if $0.failure == nil { $0.failure = error } }
-                return
+            } catch let error as StoreError where error.kind == .busy {
+                let limit = StopSignals.requested ? Self.outcomeRetryStopping : Self.outcomeRetry
+                guard ContinuousClock.now - start < limit else { throw error }
+                Thread.sleep(forTimeInterval: 0.05)
             }
         }
     }
-
-    /// How long an outcome's write is tried again while the store is busy or unreachable.
-    static let outcomePatience = Duration.seconds(15)
 
     /// Writes outcomes; only for deliveries `owner` still holds (a run that lost them while it
     /// was stopped writes nothing).

@@ -25,11 +25,14 @@ public struct Delivery: Sendable {
 extension Context {
     /// The sinks of the configuration: the journal always, the desktop for its users, the hooks.
     public func standardDelivery() -> Delivery {
+        // A stop (SIGTERM) ends a wait for the journal's pace, and a hook in flight after a grace.
+        let stop: @Sendable () -> Bool = { StopSignals.requested }
         let journal = JournalSink(
-            pacer: JournalPacer(burst: config.journalBurst, interval: .seconds(config.journalInterval)))
+            pacer: JournalPacer(burst: config.journalBurst, interval: .seconds(config.journalInterval)),
+            stopRequested: stop)
         var sinks: [any Sink] = [journal]
         if !config.desktopUsers.isEmpty { sinks.append(DesktopSink(users: Set(config.desktopUsers))) }
-        sinks += config.hooks.map { HookSink(command: $0) }
+        sinks += config.hooks.map { HookSink(command: $0, stopRequested: stop) }
         return Delivery(sinks: sinks) { n, sink, attempts, error in
             _ = journal.recordDead(n, sink: sink, attempts: attempts, error: error)
         }
