@@ -44,7 +44,9 @@ public final class PostgresStore: Store {
             let applied = try Self.appliedMigrations(pg)
             guard let applied else {
                 throw StoreError(
-                    .missing, "no streakd store in the database at \(self.url) yet; a command that writes sets one up")
+                    .missing,
+                    "no store at \(self.url) yet (the database has no streakd tables); the first command that "
+                        + "writes (such as `streakd user add`) sets them up; check --store")
             }
             let known = Set(PostgresSchema.migrations.map(\.name))
             if let newer = applied.first(where: { !known.contains($0) }) {
