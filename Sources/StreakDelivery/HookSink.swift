@@ -244,12 +244,12 @@ public final class HookSink: Sink {
 
     // MARK: - Finding the program
 
-    struct Reason: Error, Equatable {
-        var text: String
+    public struct Reason: Error, Equatable {
+        public var text: String
     }
 
     /// `argv[0]` as a path to execute: taken as it is when it contains a slash, else looked up in `path`.
-    static func resolve(_ program: String, path: String?) -> Result<String, Reason> {
+    public static func resolve(_ program: String, path: String?) -> Result<String, Reason> {
         if program.contains("/") {
             if isDirectory(program) { return .failure(Reason(text: String(cString: strerror(EISDIR)))) }
             guard access(program, X_OK) == 0 else { return .failure(Reason(text: String(cString: strerror(errno)))) }

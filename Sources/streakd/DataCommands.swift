@@ -100,6 +100,6 @@ struct ConfigCommand: ParsableCommand {
             commandName: "check",
             abstract: "Validate the configuration and print the effective one.")
         @OptionGroup var global: GlobalOptions
-        func run() throws { try global.run { $0.checkConfig() } }
+        func run() throws { try global.run { try $0.checkConfig() } }
     }
 }

@@ -11,21 +11,36 @@ struct UserCommand: ParsableCommand {
             commandName: "add", abstract: "Add a user.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user's id.") var id: String
-        @Option(help: ArgumentHelp("The user's time zone (IANA name).", valueName: "zone")) var tz: String
+        @Option(
+            help: ArgumentHelp("The user's time zone (IANA name).", valueName: "zone"))
+        var tz: String
         @Option(help: ArgumentHelp("Local reminder time (default 20:00).", valueName: "hh:mm")) var remindAt: String?
         @Flag(help: "Send this user no reminders.") var noRemind = false
-        func run() throws { try global.run { try $0.addUser(id: id, tz: tz, remindAt: remindAt, remind: !noRemind) } }
+        @Option(
+            help: ArgumentHelp(
+                "The language of the user's messages, a BCP 47 tag (en, zh-Hans; default messages.default_language).",
+                valueName: "tag"))
+        var lang: String?
+        func run() throws {
+            try global.run { try $0.addUser(id: id, tz: tz, remindAt: remindAt, remind: !noRemind, language: lang) }
+        }
     }
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "set", abstract: "Change a user's zone or reminders.")
+            commandName: "set", abstract: "Change a user's zone, reminders or language.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user's id.") var id: String
-        @Option(help: ArgumentHelp("The user's new time zone.", valueName: "zone")) var tz: String?
+        @Option(help: ArgumentHelp("The user's new time zone.", valueName: "zone"))
+        var tz: String?
         @Option(help: ArgumentHelp("Local reminder time.", valueName: "hh:mm")) var remindAt: String?
         @Flag(inversion: .prefixedNo, help: "Turn reminders on or off.") var remind: Bool?
-        func run() throws { try global.run { try $0.setUser(id: id, tz: tz, remindAt: remindAt, remind: remind) } }
+        @Option(
+            help: ArgumentHelp("The language of the user's messages, a BCP 47 tag.", valueName: "tag"))
+        var lang: String?
+        func run() throws {
+            try global.run { try $0.setUser(id: id, tz: tz, remindAt: remindAt, remind: remind, language: lang) }
+        }
     }
 
     struct List: ParsableCommand {

@@ -39,7 +39,7 @@ extension Context {
                         let notice = Notice(
                             kind: .freezeRefilled, date: history.zone(at: now).date(of: now), due: now,
                             length: state.current, freezes: after)
-                        made = notification(notice, user: user.id, streak: streak, history: history)
+                        made = notification(notice, user: user, streak: streak, history: history)
                     }
                     var n: (Notification, id: Int64, sinks: [String])?
                     if !dryRun {

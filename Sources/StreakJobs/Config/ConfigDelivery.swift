@@ -7,17 +7,22 @@ import TOMLKit
 extension ConfigLoader {
     static let hookNameRule = "1 to 32 characters of a-z, 0-9, '_' and '-'"
 
-    static func readDelivery(_ table: TOMLTable, reader: TableReader, into config: inout Config) throws {
-        if let t = try reader.table(table, "desktop", in: "") {
+    /// Each part is read on its own (`TableReader.attempt`), so that every problem is reported.
+    static func readDelivery(_ table: TOMLTable, reader: TableReader, into config: inout Config, checkPrograms: Bool) {
+        reader.attempt {
+            guard let t = try reader.table(table, "desktop", in: "") else { return }
             try reader.keys(t, in: "desktop", allowed: ["users"])
             if let users = try reader.stringArray(t, "users", in: "desktop") {
-                for u in users where Validate.userID(u) != nil {
-                    throw reader.error("desktop", "users", "\(quoted(u)) is not a user id; use \(Validate.userID(u)!)")
+                for u in users {
+                    if let rule = Validate.userID(u) {
+                        throw reader.error("desktop", "users", "\(quoted(u)) is not a user id; use \(rule)")
+                    }
                 }
                 config.desktopUsers = users
             }
         }
-        if let t = try reader.table(table, "journal", in: "") {
+        reader.attempt {
+            guard let t = try reader.table(table, "journal", in: "") else { return }
             try reader.keys(t, in: "journal", allowed: ["burst", "interval_seconds"])
             config.journalBurst = try reader.int(t, "burst", in: "journal", range: 0...1_000_000) ?? config.journalBurst
             config.journalInterval =
@@ -25,21 +30,41 @@ extension ConfigLoader {
         }
         guard let value = table["hooks"] else { return }
         guard let array = value.array, value.type == .array else {
-            throw reader.error("hooks", nil, "must be an array of tables, each under a [[hooks]] header")
+            reader.note(reader.error("hooks", nil, "must be an array of tables, each under a [[hooks]] header"))
+            return
         }
         for (i, item) in array.enumerated() {
-            guard let t = item.table else {
-                throw reader.error("hooks", nil, "must be an array of tables, each under a [[hooks]] header")
+            reader.attempt {
+                guard let t = item.table else {
+                    throw reader.error("hooks", nil, "must be an array of tables, each under a [[hooks]] header")
+                }
+                let hook = try readHook(t, index: i, reader: reader)
+                if config.hooks.contains(where: { $0.name == hook.name }) {
+                    throw reader.error(
+                        "hooks", "name", "\(quoted(hook.name)) names two hooks; give each hook its own name",
+                        occurrence: i)
+                }
+                config.hooks.append(hook)
+                if checkPrograms, case .failure(let reason) = HookSink.resolve(hook.argv[0], path: hookPath) {
+                    throw reader.error(
+                        "hooks", "command",
+                        "\(quoted(hook.argv[0])) cannot be run: \(reason.text); give the path of an executable file",
+                        occurrence: i)
+                }
             }
-            let hook = try readHook(t, index: i, reader: reader)
-            if config.hooks.contains(where: { $0.name == hook.name }) {
-                throw reader.error(
-                    "hooks", "name", "\(quoted(hook.name)) names two hooks; give each hook its own name",
-                    occurrence: i)
-            }
-            config.hooks.append(hook)
         }
     }
+
+    /// Reads the file again as `config check` does: every problem, and hooks whose program cannot
+    /// be run from here (not there, not executable, a folder) too.
+    public static func check(path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+        else { return }  // `load` has said why already
+        _ = try parse(text, file: path, checkPrograms: true)
+    }
+
+    /// Where a hook's bare program name is looked up (`PATH`, as a hook inherits it).
+    static var hookPath: String? { ProcessInfo.processInfo.environment["PATH"] }
 
     static func readHook(_ t: TOMLTable, index i: Int, reader: TableReader) throws -> HookCommand {
         func fail(_ key: String?, _ message: String) -> StreakdError {

@@ -35,13 +35,15 @@ extension Context {
         }
     }
 
-    /// The notice as every sink receives it, in the user's zone at its due instant.
-    func notification(_ n: Notice, user: String, streak: String, history: StreakHistory) -> Notification {
+    /// The notice as every sink receives it, in the user's zone at its due instant and in the
+    /// user's language.
+    func notification(_ n: Notice, user: User, streak: String, history: StreakHistory) -> Notification {
         let zone = history.zone(at: n.due)
+        let (text, title) = config.messages.render(n, streak: streak, tag: user.language)
         return Notification(
-            kind: n.kind, user: user, streak: streak, localDate: n.date,
+            kind: n.kind, user: user.id, streak: streak, localDate: n.date,
             due: n.due, timezone: zone.identifier, localDue: local(n.due, in: zone), streakLength: n.length,
-            message: Messages.text(n, streak: streak))
+            message: text, title: title)
     }
 
     /// `reminders`: the configuration's, when the caller has it already (a run, for each due streak).

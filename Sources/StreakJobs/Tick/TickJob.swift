@@ -62,25 +62,26 @@ extension Context {
     func configChanged(write: Bool) throws -> Bool {
         let fingerprint = noticeFingerprint
         // A read first: a run with nothing to do writes nothing (and closes without a checkpoint's sync).
-        let unchanged = try store.read { try $0.meta("notice-settings") } == fingerprint
+        let unchanged = try store.read { try $0.meta(MetaKey.noticeSettings) } == fingerprint
         if !write || unchanged { return !unchanged }
         return try store.write { w in
-            guard try w.meta("notice-settings") != fingerprint else { return false }
+            guard try w.meta(MetaKey.noticeSettings) != fingerprint else { return false }
             try w.rescheduleAll()
-            try w.setMeta("notice-settings", fingerprint)
+            try w.setMeta(MetaKey.noticeSettings, fingerprint)
             return true
         }
     }
 
-    /// The settings that decide a streak's notices: not where they go, nor badges and levels
-    /// (left out of the text, so a store keeps the fingerprint it had before they existed).
+    /// The settings that decide a streak's notices: not where they go, nor badges and levels, nor
+    /// the messages' words (left out of the text, so a store keeps the fingerprint it had before
+    /// they existed).
     var noticeFingerprint: String {
         var c = config
         c.source = nil
         c.desktopUsers = []
         c.hooks = []
         guard case .object(let items) = c.json else { return c.json.text }
-        return JSON.object(items.filter { !["xp", "levels", "badges"].contains($0.0) }).text
+        return JSON.object(items.filter { !["xp", "levels", "badges", "messages"].contains($0.0) }).text
     }
 }
 
