@@ -222,6 +222,11 @@ final class Dispatcher: Sendable {
                 context.printer.warn(
                     "\(job.sink) gave up on \(job.notification.key) after \(attempts) attempts: \(outcome.error ?? "")")
                 delivery.recordDead(job.notification, job.sink, attempts, outcome.error ?? "")
+            } else if outcome.state == .pending, let error = outcome.error {
+                let retry = context.now + delivery.retry.delay(afterAttempts: attempts)
+                context.printer.err(
+                    Self.failureLine(job, error: error, attempts: attempts, of: delivery.retry, retry: retry))
+                delivery.recordFailed(job.notification, job.sink, attempts, error, retry)
             }
             if handOver {
                 shared.withLock { $0.handed += lane.takeUnsaved() }
@@ -233,6 +238,18 @@ final class Dispatcher: Sendable {
         }
         if deferred > 0 { shared.withLock { $0.report.deferred += deferred } }
         if !handOver { save(lane) }
+    }
+
+    /// `failed hook:webhook (exit 3): 503 Service Unavailable (at_risk/ana/daily/2026-11-21, attempt 1 of 5;
+    /// next try from 2026-11-21T19:01:00Z)`: the sink's error split into its reason and what it said.
+    static func failureLine(_ job: DeliveryJob, error: String, attempts: Int, of retry: RetryPolicy, retry at: Instant)
+        -> String
+    {
+        let split = error.firstRange(of: ": ")
+        let reason = split.map { String(error[..<$0.lowerBound]) } ?? error
+        let said = split.map { ": " + error[$0.upperBound...] } ?? ""
+        return "failed \(job.sink) (\(reason))\(said) (\(job.notification.key), attempt \(attempts) of "
+            + "\(retry.maxAttempts); next try from \(at))"
     }
 
     /// Commits a lane's outcomes so far; an error stops nothing else but is rethrown by `drain`.
