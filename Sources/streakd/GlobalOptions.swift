@@ -6,8 +6,12 @@ import StreakJobs
 import StreakSQLite
 import StreakStore
 
-extension OutputFormat: ExpressibleByArgument {}
 extension Context.ImportFormat: ExpressibleByArgument {}
+
+/// `-o`: every command prints `short` or `json`; `log` also `cat` and `verbose`.
+enum OutputOption: String, CaseIterable, ExpressibleByArgument {
+    case short, json, cat, verbose
+}
 
 /// A store error on its way to the user.
 struct StoreFailure: Error {
@@ -16,7 +20,10 @@ struct StoreFailure: Error {
 
 /// The options every command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The store: a SQLite file path.", valueName: "path|url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The store: a SQLite file path (or STREAKD_STORE; default in the state directory).", valueName: "path|url"))
     var store: String?
 
     @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
@@ -27,21 +34,48 @@ struct GlobalOptions: ParsableArguments {
         help: ArgumentHelp("Run as if this RFC 3339 instant were now (or STREAKD_NOW).", valueName: "rfc3339"))
     var now: String?
 
-    @Option(name: .short, help: "Output format: short or json (one JSON object per line).")
-    var output: OutputFormat = .short
+    @Option(
+        name: .short,
+        help: ArgumentHelp(
+            "Output format: short or json (one JSON object per line); log also cat and verbose.",
+            valueName: "short|json"))
+    var output: OutputOption = .short
 
     @Flag(name: .shortAndLong, help: "Log what streakd does to standard error.")
     var verbose = false
+
+    /// The store as named: `--store`, else `STREAKD_STORE`, else the default path.
+    func storeLocation(_ env: [String: String]) -> String {
+        if let store { return store }
+        if let named = env["STREAKD_STORE"], !named.isEmpty { return named }
+        return Paths(environment: env).defaultStore
+    }
+
+    /// The printer for `-o`: `cat` and `verbose` are `log`'s alone.
+    func printer() throws -> Printer {
+        switch output {
+        case .short: return .standard(format: .short)
+        case .json: return .standard(format: .json)
+        case .cat, .verbose:
+            throw StreakdError.usage("-o \(output.rawValue) is for log only; use -o short or -o json")
+        }
+    }
+
+    func logger() -> Logger {
+        var logger = Logger(label: "streakd") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = verbose ? .debug : .warning
+        return logger
+    }
 
     /// Builds the context and runs a job in it.
     func run(_ job: (Context) throws -> Void) throws {
         let env = ProcessInfo.processInfo.environment
         let paths = Paths(environment: env)
-        var logger = Logger(label: "streakd") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = verbose ? .debug : .warning
+        let logger = logger()
+        let printer = try printer()
         let instant = try nowInstant(env)
         let config = try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
-        let location = try storePath(store ?? paths.defaultStore)
+        let location = try storePath(storeLocation(env))
         logger.debug("opening store", metadata: ["path": "\(location)"])
         let opened: SQLiteStore
         do {
@@ -51,8 +85,7 @@ struct GlobalOptions: ParsableArguments {
         }
         let context = Context(
             store: opened, config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
-            printer: .standard(format: output),
-            logger: logger)
+            printer: printer, logger: logger)
         do {
             try job(context)
         } catch let e as StoreError {

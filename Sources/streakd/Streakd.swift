@@ -27,7 +27,8 @@ struct Streakd: ParsableCommand {
         mallopt(M_ARENA_MAX, 1)
         SQLiteStore.setUpProcess()
         do {
-            var command = try parseAsRoot(globalOptionsLast(Array(CommandLine.arguments.dropFirst())))
+            var command = try parseAsRoot(
+                logLinesDefault(globalOptionsLast(Array(CommandLine.arguments.dropFirst()))))
             try command.run()
         } catch let error as StreakdError {
             fail(error.message, error.status.rawValue)
@@ -60,6 +61,20 @@ struct Streakd: ParsableCommand {
         var rest = Array(args[i...])
         rest.insert(contentsOf: leading, at: rest.firstIndex(of: "--") ?? rest.endIndex)
         return rest
+    }
+
+    /// `log -n` with no number means 10, as journalctl's does: a `-n` or `--lines` at the end, or
+    /// before another option, gets its 10.
+    static func logLinesDefault(_ args: [String]) -> [String] {
+        guard args.first == "log" else { return args }
+        var out: [String] = []
+        for (i, a) in args.enumerated() {
+            out.append(a)
+            guard a == "-n" || a == "--lines" else { continue }
+            let next = i + 1 < args.count ? args[i + 1] : "-"
+            if next.hasPrefix("-") && Int(next) == nil { out.append("10") }
+        }
+        return out
     }
 
     static func fail(_ message: String, _ code: Int32) -> Never {
