@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import StreakJobs
 
 struct Checkin: ParsableCommand {
@@ -9,8 +10,9 @@ struct Checkin: ParsableCommand {
     @Option(help: "The streak.") var streak = "daily"
     @Option(help: ArgumentHelp("When it happened (RFC 3339 with an offset); default now.", valueName: "rfc3339"))
     var at: String?
-    @Option(help: ArgumentHelp("The zone in force when it happened; default the user's.", valueName: "zone")) var tz:
-        String?
+    @Option(
+        help: ArgumentHelp("The zone in force when it happened; default the user's.", valueName: "zone"))
+    var tz: String?
     @Option(
         name: .customLong("id"),
         help: ArgumentHelp("An event id; storing the same id again does nothing.", valueName: "event-id"))
@@ -35,7 +37,8 @@ struct Import: ParsableCommand {
             The format follows the file's extension (.csv), else JSON lines.
             """)
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The file, or - for standard input.") var file: String
+    @Argument(help: "The file, or - for standard input.")
+    var file: String
     @Option(help: "jsonl or csv (default: from the file's extension).") var format: Context.ImportFormat?
     @Flag(help: "Import the valid records and report the invalid ones.") var skipInvalid = false
 
@@ -47,12 +50,25 @@ struct Import: ParsableCommand {
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show current and longest streak, today's progress, freezes and the next reminder.")
+        abstract: "Show a user's streaks, or without an ID an overview of the whole store.",
+        discussion: """
+            With an ID: current and longest streak, today's progress, freezes, the next refill and the next \
+            reminder (or why there is none), per streak. Without: users and streaks, who is at risk tonight, \
+            pending and dead deliveries, the last tick and refill, as systemctl status shows a unit.
+            """)
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The user's id.") var id: String
-    @Option(help: "One streak (default: every streak of the user).") var streak: String?
+    @Argument(help: "The user's id (none: the overview).") var id: String?
+    @Option(help: "One streak (default: every streak of the user).")
+    var streak: String?
 
-    func run() throws { try global.run { try $0.status(user: id, streak: streak) } }
+    func run() throws {
+        if let id {
+            try global.run { try $0.status(user: id, streak: streak) }
+        } else {
+            if streak != nil { throw StreakdError.usage("--streak needs a user: streakd status ID --streak S") }
+            try global.run { try $0.overview(store: global.storeLocation(ProcessInfo.processInfo.environment)) }
+        }
+    }
 }
 
 struct Calendar: ParsableCommand {

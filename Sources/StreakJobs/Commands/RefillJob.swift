@@ -84,6 +84,12 @@ extension Context {
             try dispatcher.drain()
             try dispatcher.lease.end()
             pending = try store.read { try $0.waitingDeliveries() }
+            try recordRun(
+                MetaKey.lastRefill,
+                [
+                    ("refilled", report.refilled), ("at_maximum", report.atMaximum), ("not_due", report.notDue),
+                    ("pending", pending),
+                ])
         }
         printer.err(
             "refill at \(now)\(dryRun ? " (dry run)" : ""): \(report.refilled) refilled, \(report.atMaximum) at the maximum, "

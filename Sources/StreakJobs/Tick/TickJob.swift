@@ -34,7 +34,21 @@ extension Context {
         let changed = try configChanged(write: !dryRun)
         let due = try store.read { try $0.dueStreaks(through: dryRun && changed ? nil : now) }
         if dryRun { return try dryTick(due.streaks, everySettlement: changed) }
-        return try TickRun(context: self, delivery: delivery, due: due).run()
+        let report = try TickRun(context: self, delivery: delivery, due: due).run()
+        let d = report.deliveries
+        try recordRun(
+            MetaKey.lastTick,
+            [
+                ("sent", report.sent), ("expired", report.expired), ("delivered", d.delivered), ("failed", d.failed),
+                ("dead", d.dead), ("retried", d.retried), ("pending", report.pending), ("streaks", report.streaks),
+            ])
+        return report
+    }
+
+    /// Notes in the store's meta when a run ran and what it did, for `status` without an ID.
+    func recordRun(_ key: String, _ counts: [(String, Int)]) throws {
+        let summary = JSON.object([("at", .string(now.description))] + counts.map { ($0.0, .int($0.1)) })
+        try store.write { try $0.setMeta(key, summary.text) }
     }
 
     /// What a run now would send or record, planned in reads: nothing is claimed or written.
