@@ -1,4 +1,5 @@
 import ArgumentParser
+import CBuildInfo
 import CMalloc
 import Foundation
 import StreakJobs
@@ -11,14 +12,22 @@ struct Streakd: ParsableCommand {
         commandName: "streakd",
         abstract: "Daily habit streaks across time zones, with reminders before a streak breaks.",
         discussion: """
-            Every command takes --store, --config, --now and -o. Exit codes: 0 success, 64 usage, \
-            65 bad input data, 66 input file missing, 69 service unavailable, 75 temporary failure, \
-            78 bad configuration.
+            Every command takes --store (or STREAKD_STORE), --config, --now (or STREAKD_NOW) and -o. \
+            See streakd(1) for the commands, files, environment and exit status.
             """,
+        version: Streakd.versionText,
         subcommands: [
             UserCommand.self, Checkin.self, Import.self, Status.self, Calendar.self, FreezeCommand.self,
             Preview.self, Tick.self, Refill.self, Log.self, ConfigCommand.self,
         ])
+
+    /// streakd's version; the Makefile bakes the commit in (`git describe`).
+    static let version = "0.1.0"
+
+    static var versionText: String {
+        let commit = String(cString: streakd_commit())
+        return "streakd \(version) (\(commit.isEmpty ? "commit unknown: built without make" : "git " + commit))"
+    }
 
     /// Runs the command; errors for people go to standard error with their sysexits code.
     static func main() {
