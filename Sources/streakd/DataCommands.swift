@@ -6,12 +6,13 @@ struct Checkin: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "checkin", abstract: "Record a check-in.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The user's id.") var id: String
-    @Option(help: "The streak.") var streak = "daily"
+    @Argument(help: "The user's id.", completion: Completions.users) var id: String
+    @Option(help: "The streak.", completion: Completions.streaks) var streak = "daily"
     @Option(help: ArgumentHelp("When it happened (RFC 3339 with an offset); default now.", valueName: "rfc3339"))
     var at: String?
     @Option(
-        help: ArgumentHelp("The zone in force when it happened; default the user's.", valueName: "zone"))
+        help: ArgumentHelp("The zone in force when it happened; default the user's.", valueName: "zone"),
+        completion: Completions.zones)
     var tz: String?
     @Option(
         name: .customLong("id"),
@@ -37,7 +38,7 @@ struct Import: ParsableCommand {
             The format follows the file's extension (.csv), else JSON lines.
             """)
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The file, or - for standard input.")
+    @Argument(help: "The file, or - for standard input.", completion: .file(extensions: ["jsonl", "csv"]))
     var file: String
     @Option(help: "jsonl or csv (default: from the file's extension).") var format: Context.ImportFormat?
     @Flag(help: "Import the valid records and report the invalid ones.") var skipInvalid = false
@@ -57,8 +58,8 @@ struct Status: ParsableCommand {
             pending and dead deliveries, the last tick and refill, as systemctl status shows a unit.
             """)
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The user's id (none: the overview).") var id: String?
-    @Option(help: "One streak (default: every streak of the user).")
+    @Argument(help: "The user's id (none: the overview).", completion: Completions.users) var id: String?
+    @Option(help: "One streak (default: every streak of the user).", completion: Completions.streaks)
     var streak: String?
 
     func run() throws {
@@ -76,8 +77,8 @@ struct Calendar: ParsableCommand {
         commandName: "calendar",
         abstract: "Show the last weeks as a grid: qualifying, frozen, missed.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The user's id.") var id: String
-    @Option(help: "The streak.") var streak = "daily"
+    @Argument(help: "The user's id.", completion: Completions.users) var id: String
+    @Option(help: "The streak.", completion: Completions.streaks) var streak = "daily"
     @Option(help: "How many weeks.") var weeks = 4
 
     func run() throws { try global.run { try $0.calendar(user: id, streak: streak, weeks: weeks) } }
@@ -91,8 +92,8 @@ struct FreezeCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: "Grant a freeze (up to freeze.max).")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The user's id.") var id: String
-        @Option(help: "The streak.") var streak = "daily"
+        @Argument(help: "The user's id.", completion: Completions.users) var id: String
+        @Option(help: "The streak.", completion: Completions.streaks) var streak = "daily"
         func run() throws { try global.run { try $0.addFreeze(user: id, streak: streak) } }
     }
 
@@ -100,8 +101,8 @@ struct FreezeCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "use", abstract: "Freeze today or a coming date in advance.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The user's id.") var id: String
-        @Option(help: "The streak.") var streak = "daily"
+        @Argument(help: "The user's id.", completion: Completions.users) var id: String
+        @Option(help: "The streak.", completion: Completions.streaks) var streak = "daily"
         @Option(help: ArgumentHelp("The date to freeze (default today).", valueName: "yyyy-mm-dd")) var date: String?
         func run() throws { try global.run { try $0.useFreeze(user: id, streak: streak, date: date) } }
     }

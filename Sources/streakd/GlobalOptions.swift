@@ -23,10 +23,11 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The store: a SQLite file path (or STREAKD_STORE; default in the state directory).", valueName: "path|url"))
+            "The store: a SQLite file path (or STREAKD_STORE; default in the state directory).", valueName: "path|url"),
+        completion: .file())
     var store: String?
 
-    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"), completion: .file())
     var config: String?
 
     @Option(

@@ -37,20 +37,23 @@ struct Log: ParsableCommand {
         help: ArgumentHelp("Entries logged at or before this time.", valueName: "time"))
     var until: String?
     @Flag(help: "Show and read times in UTC rather than the local zone.") var utc = false
-    @Option(help: ArgumentHelp("One user's entries.", valueName: "id"))
+    @Option(help: ArgumentHelp("One user's entries.", valueName: "id"), completion: Completions.users)
     var user: String?
     @Option(
-        help: ArgumentHelp("One kind: \(NotificationKind.names).", valueName: "kind"))
+        help: ArgumentHelp("One kind: \(NotificationKind.names).", valueName: "kind"),
+        completion: .list(NotificationKind.allCases.map(\.rawValue)))
     var kind: String?
     @Flag(help: "Only deliveries that failed (and are tried again) or were given up.") var failed = false
     @Flag(help: "Only deliveries that were given up.") var dead = false
     @Option(
         name: [.customShort("D"), .customLong("directory")],
-        help: ArgumentHelp("Read the journal files in this folder (as journalctl -D).", valueName: "dir"))
+        help: ArgumentHelp("Read the journal files in this folder (as journalctl -D).", valueName: "dir"),
+        completion: .directory)
     var directory: String?
     @Option(
         name: .customLong("file"),
-        help: ArgumentHelp("Read this journal file (repeatable; as journalctl --file).", valueName: "path"))
+        help: ArgumentHelp("Read this journal file (repeatable; as journalctl --file).", valueName: "path"),
+        completion: .file(extensions: ["journal", "journal~"]))
     var files: [String] = []
     @Flag(name: [.customShort("m"), .customLong("merge")], help: "Read other machines' journals kept here too.")
     var merge = false

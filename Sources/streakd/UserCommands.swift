@@ -12,14 +12,14 @@ struct UserCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user's id.") var id: String
         @Option(
-            help: ArgumentHelp("The user's time zone (IANA name).", valueName: "zone"))
+            help: ArgumentHelp("The user's time zone (IANA name).", valueName: "zone"), completion: Completions.zones)
         var tz: String
         @Option(help: ArgumentHelp("Local reminder time (default 20:00).", valueName: "hh:mm")) var remindAt: String?
         @Flag(help: "Send this user no reminders.") var noRemind = false
         @Option(
             help: ArgumentHelp(
                 "The language of the user's messages, a BCP 47 tag (en, zh-Hans; default messages.default_language).",
-                valueName: "tag"))
+                valueName: "tag"), completion: Completions.languages)
         var lang: String?
         func run() throws {
             try global.run { try $0.addUser(id: id, tz: tz, remindAt: remindAt, remind: !noRemind, language: lang) }
@@ -30,13 +30,14 @@ struct UserCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set", abstract: "Change a user's zone, reminders or language.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The user's id.") var id: String
-        @Option(help: ArgumentHelp("The user's new time zone.", valueName: "zone"))
+        @Argument(help: "The user's id.", completion: Completions.users) var id: String
+        @Option(help: ArgumentHelp("The user's new time zone.", valueName: "zone"), completion: Completions.zones)
         var tz: String?
         @Option(help: ArgumentHelp("Local reminder time.", valueName: "hh:mm")) var remindAt: String?
         @Flag(inversion: .prefixedNo, help: "Turn reminders on or off.") var remind: Bool?
         @Option(
-            help: ArgumentHelp("The language of the user's messages, a BCP 47 tag.", valueName: "tag"))
+            help: ArgumentHelp("The language of the user's messages, a BCP 47 tag.", valueName: "tag"),
+            completion: Completions.languages)
         var lang: String?
         func run() throws {
             try global.run { try $0.setUser(id: id, tz: tz, remindAt: remindAt, remind: remind, language: lang) }
@@ -54,7 +55,7 @@ struct UserCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove", abstract: "Remove a user and all their data.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The user's id.") var id: String
+        @Argument(help: "The user's id.", completion: Completions.users) var id: String
         func run() throws { try global.run { try $0.removeUser(id: id) } }
     }
 
@@ -64,7 +65,7 @@ struct UserCommand: ParsableCommand {
             abstract: "Add or update users from JSON lines; all or nothing.",
             discussion: #"Each line: {"user":"u1","tz":"Asia/Tokyo","remind_at":"20:00"} (remind_at optional)."#)
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The file, or - for standard input.") var file: String
+        @Argument(help: "The file, or - for standard input.", completion: .file(extensions: ["jsonl"])) var file: String
         func run() throws { try global.run { try $0.importUsers(path: file) } }
     }
 }
