@@ -44,7 +44,6 @@ extension Context {
             ("total_checkins", .int(state.totalCheckins)),
             ("last_qualifying_date", .optional(state.lastQualifying?.description)),
             ("next_refill", .optional(nextRefill?.description)), ("next_reminder", reminderJSON),
-            ("no_reminder_because", .optional(why)),
         ])
         let reminderText =
             next.map { "\(local($0.due, in: zone)) (\($0.due)), for a \($0.length)-day streak" } ?? why ?? ""
