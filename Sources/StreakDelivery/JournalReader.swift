@@ -92,15 +92,20 @@ public final class JournalReader {
         }
         guard result >= 0, let opened else { throw JournalError("sd_journal_open", result, "cannot open \(place)") }
         journal = opened  // from here on, a throw runs deinit, which closes it
-        guard sd_journal_has_runtime_files(journal) > 0 || sd_journal_has_persistent_files(journal) > 0 else {
-            switch source {
-            case .local, .merged:
+        switch source {
+        case .local, .merged:
+            guard sd_journal_has_runtime_files(journal) > 0 || sd_journal_has_persistent_files(journal) > 0 else {
                 throw JournalError(
                     "cannot open \(place): no journal files could be read (is systemd-journald running, and may this "
                         + "user read its journal? members of the group systemd-journal may)")
-            case .directory, .files:
-                throw JournalError("cannot open \(place): no journal files there could be read")
             }
+        case .directory(let path):
+            // (sd-journal's has_*_files answer for /run and /var alone.)
+            guard Self.holdsJournalFiles(path) else {
+                throw JournalError("cannot open \(place): there are no journal files (*.journal) in it")
+            }
+        case .files:
+            break
         }
         var matches = ["SYSLOG_IDENTIFIER=streakd"] + filter.messageIDs.map { "MESSAGE_ID=\($0)" }
         if let user = filter.user { matches.append("STREAKD_USER=\(user)") }
@@ -115,6 +120,18 @@ public final class JournalReader {
     }
 
     deinit { sd_journal_close(journal) }
+
+    /// Whether a folder, or a folder in it (journald's machine-id folders), holds a journal file.
+    static func holdsJournalFiles(_ path: String) -> Bool {
+        let files = FileManager.default
+        func journals(_ dir: String) -> [String] {
+            ((try? files.contentsOfDirectory(atPath: dir)) ?? []).filter {
+                $0.hasSuffix(".journal") || $0.hasSuffix(".journal~")
+            }
+        }
+        if !journals(path).isEmpty { return true }
+        return ((try? files.contentsOfDirectory(atPath: path)) ?? []).contains { !journals(path + "/" + $0).isEmpty }
+    }
 
     /// Calls `body` with a NULL-terminated array of C strings.
     private static func withCStrings<T>(

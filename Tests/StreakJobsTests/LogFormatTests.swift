@@ -83,7 +83,8 @@ import Testing
                 == "2026-11-21T19:00:03Z DEAD hook:notify at_risk alice/daily 2026-11-21 after 1 attempt: exit 3: "
                 + "503 Service Unavailable")
         let failed = FailedDelivery(
-            sink: "hook:notify", attempts: 2, error: "timed out after 10s", retry: RFC3339.parse("2026-11-21T19:05:03Z")!)
+            sink: "hook:notify", attempts: 2, error: "timed out after 10s",
+            retry: RFC3339.parse("2026-11-21T19:05:03Z")!)
         #expect(
             Context.shortLine(
                 LogEntry(notification: Self.notification, realtimeMicroseconds: Self.logged, failed: failed),

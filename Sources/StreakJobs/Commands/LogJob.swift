@@ -81,9 +81,13 @@ extension Context {
                 for entry in request.reverse ? found.reversed() : found where !stop() { emit(entry) }
             case .first(let n):
                 var found: [LogEntry] = []
-                try reader.forward(since: from, until: to) { entry in
-                    if found.count >= n || stop() { throw Stopped() }
-                    found.append(entry)
+                do {
+                    try reader.forward(since: from, until: to) { entry in
+                        if found.count >= n || stop() { throw Stopped() }
+                        found.append(entry)
+                    }
+                } catch is Stopped {
+                    // The first N are read.
                 }
                 for entry in request.reverse ? found.reversed() : found { emit(entry) }
             case .all:
