@@ -240,16 +240,16 @@ final class Dispatcher: Sendable {
         if !handOver { save(lane) }
     }
 
-    /// `failed hook:webhook (exit 3): 503 Service Unavailable (at_risk/ana/daily/2026-11-21, attempt 1 of 5;
-    /// next try from 2026-11-21T19:01:00Z)`: the sink's error split into its reason and what it said.
+    /// `failed hook:webhook (exit 3): 503 Service Unavailable [at_risk/ana/daily/2026-11-21, attempt 1 of 5, next
+    /// try from 2026-11-21T19:01:00Z]`: the sink's error split into its reason and what the sink said.
     static func failureLine(_ job: DeliveryJob, error: String, attempts: Int, of retry: RetryPolicy, retry at: Instant)
         -> String
     {
         let split = error.firstRange(of: ": ")
         let reason = split.map { String(error[..<$0.lowerBound]) } ?? error
         let said = split.map { ": " + error[$0.upperBound...] } ?? ""
-        return "failed \(job.sink) (\(reason))\(said) (\(job.notification.key), attempt \(attempts) of "
-            + "\(retry.maxAttempts); next try from \(at))"
+        return "failed \(job.sink) (\(reason))\(said) [\(job.notification.key), attempt \(attempts) of "
+            + "\(retry.maxAttempts), next try from \(at)]"
     }
 
     /// Commits a lane's outcomes so far; an error stops nothing else but is rethrown by `drain`.
