@@ -116,8 +116,9 @@ public struct MessageTemplate: Equatable, Sendable, CustomStringConvertible {
             self.texts = texts
         }
 
-        func fail(_ message: String) -> Problem {
-            Problem(message: "\(message) (at character \(min(at, characters.count) + 1))")
+        /// A problem at `position` (0-based; default where the reader is), told 1-based.
+        func fail(_ message: String, at position: Int? = nil) -> Problem {
+            Problem(message: "\(message) (at character \(min(position ?? at, characters.count) + 1))")
         }
 
         var allNames: String { (numbers + texts).map { "{\($0)}" }.joined(separator: ", ") }
@@ -205,11 +206,12 @@ public struct MessageTemplate: Equatable, Sendable, CustomStringConvertible {
 
         /// After a `{`: `name}`, `name, plural, cases}` or `name, select, cases}`.
         mutating func argument() throws(Problem) -> Part {
+            let brace = at - 1
             skipSpaces()
             let name = word()
-            guard !name.isEmpty else { throw fail("a '{' needs a placeholder name; use \(allNames)") }
+            guard !name.isEmpty else { throw fail("a '{' needs a placeholder name; use \(allNames)", at: brace) }
             guard numbers.contains(name) || texts.contains(name) else {
-                throw fail("unknown placeholder {\(name)}; use \(allNames)")
+                throw fail("unknown placeholder {\(name)}; use \(allNames)", at: brace)
             }
             skipSpaces()
             guard at < characters.count else { throw fail("{\(name) is never closed; write {\(name)}") }
