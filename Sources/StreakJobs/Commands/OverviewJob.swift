@@ -90,7 +90,8 @@ extension Context {
 
     /// `2026-11-21T10:45:00Z (15 min ago): 3 sent, 0 expired, …`.
     func describe(_ run: RunSummary) -> String {
-        let counts = run.counts.map { "\($0.1) \($0.0.replacingOccurrences(of: "_", with: " "))" }
+        let labels = ["at_maximum": "at the maximum", "not_due": "not due"]
+        let counts = run.counts.map { "\($0.1) \(labels[$0.0] ?? $0.0)" }
         return "\(run.at) (\(Self.ago(now - run.at))): " + counts.joined(separator: ", ")
     }
 
