@@ -102,7 +102,9 @@ struct InstallTests {
             expected[kind.messageID] = JournalSink.entry(for: n)
         }
         expected[JournalSink.deadMessageID] = JournalSink.deadEntry(
-            for: sample, sink: "hook:x", attempts: 5, error: "e")
+            for: sample, sink: "hook:x", attempts: 5, error: "e", store: "s")
+        expected[JournalSink.failedMessageID] = JournalSink.failedEntry(
+            for: sample, sink: "hook:x", attempts: 1, error: "e", retry: sample.due + 60, store: "s")
         #expect(ids == Set(expected.keys), "journalctl --list-catalog: \(listed)")
 
         for (id, entry) in expected {
@@ -124,7 +126,7 @@ struct InstallTests {
         let root = try ScratchDir()
         try #require(make(["install-catalog"], ["DESTDIR": root.path]).code == 0)
         let user = "catalog-\(UUID().uuidString.prefix(8).lowercased())"
-        let sink = JournalSink()
+        let sink = JournalSink(store: "0123456789abcdef0123456789abcdef")
         for kind in NotificationKind.allCases {
             var n = Self.notification(kind, user: user)
             n.kind = kind
@@ -133,7 +135,11 @@ struct InstallTests {
         #expect(
             sink.recordDead(Self.notification(.atRisk, user: user), sink: "hook:chat", attempts: 5, error: "exit 1")
                 == .delivered)
-        _ = Journal.read(["-o", "cat", "STREAKD_USER=\(user)"]) { $0.split(separator: "\n").count >= 5 }
+        #expect(
+            sink.recordFailed(
+                Self.notification(.atRisk, user: user), sink: "hook:chat", attempts: 2, error: "exit 22: 503",
+                retry: RFC3339.parse("2026-11-21T19:06:00Z")!) == .delivered)
+        _ = Journal.read(["-o", "cat", "STREAKD_USER=\(user)"]) { $0.split(separator: "\n").count >= 6 }
         let shown = try #require(journalctlWithCatalog(root.path, ["-x", "-o", "short", "STREAKD_USER=\(user)"]))
         #expect(shown.code == 0, "\(shown)")
         for subject in [
@@ -142,6 +148,7 @@ struct InstallTests {
             "Subject: \(user)'s 7-day streak broke",
             "Subject: A streak freeze was refilled for \(user)",
             "Subject: Delivery to hook:chat given up after 5 attempts",
+            "Subject: Delivery to hook:chat failed (attempt 2); tried again from 2026-11-21T19:06:00Z",
         ] {
             #expect(shown.out.contains(subject), "journalctl -x lacks \"\(subject)\":\n\(shown.out)")
         }
@@ -216,10 +223,12 @@ struct InstallTests {
                 examples.append(line.hasPrefix("#") || line.hasPrefix("[") ? line : "")
             }
         }
-        let withExamples = try check(examples.joined(separator: "\n"))
+        // (Its hook's program made one that exists: config check says when a hook's cannot run.)
+        let withExamples = try check(
+            examples.joined(separator: "\n").replacingOccurrences(of: "/usr/local/bin/post-to-chat", with: "/bin/true"))
         for expected in [
             #"max_late = "1h""#, #"users = ["me"]"#, "[[hooks]]", "[streaks.workout]", "goal = 2",
-            #"id = "early_bird""#,
+            #"id = "early_bird""#, "[messages.fr]", #"at_risk_title = "Série en danger""#,
         ] {
             #expect(withExamples.contains(expected), "the examples do not set \(expected):\n\(withExamples)")
         }
@@ -227,6 +236,7 @@ struct InstallTests {
             "backfill_days", "initial", "max", "min_streak", "auto_use", "days", "max_late", "users", "burst",
             "interval_seconds", "name", "command", "timeout_seconds", "kinds", "goal", "leeway_hours", "per_day",
             "thresholds", "id", "title", "description", "category", "requirement", "value", "streak", "meta", "xp",
+            "default_language",
         ] {
             #expect(example.contains("\(key) = "), "deploy/streakd.toml.example does not show \(key)")
         }
