@@ -18,11 +18,30 @@ public final class SQLiteReader: Store {
         var config = Configuration()
         config.readonly = true
         config.busyMode = .timeout(5)
+        // A reader of a WAL database makes a -shm file beside it when there is none: made by root
+        // (`sudo streakd log`), it would stay root's, and the service could not open its store
+        // again. With no -wal file, every commit is in the file itself (the last writer
+        // checkpointed it when it closed), and `immutable` reads it without any file beside it.
+        let name = FileManager.default.fileExists(atPath: path + "-wal") ? path : Self.immutableURI(path)
         do {
-            queue = try DatabaseQueue(path: path, configuration: config)
+            queue = try DatabaseQueue(path: name, configuration: config)
         } catch {
             throw StoreError(.unavailable, "cannot read the store \(path): \(SQLiteStore.reason(error))")
         }
+    }
+
+    /// `file:PATH?immutable=1`, with what a URI would take otherwise escaped.
+    static func immutableURI(_ path: String) -> String {
+        var escaped = ""
+        for c in path.unicodeScalars {
+            switch c {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3f"
+            case "#": escaped += "%23"
+            default: escaped.unicodeScalars.append(c)
+            }
+        }
+        return "file:" + escaped + "?immutable=1"
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
