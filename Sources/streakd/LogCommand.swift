@@ -123,8 +123,12 @@ struct Log: ParsableCommand {
         let hint =
             "log shows one store's entries: name the store with --store, give its identity with --store-id "
             + "(journalctl -F STREAKD_STORE lists those in the journal), or read every store's with --all-stores"
-        guard FileManager.default.fileExists(atPath: location) else {
-            throw StreakdError(.noInput, "no store at \(location); \(hint)")
+        // Missing is 66 (SPEC §6); out of reach (a folder of the service's user) is 69, not "missing".
+        var info = stat()
+        if stat(location, &info) != 0 {
+            if errno == ENOENT || errno == ENOTDIR { throw StreakdError(.noInput, "no store at \(location); \(hint)") }
+            throw StreakdError(
+                .unavailable, "cannot read the store \(location): \(String(cString: strerror(errno))); \(hint)")
         }
         do {
             guard let id = try SQLiteReader(path: location).read({ try $0.storeID() }) else {
