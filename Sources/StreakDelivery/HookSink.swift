@@ -91,8 +91,8 @@ public final class HookSink: Sink {
             process, exited: exited,
             output: [out.fileHandleForReading.fileDescriptor, err.fileHandleForReading.fileDescriptor],
             timeout: command.timeout)
-        if run.timedOut { return .failed("timed out after \(Self.seconds(command.timeout))s") }
         let detail = Self.lastLines(run.stderr).map { ": " + $0 } ?? ""
+        if run.timedOut { return .failed("timed out after \(Self.seconds(command.timeout))s\(detail)") }
         switch run.ending {
         case .exit(0): return .delivered
         case .exit(let status): return .failed("exit \(status)\(detail)")

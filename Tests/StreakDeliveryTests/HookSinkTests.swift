@@ -125,6 +125,9 @@ func isGone(_ pid: pid_t, within seconds: Double = 2) -> Bool {
         #expect(
             sink([chatty]).deliver(sample)
                 == .failed("exit 22: progress 1999 | HTTP/1.1 503 Service Unavailable | retry later"))
+        // A hook past its time-out says what it said too.
+        let stuck = try dir.script("stuck", "echo 'connecting to chat.example' >&2\nexec sleep 30")
+        #expect(sink([stuck], timeout: 1).deliver(sample) == .failed("timed out after 1s: connecting to chat.example"))
 
         let quiet = try dir.script("quiet", "exit 1")
         #expect(sink([quiet]).deliver(sample) == .failed("exit 1"))
