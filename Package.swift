@@ -12,6 +12,13 @@
 import Foundation
 import PackageDescription
 
+/// The commit `streakd --version` names: `git describe` as the Makefile passes it in STREAKD_COMMIT
+/// (SwiftPM evaluates the manifest again when the environment changes). Only characters a describe
+/// can give are taken; a build without it (`swift build` in a checkout) says "commit unknown".
+let commit = (ProcessInfo.processInfo.environment["STREAKD_COMMIT"] ?? "").filter {
+    $0.isASCII && ($0.isLetter || $0.isNumber || "-.+_".contains($0))
+}
+
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
 ]
@@ -51,10 +58,11 @@ let package = Package(
             ],
             swiftSettings: strict),
         .systemLibrary(name: "CMalloc"),
+        .target(name: "CBuildInfo", cSettings: commit.isEmpty ? [] : [.define("STREAKD_COMMIT", to: "\"\(commit)\"")]),
         .executableTarget(
             name: "streakd",
             dependencies: [
-                "StreakCore", "StreakStore", "StreakSQLite", "StreakPostgres", "StreakJobs", "CMalloc",
+                "StreakCore", "StreakStore", "StreakSQLite", "StreakPostgres", "StreakJobs", "CMalloc", "CBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -24,11 +24,15 @@ public struct Notification: Equatable, Sendable {
     public var timezone: String
     public var localDue: String
     public var streakLength: Int
+    /// The text, in the user's language.
     public var message: String
+    /// A short heading in the same language (the desktop's summary line); nil for one recorded
+    /// before streakd wrote headings, or read back from the journal, which keeps none.
+    public var title: String?
 
     public init(
         kind: NotificationKind, user: String, streak: String, localDate: LocalDate, due: Instant, timezone: String,
-        localDue: String, streakLength: Int, message: String
+        localDue: String, streakLength: Int, message: String, title: String? = nil
     ) {
         self.kind = kind
         self.user = user
@@ -39,6 +43,7 @@ public struct Notification: Equatable, Sendable {
         self.localDue = localDue
         self.streakLength = streakLength
         self.message = message
+        self.title = title
     }
 
     /// At most one notification per key (SPEC §4): kind, user, streak, local date.

@@ -69,7 +69,13 @@ struct HookProcess {
             cEnv.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, cArgs, cEnv)
+        var result = posix_spawn(&pid, executable, &actions, &attributes, cArgs, cEnv)
+        // ETXTBSY: the program is open for writing somewhere, often only for a moment (being
+        // replaced, or a descriptor another thread's child inherited while it was written).
+        for _ in 0..<20 where result == ETXTBSY {
+            usleep(25_000)
+            result = posix_spawn(&pid, executable, &actions, &attributes, cArgs, cEnv)
+        }
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
         return HookProcess(pid: pid, marker: marker)
     }

@@ -95,11 +95,11 @@ public final class HookSink: Sink {
         }
         [out[1], err[1]].forEach { close($0) }
         let run = supervise(process, output: [out[0], err[0]])
-        let detail = Self.firstLine(run.stderr).map { ": " + $0 } ?? ""
+        let detail = Self.lastLines(run.stderr).map { ": " + $0 } ?? ""
         if run.stopped {
             return .interrupted("stopped by a signal to streakd after \(Self.seconds(Self.stopGrace))s more\(detail)")
         }
-        if run.timedOut { return .failed("timed out after \(Self.seconds(command.timeout))s") }
+        if run.timedOut { return .failed("timed out after \(Self.seconds(command.timeout))s\(detail)") }
         switch run.ending {
         case .exit(0): return .delivered
         case .exit(let status): return .failed("exit \(status)\(detail)")
@@ -173,8 +173,12 @@ public final class HookSink: Sink {
             for entry in fds where entry.revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
                 if count > 0 {
-                    if entry.fd == output[1], run.stderr.count < 4096 {
-                        run.stderr += buffer[0..<min(count, 4096 - run.stderr.count)]
+                    // The tail is kept: a failing program says why last.
+                    if entry.fd == output[1] {
+                        run.stderr += buffer[0..<count]
+                        if run.stderr.count > Self.stderrKept {
+                            run.stderr.removeFirst(run.stderr.count - Self.stderrKept)
+                        }
                     }
                 } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
                     if let index = open.firstIndex(of: entry.fd) { open[index] = -1 }
@@ -218,13 +222,19 @@ public final class HookSink: Sink {
         return error.localizedDescription
     }
 
-    /// The first non-blank line of what a hook wrote to stderr, cut to 200 characters.
-    static func firstLine(_ bytes: [UInt8]) -> String? {
+    /// How much of the end of a hook's standard error is kept.
+    static let stderrKept = 4096
+
+    /// The last few non-blank lines of what a hook wrote to stderr (SPEC §5: its error), each cut
+    /// to 200 characters, on one line: `a | b | c`.
+    static func lastLines(_ bytes: [UInt8], count: Int = 3) -> String? {
         let text = String(decoding: bytes, as: UTF8.self)
-        let line = text.split(whereSeparator: \.isNewline).lazy
+        let lines = text.split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
-            .first { !$0.isEmpty }
-        return line.map { String($0.prefix(200)) }
+            .filter { !$0.isEmpty }
+            .suffix(count)
+            .map { String($0.prefix(200)) }
+        return lines.isEmpty ? nil : lines.joined(separator: " | ")
     }
 
     /// `10`, `1.5`: seconds as configured, without a needless fraction.

@@ -42,7 +42,7 @@ extension SQLiteAccess {
         return Notification(
             kind: kind, user: row["user_id"], streak: row["streak"], localDate: LocalDate(day: row["local_date"]),
             due: Instant(seconds: row["due"]), timezone: row["timezone"], localDue: row["local_due"],
-            streakLength: row["streak_length"], message: row["message"])
+            streakLength: row["streak_length"], message: row["message"], title: row["title"])
     }
 
     func deliveryStates(key: String) throws -> [String: DeliveryState] {
@@ -74,8 +74,8 @@ extension SQLiteAccess {
     /// Built once: a busy run records thousands.
     static let insertNotification = """
         INSERT INTO notifications (key, user_id, streak, kind, local_date, due, timezone, local_due,
-            streak_length, message, state, recorded_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            streak_length, message, state, recorded_at, title)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
         """
 
     func record(_ items: [NewRecord], owner: String?, at: Instant) throws -> [Int64?] {
@@ -96,6 +96,7 @@ extension SQLiteAccess {
             s.bind(10, n.message)
             s.bind(11, item.state.rawValue)
             s.bind(12, at.seconds)
+            s.bind(13, n.title)
             guard try s.run() == 1 else { return nil }
             let id = db.lastInsertedRowID
             let deliveryState: DeliveryState = item.state == .sent ? .pending : .expired

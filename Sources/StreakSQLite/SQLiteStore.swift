@@ -200,7 +200,7 @@ public final class SQLiteStore: Store {
 struct SQLiteAccess: StoreWriter {
     let db: Database
 
-    static let userColumns = "id, zone, remind_at, remind"
+    static let userColumns = "id, zone, remind_at, remind, language"
 
     /// Built once: a run looks up a user for each due streak.
     static let userByID = "SELECT \(userColumns) FROM users INDEXED BY users_lookup WHERE id = ?"
@@ -221,7 +221,7 @@ struct SQLiteAccess: StoreWriter {
     }
 
     static func user(_ s: RawStatement) -> User {
-        User(id: s.text(0), zone: s.text(1), remindAt: s.int(2), remind: s.int64(3) != 0)
+        User(id: s.text(0), zone: s.text(1), remindAt: s.int(2), remind: s.int64(3) != 0, language: s.optionalText(4))
     }
 
     func zoneHistory(of user: String) throws -> [StoredZoneChange] {
@@ -290,8 +290,8 @@ struct SQLiteAccess: StoreWriter {
     func addUser(_ user: User, at: Instant) throws -> Bool {
         try db.execute(
             sql:
-                "INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            arguments: [user.id, user.zone, user.remindAt, user.remind, at.seconds])
+                "INSERT INTO users (id, zone, remind_at, remind, language, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            arguments: [user.id, user.zone, user.remindAt, user.remind, user.language, at.seconds])
         guard db.changesCount == 1 else { return false }
         try db.execute(
             sql: "INSERT INTO user_zones (user_id, since, zone) VALUES (?, ?, ?)",
@@ -302,8 +302,8 @@ struct SQLiteAccess: StoreWriter {
     func updateUser(_ user: User, at: Instant) throws {
         let old = try self.user(user.id)
         try db.execute(
-            sql: "UPDATE users SET zone = ?, remind_at = ?, remind = ? WHERE id = ?",
-            arguments: [user.zone, user.remindAt, user.remind, user.id])
+            sql: "UPDATE users SET zone = ?, remind_at = ?, remind = ?, language = ? WHERE id = ?",
+            arguments: [user.zone, user.remindAt, user.remind, user.language, user.id])
         if let old, old != user {
             try db.execute(
                 sql: "UPDATE schedule SET next_at = 0, version = version + 1 WHERE user_id = ?", arguments: [user.id])

@@ -226,6 +226,27 @@ enum Schema {
                     );
                     """)
         }
+        // Each user's language (NULL: the configuration's default language), in the covering index
+        // a run looks users up by; each notification's title (the desktop's summary line) in the
+        // user's language beside its message, so a retry shows what the first try would have.
+        m.registerMigration("8-user-language") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN language TEXT;
+                    DROP INDEX users_lookup;
+                    CREATE INDEX users_lookup ON users(id, zone, remind_at, remind, language);
+                    ALTER TABLE notifications ADD COLUMN title TEXT;
+                    """)
+        }
+        // The store's identity (MetaKey.storeID): 128 random bits, written once, carried by every
+        // journal entry as STREAKD_STORE so that `log` shows this store's entries alone.
+        m.registerMigration("9-store-id") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(16))))
+                        ON CONFLICT (key) DO NOTHING;
+                    """)
+        }
         return m
     }
 }

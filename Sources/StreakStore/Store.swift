@@ -66,12 +66,14 @@ public enum WriteMode: Sendable {
 
 /// Every role a read sees.
 public typealias StoreReader = UserReading & HistoryReading & ScheduleReading & LedgerReading & MetaReading
+    & OverviewReading
 
 /// Every role a write transaction sees.
 public typealias StoreWriter = StoreReader & UserWriting & HistoryWriting & Importing & ScheduleWriting
     & LedgerWriting & RunRegistry & MetaWriting
 
-/// Small settings the store keeps for streakd itself (the notice settings' fingerprint).
+/// Small settings the store keeps for streakd itself: its identity, the notice settings'
+/// fingerprint, the last runs (`MetaKey`).
 public protocol MetaReading {
     func meta(_ key: String) throws -> String?
 }

@@ -7,7 +7,6 @@ import StreakPostgres
 import StreakSQLite
 import StreakStore
 
-extension OutputFormat: ExpressibleByArgument {}
 extension Context.ImportFormat: ExpressibleByArgument {}
 
 extension StoreError.Kind {
@@ -23,15 +22,22 @@ extension StoreError.Kind {
     }
 }
 
+/// `-o`: every command prints `short` or `json`; `log` also `cat` and `verbose`.
+enum OutputOption: String, CaseIterable, ExpressibleByArgument {
+    case short, json, cat, verbose
+}
+
 /// The options every command takes.
 struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The store: a SQLite file path, or a postgres:// or postgresql:// URL.", valueName: "path|url"))
+            "The store: a SQLite file path or a postgres:// URL (or STREAKD_STORE; default in the state directory).",
+            valueName: "path|url"),
+        completion: .file())
     var store: String?
 
-    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"), completion: .file())
     var config: String?
 
     @Option(
@@ -39,55 +45,83 @@ struct GlobalOptions: ParsableArguments {
         help: ArgumentHelp("Run as if this RFC 3339 instant were now (or STREAKD_NOW).", valueName: "rfc3339"))
     var now: String?
 
-    @Option(name: .short, help: "Output format: short or json (one JSON object per line).")
-    var output: OutputFormat = .short
+    @Option(
+        name: .short,
+        help: ArgumentHelp(
+            "Output format: short or json (one JSON object per line); log also cat and verbose.",
+            valueName: "short|json"))
+    var output: OutputOption = .short
 
     @Flag(name: .shortAndLong, help: "Log what streakd does to standard error.")
     var verbose = false
+
+    /// The store as named: `--store`, else `STREAKD_STORE`, else the default path.
+    func namedStore(_ env: [String: String]) -> String {
+        if let store { return store }
+        if let named = env["STREAKD_STORE"], !named.isEmpty { return named }
+        return Paths(environment: env).defaultStore
+    }
+
+    /// The printer for `-o`: `cat` and `verbose` are `log`'s alone.
+    func printer() throws -> Printer {
+        switch output {
+        case .short: return .standard(format: .short)
+        case .json: return .standard(format: .json)
+        case .cat, .verbose:
+            throw StreakdError.usage("-o \(output.rawValue) is for log only; use -o short or -o json")
+        }
+    }
+
+    func logger() -> Logger {
+        var logger = Logger(label: "streakd") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = verbose ? .debug : .warning
+        return logger
+    }
 
     /// Builds the context and runs a job in it. `access`: whether the job writes; a job that only
     /// reads opens the store read-only and never creates, migrates or changes it (SPEC §6).
     func run(_ access: StoreAccess, anyVersion: Bool = false, _ job: (Context) throws -> Void) throws {
         let env = ProcessInfo.processInfo.environment
         let paths = Paths(environment: env)
-        let logger = makeLogger()
+        let logger = logger()
+        let printer = try printer()
         let pinned = try pinnedNow(env)
         let config = try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
-        let location = try storeLocation(store ?? paths.defaultStore)
-        logger.debug("opening store", metadata: ["store": "\(location)", "access": "\(access)"])
-        let opened: any Store
-        switch location {
-        case .sqlite(let path):
-            // A writer waiting for another process's lock gives up within seconds of a SIGTERM.
-            opened = try SQLiteStore(
-                path: path, access: access, anyVersion: anyVersion, stopping: { StopSignals.requested })
-        case .postgres(let url):
-            opened = try PostgresStore(url: url, access: access, anyVersion: anyVersion)
-        }
+        let opened = try openStore(namedStore(env), access, anyVersion: anyVersion, logger: logger)
         let instant = try pinned ?? storeNow(opened)
         try job(
             Context(
                 store: opened, config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
-                printer: .standard(format: output), logger: logger))
+                printer: printer, logger: logger))
+    }
+
+    /// The store named, opened for `access`.
+    func openStore(_ name: String, _ access: StoreAccess, anyVersion: Bool = false, logger: Logger) throws
+        -> any Store
+    {
+        let location = try storeLocation(name)
+        logger.debug("opening store", metadata: ["store": "\(location)", "access": "\(access)"])
+        switch location {
+        case .sqlite(let path):
+            // A writer waiting for another process's lock gives up within seconds of a SIGTERM.
+            return try SQLiteStore(
+                path: path, access: access, anyVersion: anyVersion, stopping: { StopSignals.requested })
+        case .postgres(let url):
+            return try PostgresStore(url: url, access: access, anyVersion: anyVersion)
+        }
     }
 
     /// Runs a job that needs no store (`config check`): none is opened, so none is created.
     func runWithoutStore(_ job: (Context) throws -> Void) throws {
         let env = ProcessInfo.processInfo.environment
         let paths = Paths(environment: env)
-        let logger = makeLogger()
+        let logger = logger()
         let instant = try nowInstant(env)
         let config = try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
         try job(
             Context(
                 store: NoStore(), config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
-                printer: .standard(format: output), logger: logger))
-    }
-
-    func makeLogger() -> Logger {
-        var logger = Logger(label: "streakd") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = verbose ? .debug : .warning
-        return logger
+                printer: try printer(), logger: logger))
     }
 
     func nowInstant(_ env: [String: String]) throws -> Instant { try pinnedNow(env) ?? hostNow() }
@@ -102,7 +136,7 @@ struct GlobalOptions: ParsableArguments {
         guard let shared = try store.clock() else { return host }
         let off = host.seconds - shared.seconds
         if abs(off) > 60 {
-            Printer.standard(format: output).warn(
+            Printer.standard(format: .short).warn(
                 "this host's clock is \(abs(off)) s \(off > 0 ? "ahead of" : "behind") the store's; "
                     + "streakd goes by the store's (\(shared)): set this host's time right (timedatectl, NTP)")
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import StreakCore
 import StreakJobs
 import StreakStore
 
@@ -25,8 +26,10 @@ struct Preview: ParsableCommand {
         help: ArgumentHelp(
             "A duration after now (90m, 24h, 2d, 1w) or an RFC 3339 instant.", valueName: "duration|rfc3339"))
     var until: String?
-    @Option(help: ArgumentHelp("Only this user.", valueName: "id")) var user: String?
-    @Option(help: ArgumentHelp("Only this kind: at_risk, freeze_used, streak_broken.", valueName: "kind"))
+    @Option(help: ArgumentHelp("Only this user.", valueName: "id"), completion: Completions.users) var user: String?
+    @Option(
+        help: ArgumentHelp("Only this kind: \(NotificationKind.names).", valueName: "kind"),
+        completion: .list(NotificationKind.allCases.map(\.rawValue)))
     var kind: String?
 
     func run() throws { try global.run(.read) { try $0.preview(until: until, user: user, kind: kind) } }

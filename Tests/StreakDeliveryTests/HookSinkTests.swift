@@ -117,10 +117,22 @@ func isGone(_ pid: pid_t, within seconds: Double = 2) -> Bool {
         #expect(!dir.exists("y"))
     }
 
-    @Test func nonZeroExitFailsWithTheFirstLineOfStderr() throws {
+    @Test func nonZeroExitFailsWithTheLastLinesOfStderr() throws {
         let dir = try HookDir()
         let hook = try dir.script("fail", "echo 'webhook refused: 503' >&2\necho 'second line' >&2\nexit 3")
-        #expect(sink([hook]).deliver(sample) == .failed("exit 3: webhook refused: 503"))
+        #expect(sink([hook]).deliver(sample) == .failed("exit 3: webhook refused: 503 | second line"))
+
+        // A chatty program says why last: the last three non-blank lines, from the tail of its output.
+        let chatty = try dir.script(
+            "chatty",
+            "i=0; while [ $i -lt 2000 ]; do echo \"progress $i\" >&2; i=$((i+1)); done\n"
+                + "echo 'HTTP/1.1 503 Service Unavailable' >&2\necho >&2\necho '  retry later  ' >&2\nexit 22")
+        #expect(
+            sink([chatty]).deliver(sample)
+                == .failed("exit 22: progress 1999 | HTTP/1.1 503 Service Unavailable | retry later"))
+        // A hook past its time-out says what it said too.
+        let stuck = try dir.script("stuck", "echo 'connecting to chat.example' >&2\nexec sleep 30")
+        #expect(sink([stuck], timeout: 1).deliver(sample) == .failed("timed out after 1s: connecting to chat.example"))
 
         let quiet = try dir.script("quiet", "exit 1")
         #expect(sink([quiet]).deliver(sample) == .failed("exit 1"))

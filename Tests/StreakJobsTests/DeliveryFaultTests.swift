@@ -21,17 +21,21 @@ import Testing
         }
     }
 
-    @Test func aMissingJournalIsToldOnceWithItsReason() throws {
+    @Test func aMissingJournalIsToldWithItsReason() throws {
         let (c, out) = try makeContext(now: "2026-11-21T10:00:00Z", format: .short)
         try due(c, users: 3)
         let journal = JournalSink(socketPath: "/nonexistent/journal/socket")
         let report = try at(c, "2026-11-21T20:00:00Z").tick(delivery: Delivery(sinks: [journal]))
         #expect(report.deliveries.failed == 3 && report.pending == 3)
-        let warnings = out.err.filter { $0.hasPrefix("streakd: warning:") }
+        // Each failure says why, with the key and when the next try comes.
+        let failures = out.err.filter { $0.hasPrefix("failed journal") }
+        #expect(failures.count == 3)
         #expect(
-            warnings == [
-                "streakd: warning: journal: delivery failed: no journal socket at /nonexistent/journal/socket: No such file or directory; a later run tries again"
-            ])
+            failures.allSatisfy {
+                $0.hasPrefix(
+                    "failed journal (no journal socket at /nonexistent/journal/socket): No such file or directory [at_risk/u"
+                )
+            }, "\(failures)")
     }
 
     /// A sink whose delivery takes another connection's write lock and keeps it for `hold`: the

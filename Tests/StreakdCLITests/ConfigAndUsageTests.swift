@@ -30,7 +30,18 @@ struct ConfigAndUsageTests {
 
         \(achievementDefaults)
 
+        \(messagesDefaults)
+
         """
+
+    /// The messages section, printed last: the default language and the languages there are.
+    static let messagesDefaults = """
+        [messages]
+        default_language = "en"
+        # languages: en, zh-Hans (en and zh-Hans are built in)
+        """
+    static let messagesDefaultsJSON =
+        #","messages":{"default_language":"en","languages":["en","zh-Hans"],"templates":{}}"#
 
     /// The twelve default badges, XP and levels, printed after every other section.
     static let achievementDefaults = """
@@ -168,7 +179,7 @@ struct ConfigAndUsageTests {
         #expect(
             json.out
                 == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"desktop":{"users":[]},"hooks":[],"journal":{"burst":9500,"interval_seconds":30},"runs":{"lease_seconds":300},"streaks":{}"#
-                + Self.achievementDefaultsJSON + "}\n")
+                + Self.achievementDefaultsJSON + Self.messagesDefaultsJSON + "}\n")
     }
 
     @Test func aValidFileIsPrinted() throws {
@@ -216,6 +227,8 @@ struct ConfigAndUsageTests {
 
                 \(Self.achievementDefaults)
 
+                \(Self.messagesDefaults)
+
                 """)
         // An explicit --config wins over the default path.
         let other = try s.file("other.toml", "[import]\nbackfill_days = 30\n")
@@ -234,7 +247,7 @@ struct ConfigAndUsageTests {
         ),
         (
             "y.toml", "bogus = 1\n",
-            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, journal, runs, streaks, xp, levels, badges"
+            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, journal, runs, streaks, messages, xp, levels, badges"
         ),
         (
             "x.toml", "[freeze]\nmax = 3\n\n[reminders\ndays = [1]\n",
@@ -361,12 +374,14 @@ struct ConfigAndUsageTests {
                 value = 10
                 xp = 75
 
+                \(Self.messagesDefaults)
+
                 """))
         let json = s.run(["config", "check", "--config", path, "-o", "json"])
         #expect(
             json.out.hasSuffix(
-                #""streaks":{},"xp":{"per_day":20},"levels":{"thresholds":[100,1000,2000,5000]},"badges":[{"id":"gym_rat","title":"Gym Rat","description":"","category":"workout","requirement":"tagged_checkins","meta":{"heavy":true,"place":"gym"},"streak":"workout","value":10,"xp":75}]}"#
-                    + "\n"))
+                #""streaks":{},"xp":{"per_day":20},"levels":{"thresholds":[100,1000,2000,5000]},"badges":[{"id":"gym_rat","title":"Gym Rat","description":"","category":"workout","requirement":"tagged_checkins","meta":{"heavy":true,"place":"gym"},"streak":"workout","value":10,"xp":75}]"#
+                    + Self.messagesDefaultsJSON + "}\n"))
         // No badges at all.
         let none = try s.file("none.toml", "badges = []\n")
         let n = s.run(["config", "check", "--config", none])

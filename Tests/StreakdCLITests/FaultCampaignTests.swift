@@ -81,8 +81,10 @@ struct FaultCampaignTests {
         var explained = 0
         var unexplained: [String] = []
         for (key, runs) in lines where runs.count > 1 {
-            // Every run but the last must have been started by a killed process.
-            let killed = runs.dropLast().filter { c.killedPIDs.contains(String($0[2])) }.count
+            // Every run but one must have been started by a killed process. Not always the earlier
+            // ones: a hook a killed run had just started outlives it (a group of its own) and may
+            // write its line after the next run's delivery, on a loaded machine.
+            let killed = min(runs.filter { c.killedPIDs.contains(String($0[2])) }.count, runs.count - 1)
             explained += killed
             if killed < runs.count - 1 { unexplained.append(key) }
         }
@@ -287,7 +289,10 @@ struct FaultCampaignTests {
         let r = s.run(["tick", "--config", config])
         let took = Date().timeIntervalSince(began)
         #expect(r.code == 75 && r.err.contains("1000 sent"), "\(r.err.suffix(600))")
-        let entries = try Journal.entries(["STREAKD_STREAK=\(streak)"], count: 1000, timeout: .seconds(30))
+        // The at_risk entries (failed deliveries have entries of their own).
+        let entries = try Journal.entries(
+            ["STREAKD_STREAK=\(streak)", "STREAKD_KIND=at_risk", "MESSAGE_ID=cf4039696c9c459e89e0e7f18de192c5"],
+            count: 1000, timeout: .seconds(30))
         let times = entries.compactMap { ($0["__REALTIME_TIMESTAMP"] as? String).flatMap(Double.init) }.map { $0 / 1e6 }
         let last = (times.max() ?? .infinity) - began.timeIntervalSince1970
         print(

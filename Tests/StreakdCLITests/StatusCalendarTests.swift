@@ -84,6 +84,11 @@ struct StatusCalendarTests {
         let other = s.run(["status", "u1", "--streak", "reading", "-o", "json"])
         #expect(other.code == 0)
         #expect(try jsonObject(other.out)["total_checkins"] as? Int == 0)
+        // A streak the user does not have is shown with zeros, and named as such (a typo?).
+        #expect(
+            other.err
+                == #"streakd: warning: u1 has no streak "reading" (their streaks: daily); showing it with no check-ins"#
+                + "\n")
         let short = s.run(["status", "u1"])
         #expect(
             short.out == """
@@ -93,7 +98,7 @@ struct StatusCalendarTests {
                   today            0 of 1 check-in
                   check-ins        0 in all, last qualifying date none
                   freezes          1
-                  next reminder    none due
+                  next reminder    none: no streak to keep yet (reminders at 5, 7, 14 days)
 
                 """)
         let unknown = s.run(["status", "nobody"])

@@ -115,6 +115,10 @@ struct TickCLITests {
         var r = s.run(["tick", "--config", config])
         #expect(r.code == 75, "\(r)")
         #expect(r.err.hasSuffix(error("1 delivery left pending; the next run retries")))
+        #expect(
+            r.err.hasPrefix(
+                "failed hook:log (exit 1) [at_risk/\(id)/daily/2026-11-21, attempt 1 of 5, next try from "
+                    + "2026-11-21T19:01:00Z]\n"), "\(r)")
         s.now = "2026-11-21T19:00:30Z"
         r = s.run(["tick", "--config", config])
         #expect(r.code == 75)  // back-off: not yet
@@ -125,7 +129,12 @@ struct TickCLITests {
         #expect(r.err.contains("1 delivered, 0 failed, 0 dead, 1 retried; 0 pending"))
         let lines = try String(contentsOfFile: runs, encoding: .utf8).split(separator: "\n")
         #expect(lines == ["at_risk/\(id)/daily/2026-11-21", "at_risk/\(id)/daily/2026-11-21"])
-        #expect(try Journal.entries(["STREAKD_USER=\(id)"], count: 1).count == 1)
+        // The notification once, and the one failure.
+        let entries = try Journal.entries(["STREAKD_USER=\(id)"], count: 2)
+        #expect(
+            entries.map { $0["MESSAGE_ID"] as? String } == [
+                TestJournal.messageIDs["at_risk"], TestJournal.failedMessageID,
+            ])
     }
 
     @Test func severalTicksAtOnceSendEveryReminderExactlyOnce() throws {
@@ -192,21 +201,26 @@ struct TickCLITests {
             let r = s.run(["tick", "--config", config])
             #expect(r.code == (i < 4 ? 75 : 0), "\(r)")
         }
-        _ = try Journal.entries(["STREAKD_USER=\(id)"], count: 2)
+        _ = try Journal.entries(["STREAKD_USER=\(id)"], count: 6)
         let log = s.run(["log", "--user", id, "-o", "json"])
         #expect(log.code == 0, "\(log)")
         let lines = try jsonLines(log.out)
-        #expect(lines.count == 2)
+        #expect(lines.count == 6)  // the notification, four failures, then the delivery given up
         let announced = try jsonObject(preview.out)
         for key in [
             "kind", "user", "streak", "due", "local_due", "timezone", "local_date", "streak_length", "message", "key",
         ] {
             #expect("\(lines[0][key] ?? "-")" == "\(announced[key] ?? "+")", "\(key)")
         }
-        #expect(lines[1]["delivery"] as? String == "dead")
-        #expect(lines[1]["sink"] as? String == "hook:log")
-        #expect(lines[1]["attempts"] as? Int == 5)
-        #expect(lines[1]["error"] as? String == "exit 1")
+        for (i, line) in lines.dropFirst().enumerated() {
+            #expect(line["delivery"] as? String == (i < 4 ? "failed" : "dead"))
+            #expect(line["sink"] as? String == "hook:log")
+            #expect(line["attempts"] as? Int == i + 1)
+            #expect(line["error"] as? String == "exit 1")
+        }
+        #expect(lines[1]["retry"] as? String == "2026-11-21T19:01:00Z")
+        #expect(try jsonLines(s.run(["log", "--user", id, "-o", "json", "--failed"]).out).count == 5)
+        #expect(try jsonLines(s.run(["log", "--user", id, "-o", "json", "--dead"]).out).count == 1)
         let short = s.run(["log", "--user", id, "-n", "1"])
         #expect(
             short.out.hasSuffix(

@@ -37,7 +37,7 @@ extension Context {
                 let history = try history(of: user, streak: d.streak, in: r)
                 let notices = Notices.upcoming(history, policy: noticePolicy(for: user), from: now, through: end)
                 guard !notices.isEmpty else { continue }
-                let found = notices.map { notification($0, user: user.id, streak: d.streak, history: history) }
+                let found = notices.map { notification($0, user: user, streak: d.streak, history: history) }
                 let recorded = try r.ledgerStates(keys: found.map(\.key))
                 result += found.filter { recorded[$0.key] == nil }
             }

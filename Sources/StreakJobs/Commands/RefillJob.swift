@@ -48,7 +48,7 @@ extension Context {
                         let notice = Notice(
                             kind: .freezeRefilled, date: history.zone(at: now).date(of: now), due: now,
                             length: state.current, freezes: after)
-                        made = notification(notice, user: user.id, streak: streak, history: history)
+                        made = notification(notice, user: user, streak: streak, history: history)
                     }
                     var n: (Notification, id: Int64, sinks: [String])?
                     if let w = writer {
@@ -93,6 +93,12 @@ extension Context {
             try dispatcher.drain()
             try dispatcher.lease.end()
             pending = try store.read { try $0.waitingDeliveries() }
+            try recordRun(
+                MetaKey.lastRefill,
+                [
+                    ("refilled", report.refilled), ("at_maximum", report.atMaximum), ("not_due", report.notDue),
+                    ("pending", pending),
+                ])
         }
         printer.err(
             "refill at \(now)\(dryRun ? " (dry run)" : ""): \(report.refilled) refilled, \(report.atMaximum) at the maximum, "

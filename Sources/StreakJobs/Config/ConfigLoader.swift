@@ -65,7 +65,10 @@ public enum ConfigLoader {
         return (line, column)
     }
 
-    public static func parse(_ text: String, file: String) throws -> Config {
+    /// Reads the configuration's text. With `checkPrograms` (`config check`), a hook whose
+    /// program cannot be run from here is a problem too. Every problem is reported, not only the
+    /// first.
+    public static func parse(_ text: String, file: String, checkPrograms: Bool = false) throws -> Config {
         try TOMLPrecheck.check(text, file: file)
         let table: TOMLTable
         do {
@@ -75,17 +78,20 @@ public enum ConfigLoader {
         }
         let reader = TableReader(file: file, text: text)
         var config = Config()
-        let sections = ["import", "freeze", "reminders", "desktop", "hooks", "journal", "runs", "streaks"]
+        let sections = ["import", "freeze", "reminders", "desktop", "hooks", "journal", "runs", "streaks", "messages"]
         try reader.keys(table, in: "", allowed: sections + ["xp", "levels", "badges"])
-        if let t = try reader.table(table, "import", in: "") {
+        reader.attempt {
+            guard let t = try reader.table(table, "import", in: "") else { return }
             try reader.keys(t, in: "import", allowed: ["backfill_days"])
             config.backfillDays =
                 try reader.int(t, "backfill_days", in: "import", range: 0...365) ?? config.backfillDays
         }
-        if let t = try reader.table(table, "freeze", in: "") {
+        reader.attempt {
+            guard let t = try reader.table(table, "freeze", in: "") else { return }
             config.freeze = try reader.freeze(t, in: "freeze", base: config.freeze)
         }
-        if let t = try reader.table(table, "reminders", in: "") {
+        reader.attempt {
+            guard let t = try reader.table(table, "reminders", in: "") else { return }
             try reader.keys(t, in: "reminders", allowed: ["days", "max_late"])
             config.reminderDays =
                 try reader.intArray(t, "days", in: "reminders", range: 1...100_000) ?? config.reminderDays
@@ -97,27 +103,32 @@ public enum ConfigLoader {
                 config.maxLate = s
             }
         }
-        try readDelivery(table, reader: reader, into: &config)
-        try readAchievements(table, reader: reader, into: &config)
-        if let streaks = try reader.table(table, "streaks", in: "") {
-            for id in streaks.keys {
-                if let problem = Validate.streakID(id) {
-                    throw reader.error(
-                        "streaks", nil, "\(quoted(id)) is not a streak id; use \(problem)", header: "streaks.\(id)")
+        readDelivery(table, reader: reader, into: &config, checkPrograms: checkPrograms)
+        readAchievements(table, reader: reader, into: &config)
+        reader.attempt { try readMessages(table, reader: reader, into: &config) }
+        reader.attempt {
+            guard let streaks = try reader.table(table, "streaks", in: "") else { return }
+            for id in streaks.keys.sorted() {
+                reader.attempt {
+                    if let problem = Validate.streakID(id) {
+                        throw reader.error(
+                            "streaks", nil, "\(quoted(id)) is not a streak id; use \(problem)", header: "streaks.\(id)")
+                    }
+                    guard let t = try reader.table(streaks, id, in: "streaks") else { return }
+                    let section = "streaks.\(id)"
+                    try reader.keys(t, in: section, allowed: ["goal", "leeway_hours", "freeze"])
+                    var s = StreakSettings()
+                    s.freeze = config.freeze
+                    s.goal = try reader.int(t, "goal", in: section, range: 1...100) ?? s.goal
+                    s.leewayHours = try reader.int(t, "leeway_hours", in: section, range: 0...24) ?? s.leewayHours
+                    if let f = try reader.table(t, "freeze", in: section) {
+                        s.freeze = try reader.freeze(f, in: section + ".freeze", base: config.freeze)
+                    }
+                    config.streaks[id] = s
                 }
-                guard let t = try reader.table(streaks, id, in: "streaks") else { continue }
-                let section = "streaks.\(id)"
-                try reader.keys(t, in: section, allowed: ["goal", "leeway_hours", "freeze"])
-                var s = StreakSettings()
-                s.freeze = config.freeze
-                s.goal = try reader.int(t, "goal", in: section, range: 1...100) ?? s.goal
-                s.leewayHours = try reader.int(t, "leeway_hours", in: section, range: 0...24) ?? s.leewayHours
-                if let f = try reader.table(t, "freeze", in: section) {
-                    s.freeze = try reader.freeze(f, in: section + ".freeze", base: config.freeze)
-                }
-                config.streaks[id] = s
             }
         }
+        try reader.finish()
         return config
     }
 }

@@ -207,6 +207,7 @@ final class Dispatcher: Sendable {
             if !handOver && !sink.deliversAtOnce { save(lane) }
             let attempts = job.attempts + 1
             let outcome: Outcome
+            var failed: String?
             switch sink.deliver(job.notification) {
             case .delivered:
                 lane.failures = 0
@@ -224,14 +225,8 @@ final class Dispatcher: Sendable {
             case .failed(let error):
                 let dead = delivery.retry.isDead(attempts: attempts)
                 outcome = (job, dead ? .dead : .pending, attempts, error)
-                let first = shared.withLock { s in
-                    if dead { s.report.dead += 1 } else { s.report.failed += 1 }
-                    return s.warned.insert("failed:" + job.sink).inserted
-                }
-                // Once per sink and run, the reason (a missing journal socket, a hook's stderr).
-                if first && !dead {
-                    context.printer.warn("\(job.sink): delivery failed: \(error); a later run tries again")
-                }
+                failed = error
+                shared.withLock { if dead { $0.report.dead += 1 } else { $0.report.failed += 1 } }
                 lane.failures += 1
                 if lane.failures >= Self.failureLimit {
                     shared.withLock { _ = $0.stoppedLanes.insert(job.sink) }
@@ -245,6 +240,12 @@ final class Dispatcher: Sendable {
                 context.printer.warn(
                     "\(job.sink) gave up on \(job.notification.key) after \(attempts) attempts: \(outcome.error ?? "")")
                 delivery.recordDead(job.notification, job.sink, attempts, outcome.error ?? "")
+            } else if let error = failed {
+                // Each failure with its reason (a missing journal socket, what a hook said last).
+                let retry = context.now + delivery.retry.delay(afterAttempts: attempts)
+                context.printer.err(
+                    Self.failureLine(job, error: error, attempts: attempts, of: delivery.retry, retry: retry))
+                delivery.recordFailed(job.notification, job.sink, attempts, error, retry)
             }
             if handOver {
                 shared.withLock { $0.handed += lane.takeUnsaved() }
@@ -256,6 +257,18 @@ final class Dispatcher: Sendable {
         }
         if deferred > 0 { shared.withLock { $0.report.deferred += deferred } }
         if !handOver { save(lane) }
+    }
+
+    /// `failed hook:webhook (exit 3): 503 Service Unavailable [at_risk/ana/daily/2026-11-21, attempt 1 of 5, next
+    /// try from 2026-11-21T19:01:00Z]`: the sink's error split into its reason and what the sink said.
+    static func failureLine(_ job: DeliveryJob, error: String, attempts: Int, of retry: RetryPolicy, retry at: Instant)
+        -> String
+    {
+        let split = error.firstRange(of: ": ")
+        let reason = split.map { String(error[..<$0.lowerBound]) } ?? error
+        let said = split.map { ": " + error[$0.upperBound...] } ?? ""
+        return "failed \(job.sink) (\(reason))\(said) [\(job.notification.key), attempt \(attempts) of "
+            + "\(retry.maxAttempts), next try from \(at)]"
     }
 
     /// Commits a lane's outcomes so far; an error stops nothing else but is rethrown by `drain`.

@@ -58,7 +58,7 @@ extension Context {
             settledThrough: d.marked || everySettlement ? nil : d.handledThrough)
         let notices = found.map {
             (
-                notification: notification($0.notice, user: read.user.id, streak: d.streak, history: history),
+                notification: notification($0.notice, user: read.user, streak: d.streak, history: history),
                 fresh: $0.fresh
             )
         }

@@ -24,7 +24,7 @@ extension PGAccess {
         // Each streak's user, and its packed history when still at the version listed.
         let found = try pg.query(
             """
-            SELECT v.n, u.id, u.zone, u.remind_at, u.remind,
+            SELECT v.n, u.id, u.zone, u.remind_at, u.remind, u.language,
                 CASE WHEN s.history_version = s.version AND s.version = v.version THEN s.history END
             FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS v(u, s, version, n)
             JOIN users u ON u.id = v.u LEFT JOIN schedule s ON s.user_id = v.u AND s.streak = v.s
@@ -34,8 +34,8 @@ extension PGAccess {
         for row in found.rows {
             let i = Int(try row.get(0, as: Int64.self)) - 1
             let user = try Self.user(row, from: 1)
-            if !row.isNull(5),
-                let packed = try row.bytes(5).withUnsafeBufferPointer({
+            if !row.isNull(6),
+                let packed = try row.bytes(6).withUnsafeBufferPointer({
                     PackedHistory.unpack($0, user: user.id, streak: streaks[i].streak)
                 })
             {

@@ -3,12 +3,12 @@ import StreakStore
 
 /// Users and what decides a streak, in PostgreSQL.
 extension PGAccess {
-    static let userColumns = "id, zone, remind_at, remind"
+    static let userColumns = "id, zone, remind_at, remind, language"
 
     static func user(_ row: PGRow, from c: Int = 0) throws -> User {
         User(
             id: try row.string(c), zone: try row.string(c + 1), remindAt: try row.get(c + 2),
-            remind: try row.bool(c + 3))
+            remind: try row.bool(c + 3), language: try row.get(c + 4))
     }
 
     func user(_ id: String) throws -> User? {
@@ -38,9 +38,9 @@ extension PGAccess {
         let added =
             try pg.query(
                 """
-                INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES ($1, $2, $3, $4, $5)
+                INSERT INTO users (id, zone, remind_at, remind, language, created_at) VALUES ($1, $2, $3, $4, $5, $6)
                 ON CONFLICT DO NOTHING
-                """, user.id, user.zone, user.remindAt, user.remind, at
+                """, user.id, user.zone, user.remindAt, user.remind, user.language, at
             ).affectedRows == 1
         if added {
             try pg.query("INSERT INTO user_zones (user_id, since, zone) VALUES ($1, $2, $3)", user.id, at, user.zone)
@@ -54,8 +54,8 @@ extension PGAccess {
         guard found.count == 1 else { return }
         let old = try Self.user(found[0])
         try pg.query(
-            "UPDATE users SET zone = $1, remind_at = $2, remind = $3 WHERE id = $4", user.zone, user.remindAt,
-            user.remind, user.id)
+            "UPDATE users SET zone = $1, remind_at = $2, remind = $3, language = $4 WHERE id = $5", user.zone,
+            user.remindAt, user.remind, user.language, user.id)
         if old != user { try reschedule(users: [user.id]) }
         if old.zone != user.zone { try recordZones([(user.id, user.zone)], at: at) }
     }

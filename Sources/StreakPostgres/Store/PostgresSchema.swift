@@ -103,6 +103,16 @@ enum PostgresSchema {
                 key text PRIMARY KEY,
                 value text NOT NULL
             );
-            """)
+            """),
+        // Each user's language and each notification's heading in it (SPEC §10), and the store's
+        // identity, which journal entries carry (STREAKD_STORE): SQLite's 8 and 9.
+        PGMigration(
+            "2-language-and-identity",
+            """
+            ALTER TABLE users ADD COLUMN language text;
+            ALTER TABLE notifications ADD COLUMN title text;
+            INSERT INTO meta (key, value) VALUES ('store_id', replace(gen_random_uuid()::text, '-', ''))
+                ON CONFLICT (key) DO NOTHING;
+            """),
     ]
 }

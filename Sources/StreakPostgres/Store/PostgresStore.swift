@@ -14,6 +14,9 @@ public final class PostgresStore: Store {
     public let url: PGURL
     let settings: PGSettings
     private let idle = Mutex<[Connection]>([])
+    /// Set once the first connection was made: a database out of reach after that is a run that
+    /// lost it (75, "for now"), not one that could not start (69).
+    private let reached = Atomic<Bool>(false)
 
     /// A connection handed from thread to thread through the pool's lock, used by one at a time.
     final class Connection: @unchecked Sendable {
@@ -139,13 +142,16 @@ public final class PostgresStore: Store {
     func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
         do {
             let connection = try idle.withLock { $0.popLast() } ?? Connection(PGConnection(url, settings: settings))
+            reached.store(true, ordering: .relaxed)
             defer {
                 if connection.pg.isOpen && !connection.pg.inTransaction { idle.withLock { $0.append(connection) } }
             }
             return try body(connection.pg)
         } catch let e as PGError {
-            // 53100 disk_full, 53200 out_of_memory, 53300 too_many_connections: the server's.
-            throw StoreError(e.sqlState == "53100" ? .full : Self.kind(of: e), e.message)
+            // 53100 disk_full: the server's disk.
+            var kind = e.sqlState == "53100" ? .full : Self.kind(of: e)
+            if kind == .unavailable && e.kind == .unreachable && reached.load(ordering: .relaxed) { kind = .busy }
+            throw StoreError(kind, e.message)
         }
     }
 
