@@ -36,6 +36,8 @@ public struct DesktopMessage: Equatable, Sendable {
         case .freezeUsed: "Freeze used"
         case .streakBroken: "Streak broken"
         case .freezeRefilled: "Freeze refilled"
+        case .badgeUnlocked: "Badge unlocked"
+        case .levelUp: "Level up"
         }
     }
 

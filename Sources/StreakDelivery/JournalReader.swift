@@ -266,7 +266,8 @@ public final class JournalReader {
     private static let wanted: Set<String> = [
         "MESSAGE", "MESSAGE_ID", "STREAKD_KIND", "STREAKD_USER", "STREAKD_STREAK", "STREAKD_LOCAL_DATE",
         "STREAKD_STREAK_LENGTH", "STREAKD_DUE", "STREAKD_LOCAL_DUE", "STREAKD_TIMEZONE", "STREAKD_SINK",
-        "STREAKD_ATTEMPTS", "STREAKD_ERROR", "STREAKD_RETRY", "STREAKD_STORE", "_HOSTNAME",
+        "STREAKD_ATTEMPTS", "STREAKD_ERROR", "STREAKD_RETRY", "STREAKD_STORE", "STREAKD_BADGE", "STREAKD_LEVEL",
+        "_HOSTNAME",
     ]
 
     private func check(_ name: String, _ result: Int32) throws(JournalError) {

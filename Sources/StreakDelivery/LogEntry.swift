@@ -78,7 +78,8 @@ public struct LogEntry: Equatable, Sendable {
             let kind = fields["STREAKD_KIND"].flatMap(NotificationKind.init(rawValue:)),
             id == kind.messageID || id == JournalSink.deadMessageID || id == JournalSink.failedMessageID,
             let user = fields["STREAKD_USER"], Validate.userID(user) == nil,
-            let streak = fields["STREAKD_STREAK"], Validate.streakID(streak) == nil,
+            let streak = kind.isAchievement ? "" : fields["STREAKD_STREAK"],
+            kind.isAchievement || Validate.streakID(streak) == nil,
             let date = fields["STREAKD_LOCAL_DATE"].flatMap(LocalDate.init(_:)),
             let due = fields["STREAKD_DUE"].flatMap(RFC3339.parse),
             let length = fields["STREAKD_STREAK_LENGTH"].flatMap({ Int($0) }),
@@ -97,9 +98,22 @@ public struct LogEntry: Equatable, Sendable {
                 failed = FailedDelivery(sink: sink, attempts: attempts, error: error, retry: retry)
             }
         }
+        var badge: String?
+        var level: Int?
+        // An achievement names its badge (an id as the configuration allows) or its level.
+        switch kind {
+        case .badgeUnlocked:
+            guard let b = fields["STREAKD_BADGE"], Validate.streakID(b) == nil else { return nil }
+            badge = b
+        case .levelUp:
+            guard let l = fields["STREAKD_LEVEL"].flatMap({ Int($0) }) else { return nil }
+            level = l
+        default: break
+        }
         let notification = Notification(
             kind: kind, user: user, streak: streak, localDate: date, due: due, timezone: timezone,
-            localDue: fields["STREAKD_LOCAL_DUE"] ?? "", streakLength: length, message: message)
+            localDue: fields["STREAKD_LOCAL_DUE"] ?? "", streakLength: length, message: message, badge: badge,
+            level: level)
         self.init(
             notification: notification, realtimeMicroseconds: realtimeMicroseconds, dead: dead, failed: failed,
             host: fields["_HOSTNAME"], store: fields["STREAKD_STORE"])

@@ -39,7 +39,7 @@ extension SQLiteAccess {
                 "the ledger holds notification \(row["id"] as Int64) of an unknown kind \"\(name)\" (written by a newer streakd?)"
             )
         }
-        return Notification(
+        return Notification.fromLedger(
             kind: kind, user: row["user_id"], streak: row["streak"], localDate: LocalDate(day: row["local_date"]),
             due: Instant(seconds: row["due"]), timezone: row["timezone"], localDue: row["local_due"],
             streakLength: row["streak_length"], message: row["message"], title: row["title"])
@@ -86,9 +86,9 @@ extension SQLiteAccess {
             let n = item.notification
             s.bind(1, n.key)
             s.bind(2, n.user)
-            s.bind(3, n.streak)
+            s.bind(3, n.ledgerStreak)
             s.bind(4, n.kind.rawValue)
-            s.bind(5, n.localDate.day)
+            s.bind(5, n.ledgerDate.day)
             s.bind(6, n.due.seconds)
             s.bind(7, n.timezone)
             s.bind(8, n.localDue)

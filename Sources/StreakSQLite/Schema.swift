@@ -247,6 +247,12 @@ enum Schema {
                         ON CONFLICT (key) DO NOTHING;
                     """)
         }
+        // Check-ins with metadata, which tagged badges count (SPEC §9), by user: few in most
+        // stores, so a user's are found without reading their whole history.
+        m.registerMigration("10-tagged-checkins") { db in
+            try db.execute(
+                sql: "CREATE INDEX checkins_tagged ON checkins(user_id, streak, at, meta) WHERE meta IS NOT NULL;")
+        }
         return m
     }
 }

@@ -64,10 +64,44 @@ public struct LedgerKey: Equatable, Sendable {
     public var user: Substring
     public var streak: Substring
 
+    /// `KIND/USER/STREAK/DATE`, or for an achievement `KIND/USER/SUBJECT`: kept with the subject
+    /// as its streak and day 0 as its date, so the unique key holds it once ever.
     public init?(_ key: String) {
         let parts = key.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 3, NotificationKind(rawValue: String(parts[0]))?.isAchievement == true {
+            (kind, user, streak, localDate) = (parts[0], parts[1], parts[2], Notification.achievementDate)
+            return
+        }
         guard parts.count == 4, let date = LocalDate(parts[3]) else { return nil }
         (kind, user, streak, localDate) = (parts[0], parts[1], parts[2], date)
+    }
+}
+
+/// How the ledger's columns hold a notification: an achievement (SPEC §9) keeps its subject
+/// (the badge, the level) in the streak column and day 0 in the local date, as `LedgerKey` looks
+/// it up; its local date is read back from its local due instant.
+extension Notification {
+    /// The local date column of an achievement: one value, so its key stands once ever.
+    public static let achievementDate = LocalDate(day: 0)
+
+    /// The streak column.
+    public var ledgerStreak: String { kind.isAchievement ? subject ?? "" : streak }
+    /// The local date column.
+    public var ledgerDate: LocalDate { kind.isAchievement ? Self.achievementDate : localDate }
+
+    /// A notification from the ledger's columns.
+    public static func fromLedger(
+        kind: NotificationKind, user: String, streak: String, localDate: LocalDate, due: Instant, timezone: String,
+        localDue: String, streakLength: Int, message: String, title: String?
+    ) -> Notification {
+        var n = Notification(
+            kind: kind, user: user, streak: streak, localDate: localDate, due: due, timezone: timezone,
+            localDue: localDue, streakLength: streakLength, message: message, title: title)
+        guard kind.isAchievement else { return n }
+        n.streak = ""
+        if kind == .badgeUnlocked { n.badge = streak } else { n.level = Int(streak) }
+        n.localDate = LocalDate(localDue.prefix(10)) ?? localDate
+        return n
     }
 }
 

@@ -75,6 +75,22 @@ struct Status: ParsableCommand {
     }
 }
 
+struct Badges: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "badges",
+        abstract: "Show a user's badges: category, title, progress and when each was unlocked.",
+        discussion: """
+            Every badge of the configuration (the 12 defaults unless [[badges]] replaces them), grouped by \
+            category, with the user's level and XP; on a terminal each has a bar of its progress.
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The user's id.", completion: Completions.users) var id: String
+
+    func run() throws {
+        try global.run(.read) { try $0.badges(user: id) }
+    }
+}
+
 struct Calendar: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calendar",

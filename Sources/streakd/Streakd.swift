@@ -18,7 +18,7 @@ struct Streakd: ParsableCommand {
             """,
         version: Streakd.versionText,
         subcommands: [
-            UserCommand.self, Checkin.self, Import.self, Status.self, Calendar.self, FreezeCommand.self,
+            UserCommand.self, Checkin.self, Import.self, Status.self, Badges.self, Calendar.self, FreezeCommand.self,
             Preview.self, Tick.self, Refill.self, Log.self, ConfigCommand.self, StoreCommand.self,
         ])
 

@@ -41,7 +41,12 @@ import Testing
         #expect(streakd(["import", "-"], stdin: lines.joined(separator: "\n") + "\n").code == 0)
         let tick = streakd(["tick"], now: "2026-11-21T12:00:00Z")  // 20:00 in Shanghai
         #expect(tick.code == 0, "\(tick)")
-        #expect(tick.out == "sent 2026-11-21T12:00:00Z at_risk \(user)/daily 2026-11-21: \(Self.text)\n")
+        // The badges the imported week unlocked are a day old: recorded, not sent.
+        #expect(
+            tick.out == "sent 2026-11-21T12:00:00Z at_risk \(user)/daily 2026-11-21: \(Self.text)\n"
+                + "expired 2026-11-16T00:00:00Z badge_unlocked \(user) badge streak_3 2026-11-16: 你解锁了“Warming Up”徽章！\n"
+                + "expired 2026-11-20T00:00:00Z badge_unlocked \(user) badge streak_7 2026-11-20: 你解锁了“One Week Strong”徽章！\n",
+            "\(tick)")
 
         // The journal keeps the message as the user was told it, and the store's identity.
         let entries = try Journal.entries(["STREAKD_USER=\(user)"], count: 1)
@@ -66,5 +71,19 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         #expect(object["message"] as? String == Self.text)
         #expect(dir.read("message") == Self.text)
+
+        // A badge earned live: the desktop celebrates it in Chinese, the hook gets it too.
+        #expect(streakd(["checkin", user, "--meta", "kind=social"], now: "2026-11-21T12:05:00Z").code == 0)
+        let badge = streakd(["tick"], now: "2026-11-21T12:15:00Z")
+        #expect(badge.code == 0, "\(badge)")
+        let text = "你解锁了“Better Together”徽章！"
+        var shownBadge: [String: String]?
+        for _ in 0..<50 where shownBadge == nil {
+            shownBadge = session.printed().first { $0["body"] == text }
+            if shownBadge == nil { usleep(100_000) }
+        }
+        let celebrated = try #require(shownBadge, "\(session.printed())")
+        #expect(celebrated["summary"] == "徽章已解锁" && celebrated["appname"] == "streakd")
+        #expect(dir.read("message") == text)
     }
 }

@@ -77,7 +77,7 @@ import Testing
         ),
         (
             "[[hooks]]\nname = \"a\"\ncommand = [\"a\"]\nkinds = [\"reminder\"]",
-            "c.toml:4: hooks[1].kinds: \"reminder\" is not a kind; must be a list of kinds from at_risk, freeze_used, streak_broken, freeze_refilled"
+            "c.toml:4: hooks[1].kinds: \"reminder\" is not a kind; must be a list of kinds from at_risk, freeze_used, streak_broken, freeze_refilled, badge_unlocked, level_up"
         ),
         ("[[hooks]]\nname = \"a\"", "c.toml:1: hooks[1]: hook \"a\" needs a command = [\"program\", …]"),
         (

@@ -210,7 +210,11 @@ import Testing
             "[messages.en]\nreminder = \"x\"\n",
             "c.toml:2: messages.en.reminder: unknown setting; valid in [messages.en]: at_risk, at_risk_title, "
                 + "freeze_used, freeze_used_title, streak_broken, streak_broken_title, freeze_refilled, "
-                + "freeze_refilled_title"
+                + "freeze_refilled_title, badge_unlocked, badge_unlocked_title, level_up, level_up_title"
+        ),
+        (
+            "[messages.en]\nat_risk = \"{badge} is yours\"\n",
+            "c.toml:2: messages.en.at_risk: unknown placeholder {badge}; use {length}, {freezes}, {done}, {goal}, {streak}, {date} (at character 1)"
         ),
         ("[messages.en]\nat_risk = 3\n", "c.toml:2: messages.en.at_risk: must be a string in quotes"),
     ])

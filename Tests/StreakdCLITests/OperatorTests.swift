@@ -31,7 +31,8 @@ import Testing
 
         let hook = try s.file(
             "hook.toml",
-            "[[hooks]]\nname = \"chat\"\ncommand = [\"/bin/sh\", \"-c\", \"echo 503 Service Unavailable >&2; exit 22\"]\n"
+            // No badges: the fleet's 7-day streaks would unlock some, which the badges' tests count.
+            "badges = []\n\n[[hooks]]\nname = \"chat\"\ncommand = [\"/bin/sh\", \"-c\", \"echo 503 Service Unavailable >&2; exit 22\"]\n"
         )
         s.now = "2026-11-21T13:00:00Z"
         let tick = s.run(["tick", "--config", hook])

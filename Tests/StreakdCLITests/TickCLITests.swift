@@ -7,9 +7,11 @@ import Testing
 @Suite("tick, preview and refill")
 struct TickCLITests {
     /// Users with 7 days of check-ins ending yesterday in Berlin; ids unique to this run, since
-    /// the journal outlives it.
+    /// the journal outlives it. No badges (`badges = []`, here and in `hookConfig`): the streak
+    /// they would unlock is the badges' tests' (AchievementCLITests); these count reminders.
     func setUp(_ s: Sandbox, users n: Int = 1) throws -> [String] {
         try Journal.ensureRunning()
+        try s.file("config/streakd/streakd.toml", "badges = []\n")
         let tag = String(UUID().uuidString.prefix(8)).lowercased()
         let ids = (0..<n).map { "t\(tag)-\($0)" }
         var lines: [String] = []
@@ -24,7 +26,8 @@ struct TickCLITests {
     func hookConfig(_ s: Sandbox, _ command: [String], extra: String = "") throws -> String {
         let argv = command.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
         return try s.file(
-            "streakd.toml", "[[hooks]]\nname = \"log\"\ncommand = [\(argv.joined(separator: ", "))]\n" + extra)
+            "streakd.toml",
+            "badges = []\n\n[[hooks]]\nname = \"log\"\ncommand = [\(argv.joined(separator: ", "))]\n" + extra)
     }
 
     @Test func tickSendsTheDueReminderToTheJournalOnce() throws {
@@ -87,7 +90,7 @@ struct TickCLITests {
         #expect(
             r.err
                 == error(
-                    "--kind: \"reminder\" is not a kind; use one of at_risk, freeze_used, streak_broken, freeze_refilled"
+                    "--kind: \"reminder\" is not a kind; use one of at_risk, freeze_used, streak_broken, freeze_refilled, badge_unlocked, level_up"
                 ))
         r = s.run(["preview", "--until", "tomorrow"])
         #expect(r.code == 64)
@@ -178,7 +181,8 @@ struct TickCLITests {
         let left = 2 + 3 - hooked
         let normal = try s.file(
             "normal.toml",
-            "[[hooks]]\nname = \"log\"\ncommand = [\"/bin/sh\", \"-c\", \"echo \\\"$STREAKD_KEY\\\" >> '\(runs)'\"]\n")
+            "badges = []\n\n[[hooks]]\nname = \"log\"\ncommand = [\"/bin/sh\", \"-c\", \"echo \\\"$STREAKD_KEY\\\" >> '\(runs)'\"]\n"
+        )
         let r = s.run(["tick", "--config", normal])
         #expect(r.code == 0, "\(r)")
         #expect(r.err.contains("0 sent, 0 expired; \(left) delivered, 0 failed, 0 dead, \(left) retried; 0 pending"))
@@ -230,7 +234,7 @@ struct TickCLITests {
     @Test func noSessionBusIsAWarningNotAFailure() throws {
         let s = try Sandbox()
         let id = try setUp(s)[0]
-        let config = try s.file("streakd.toml", "[desktop]\nusers = [\"\(id)\"]\n")
+        let config = try s.file("streakd.toml", "badges = []\n\n[desktop]\nusers = [\"\(id)\"]\n")
         s.now = "2026-11-21T19:00:00Z"
         let missing = s.dir.appendingPathComponent("no-bus").path
         let r = s.run(["tick", "--config", config], env: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=" + missing])

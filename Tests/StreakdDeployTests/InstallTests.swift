@@ -104,9 +104,7 @@ struct InstallTests {
         let sample = Self.notification(.atRisk, user: "u1")
         var expected: [String: [String]] = [:]
         for kind in NotificationKind.allCases {
-            var n = sample
-            n.kind = kind
-            expected[kind.messageID] = JournalSink.entry(for: n)
+            expected[kind.messageID] = JournalSink.entry(for: Self.notification(kind, user: "u1"))
         }
         expected[JournalSink.deadMessageID] = JournalSink.deadEntry(
             for: sample, sink: "hook:x", attempts: 5, error: "e", store: "s")
@@ -135,9 +133,7 @@ struct InstallTests {
         let user = "catalog-\(UUID().uuidString.prefix(8).lowercased())"
         let sink = JournalSink(store: "0123456789abcdef0123456789abcdef")
         for kind in NotificationKind.allCases {
-            var n = Self.notification(kind, user: user)
-            n.kind = kind
-            #expect(sink.deliver(n) == .delivered)
+            #expect(sink.deliver(Self.notification(kind, user: user)) == .delivered)
         }
         #expect(
             sink.recordDead(Self.notification(.atRisk, user: user), sink: "hook:chat", attempts: 5, error: "exit 1")
@@ -146,7 +142,7 @@ struct InstallTests {
             sink.recordFailed(
                 Self.notification(.atRisk, user: user), sink: "hook:chat", attempts: 2, error: "exit 22: 503",
                 retry: RFC3339.parse("2026-11-21T19:06:00Z")!) == .delivered)
-        _ = Journal.read(["-o", "cat", "STREAKD_USER=\(user)"]) { $0.split(separator: "\n").count >= 6 }
+        _ = Journal.read(["-o", "cat", "STREAKD_USER=\(user)"]) { $0.split(separator: "\n").count >= 8 }
         let shown = try #require(journalctlWithCatalog(root.path, ["-x", "-o", "short", "STREAKD_USER=\(user)"]))
         #expect(shown.code == 0, "\(shown)")
         for subject in [
@@ -154,6 +150,7 @@ struct InstallTests {
             "Subject: A freeze kept \(user)'s 7-day streak alive",
             "Subject: \(user)'s 7-day streak broke",
             "Subject: A streak freeze was refilled for \(user)",
+            "Subject: \(user) unlocked the badge streak_7", "Subject: \(user) reached level 3",
             "Subject: Delivery to hook:chat given up after 5 attempts",
             "Subject: Delivery to hook:chat failed (attempt 2); tried again from 2026-11-21T19:06:00Z",
         ] {
@@ -317,12 +314,14 @@ struct InstallTests {
         }
     }
 
+    /// A notification of `kind`: an achievement names its badge (`streak_7`) or level (3).
     static func notification(_ kind: NotificationKind, user: String) -> StreakDelivery.Notification {
         Notification(
-            kind: kind, user: user, streak: "daily", localDate: LocalDate("2026-11-21")!,
+            kind: kind, user: user, streak: kind.isAchievement ? "" : "daily", localDate: LocalDate("2026-11-21")!,
             due: RFC3339.parse("2026-11-21T19:00:00Z")!, timezone: "Europe/Berlin",
             localDue: "2026-11-21T20:00:00+01:00", streakLength: 7,
-            message: "Your 7-day streak is at risk! Check in today to keep it going.")
+            message: "Your 7-day streak is at risk! Check in today to keep it going.",
+            badge: kind == .badgeUnlocked ? "streak_7" : nil, level: kind == .levelUp ? 3 : nil)
     }
 
     /// The `@NAME@` fields a catalog entry's text names.

@@ -139,10 +139,11 @@ extension Context {
 
     /// `LOGGED HOST KIND USER/STREAK DATE: MESSAGE`; for a failed delivery `LOGGED HOST FAILED SINK
     /// KIND USER/STREAK DATE (attempt N, next try from T): ERROR`; for a dead one `LOGGED HOST DEAD
-    /// SINK KIND USER/STREAK DATE after N attempts: ERROR`. One line, control characters as spaces.
+    /// SINK KIND USER/STREAK DATE after N attempts: ERROR`. An achievement says `USER badge B` or
+    /// `USER level N` for `USER/STREAK`. One line, control characters as spaces.
     static func shortLine(_ entry: LogEntry, zone: Zone = LocalZone.utc) -> String {
         let n = entry.notification
-        let about = "\(n.kind.rawValue) \(n.user)/\(n.streak) \(n.localDate)"
+        let about = "\(n.kind.rawValue) \(n.about) \(n.localDate)"
         let head = show(entry.logged, in: zone) + (entry.host.map { " " + $0 } ?? "")
         let line: String
         if let dead = entry.dead {

@@ -4,20 +4,24 @@ import StreakStore
 /// `streakd status`: each streak as of now, every ended date settled.
 extension Context {
     public func status(user id: String, streak: String?) throws {
-        let reports = try store.read { r -> [(User, String, StreakHistory)] in
+        let (reports, achieved) = try store.read { r -> ([(User, String, StreakHistory)], AchievementState) in
             let user = try self.user(id, in: r)
             let stored = try r.streaks(of: id)
             if let streak { try noteUnknownStreak(streakID(streak), of: id, stored: stored) }
             let streaks = try streak.map { [try streakID($0)] } ?? Set(stored + ["daily"]).sorted()
-            return try streaks.map { (user, $0, try history(of: user, streak: $0, in: r)) }
+            return (
+                try streaks.map { (user, $0, try history(of: user, streak: $0, in: r)) },
+                try achievements(of: user, in: r)
+            )
         }
         for (i, (user, streak, history)) in reports.enumerated() {
             if i > 0 && printer.format == .short { printer.out("") }
-            report(user: user, streak: streak, history: history)
+            report(user: user, streak: streak, history: history, achieved: achieved)
         }
     }
 
-    func report(user: User, streak: String, history: StreakHistory) {
+    /// `achieved`: the user's XP and level (SPEC §9), the same on each of their streaks' reports.
+    func report(user: User, streak: String, history: StreakHistory, achieved: AchievementState) {
         let state = Engine.evaluate(history, at: now)
         let zone = history.zone(at: now)
         let lastRefill = history.freezeEvents.filter { $0.kind == .refill }.map(\.at).max()
@@ -44,6 +48,8 @@ extension Context {
             ("total_checkins", .int(state.totalCheckins)),
             ("last_qualifying_date", .optional(state.lastQualifying?.description)),
             ("next_refill", .optional(nextRefill?.description)), ("next_reminder", reminderJSON),
+            ("xp", .int(achieved.xp)), ("level", .int(achieved.level)),
+            ("next_level_xp", achieved.nextLevelXP.map { .int($0) } ?? .null),
         ])
         let reminderText =
             next.map { "\(local($0.due, in: zone)) (\($0.due)), for a \($0.length)-day streak" } ?? why ?? ""
@@ -56,6 +62,8 @@ extension Context {
             "  check-ins        \(state.totalCheckins) in all, last qualifying date \(state.lastQualifying?.description ?? "none")",
             "  freezes          \(state.freezes)" + (nextRefill.map { ", next refill from \($0)" } ?? ""),
             "  next reminder    \(reminderText)",
+            "  level            \(achieved.level), \(achieved.xp) XP"
+                + (achieved.nextLevelXP.map { ", level \(achieved.level + 1) at \($0) XP" } ?? " (the highest)"),
         ]
         printer.record(json, short: lines.joined(separator: "\n"))
     }

@@ -199,12 +199,14 @@ final class Dispatcher: Sendable {
     private func run(_ jobs: [DeliveryJob], on lane: Lane) {
         var deferred = 0
         for job in jobs {
+            let sink = lane.sink
+            // What went before is written first; then the check, right before the delivery: a
+            // run stopped during the write (SIGSTOP) and resumed past its lease starts nothing.
+            if !handOver && !sink.deliversAtOnce { save(lane) }
             guard mayStart(lane) else {
                 deferred += 1
                 continue
             }
-            let sink = lane.sink
-            if !handOver && !sink.deliversAtOnce { save(lane) }
             let attempts = job.attempts + 1
             let outcome: Outcome
             var failed: String?

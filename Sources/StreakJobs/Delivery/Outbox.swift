@@ -73,5 +73,5 @@ extension Context {
 
 extension Notification {
     /// One line for people: `2026-11-21T19:00:00Z at_risk alice/daily 2026-11-21: Your …`.
-    var line: String { "\(due) \(kind.rawValue) \(user)/\(streak) \(localDate): \(message)" }
+    var line: String { "\(due) \(kind.rawValue) \(about) \(localDate): \(message)" }
 }

@@ -35,13 +35,26 @@ public struct MessageBook: Equatable, Sendable {
     /// The text and heading of a notice for a user whose language tag is `tag`; a tag streakd
     /// has no messages in (the configuration changed since it was set) gets the default language.
     public func render(_ n: Notice, streak: String, tag: String?) -> (text: String, title: String) {
+        render(n.kind, Self.values(n, streak: streak), tag: tag)
+    }
+
+    /// The text and heading of a `badge_unlocked` (the badge's title and value) or a `level_up`.
+    public func render(_ e: AchievementEvent, date: LocalDate, tag: String?) -> (text: String, title: String) {
+        var values: [String: MessageTemplate.Value] = ["date": .text(date.description)]
+        if let badge = e.badge { (values["badge"], values["length"]) = (.text(badge.title), .number(badge.value)) }
+        if let level = e.level { (values["level"], values["length"]) = (.number(level), .number(level)) }
+        return render(e.kind, values, tag: tag)
+    }
+
+    func render(_ kind: NotificationKind, _ values: [String: MessageTemplate.Value], tag: String?) -> (
+        text: String, title: String
+    ) {
         let language = self.language(for: tag) ?? defaultLanguage
-        let values = Self.values(n, streak: streak)
         let plural = PluralRule.rule(for: language)
         func write(_ key: String) -> String {
             template(key, language: language)?.render(values, plural: plural) ?? ""
         }
-        return (write(n.kind.rawValue), write(n.kind.rawValue + "_title"))
+        return (write(kind.rawValue), write(kind.rawValue + "_title"))
     }
 
     /// The placeholders (SPEC §10) and what they stand for in a notice.
@@ -53,11 +66,14 @@ public struct MessageBook: Equatable, Sendable {
     }
 
     /// The placeholders a kind's templates may use: numbers (which `plural` counts) and texts.
-    /// `{badge}` and `{level}` belong to the achievement kinds.
+    /// `{badge}` and `{level}` belong to the achievement kinds, whose `{length}` is the badge's
+    /// value (days or check-ins) or the level, and `{date}` the local date of the unlock.
     public static func placeholders(_ kind: NotificationKind) -> (numbers: [String], texts: [String]) {
         switch kind {
         case .atRisk, .freezeUsed, .streakBroken, .freezeRefilled:
             (["length", "freezes", "done", "goal"], ["streak", "date"])
+        case .badgeUnlocked: (["length"], ["badge", "date"])
+        case .levelUp: (["level", "length"], ["date"])
         }
     }
 

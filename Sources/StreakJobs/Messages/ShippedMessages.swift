@@ -43,6 +43,8 @@ enum ShippedMessages {
             "Your {length}-day\(englishStreak) streak ended on {date}. Check in today to start a new one."
         case .freezeRefilled:
             "You have a new freeze for your\(englishStreak) streak: \(englishFreezes)"
+        case .badgeUnlocked: "You unlocked the “{badge}” badge!"
+        case .levelUp: "You reached level {level}!"
         }
     }
 
@@ -52,6 +54,8 @@ enum ShippedMessages {
         case .freezeUsed: "Freeze used"
         case .streakBroken: "Streak broken"
         case .freezeRefilled: "Freeze refilled"
+        case .badgeUnlocked: "Badge unlocked"
+        case .levelUp: "Level up"
         }
     }
 
@@ -71,6 +75,8 @@ enum ShippedMessages {
             "你\(chineseStreak)连续 {length} 天的打卡记录在 {date} 中断了。今天打卡，重新开始吧！"
         case .freezeRefilled:
             "你\(chineseStreak)获得了一张新的冻结卡，现在共有 {freezes} 张。"
+        case .badgeUnlocked: "你解锁了“{badge}”徽章！"
+        case .levelUp: "你升到了 {level} 级！"
         }
     }
 
@@ -80,6 +86,8 @@ enum ShippedMessages {
         case .freezeUsed: "已使用冻结卡"
         case .streakBroken: "连续打卡已中断"
         case .freezeRefilled: "冻结卡已补充"
+        case .badgeUnlocked: "徽章已解锁"
+        case .levelUp: "等级提升"
         }
     }
 }

@@ -48,7 +48,7 @@ extension PGAccess {
                 "the ledger holds notification \(try r.get(0, as: Int64.self)) of an unknown kind \"\(name)\" (written by a newer streakd?)"
             )
         }
-        return Notification(
+        return Notification.fromLedger(
             kind: kind, user: try r.string(2), streak: try r.string(3), localDate: LocalDate(day: try r.get(4)),
             due: try r.get(5), timezone: try r.string(6), localDue: try r.string(7), streakLength: try r.get(8),
             message: try r.string(9), title: try r.get(10))
@@ -99,7 +99,7 @@ extension PGAccess {
             ORDER BY n
             ON CONFLICT DO NOTHING
             RETURNING id, key
-            """, n.map(\.key), n.map(\.user), n.map(\.streak), n.map(\.kind.rawValue), n.map(\.localDate.day),
+            """, n.map(\.key), n.map(\.user), n.map(\.ledgerStreak), n.map(\.kind.rawValue), n.map(\.ledgerDate.day),
             n.map(\.due.seconds), n.map(\.timezone), n.map(\.localDue), n.map(\.streakLength), n.map(\.message),
             items.map(\.state.rawValue), at, n.map(\.title))
         var ids: [String: Int64] = [:]

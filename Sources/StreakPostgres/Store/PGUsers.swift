@@ -122,6 +122,36 @@ extension PGAccess {
         }
     }
 
+    func achievementFacts(of users: [String]) throws -> [AchievementFacts] {
+        guard !users.isEmpty else { return [] }
+        var slot: [String: Int] = [:]
+        for (i, u) in users.enumerated() { slot[u] = i }
+        var result = [AchievementFacts](repeating: AchievementFacts(), count: users.count)
+        for r in try pg.query(
+            """
+            SELECT user_id, streak, handled_through, version, id FROM schedule WHERE user_id = ANY($1::text[])
+            ORDER BY user_id, streak COLLATE "C"
+            """, users
+        ).rows {
+            guard let i = slot[try r.string(0)] else { continue }
+            result[i].streaks.append(
+                DueStreak(
+                    user: users[i], streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
+                    row: try r.get(4)))
+        }
+        for r in try pg.query(
+            """
+            SELECT user_id, streak, at, meta FROM checkins WHERE user_id = ANY($1::text[]) AND meta IS NOT NULL
+            ORDER BY user_id, streak COLLATE "C", at
+            """, users
+        ).rows {
+            guard let i = slot[try r.string(0)] else { continue }
+            result[i].tagged.append(
+                TaggedCheckin(streak: try r.string(1), instant: try r.get(2), meta: try r.string(3)))
+        }
+        return result
+    }
+
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch] {
         try pg.query(
             "SELECT since, goal, leeway_hours FROM settings_epochs WHERE streak = $1 ORDER BY since", streak

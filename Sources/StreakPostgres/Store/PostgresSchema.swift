@@ -114,5 +114,9 @@ enum PostgresSchema {
             INSERT INTO meta (key, value) VALUES ('store_id', replace(gen_random_uuid()::text, '-', ''))
                 ON CONFLICT (key) DO NOTHING;
             """),
+        // Check-ins with metadata, which tagged badges count (SPEC §9), by user: SQLite's 10.
+        PGMigration(
+            "3-tagged-checkins",
+            "CREATE INDEX checkins_tagged ON checkins (user_id) INCLUDE (streak, at, meta) WHERE meta IS NOT NULL;"),
     ]
 }
