@@ -35,6 +35,9 @@ struct AchievementCLITests {
         let (user, config, keys, objects) = try setUp(s)
         let checkin = s.run(["checkin", user, "--meta", "kind=social"])
         #expect(checkin.code == 0, "\(checkin)")
+        // preview shows none: it assumes no check-in, and one is what earns a badge.
+        let preview = s.run(["preview", "--user", user, "--until", "2d", "-o", "json"])
+        #expect(preview.code == 0 && !preview.out.contains("badge_unlocked"), "\(preview)")
         s.now = "2026-11-21T11:15:00Z"
         let runs = try (0..<4).map { _ in try s.spawn(["tick", "--config", config]) }.map { $0.wait() }
         for r in runs { #expect(r.code == 0, "\(r)") }
