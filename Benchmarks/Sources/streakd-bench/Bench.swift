@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StreakCore
+import StreakRecompute
 
 /// The streakd side of the benchmark suite (Benchmarks/run drives it). Each
 /// measuring subcommand prints one JSON line: `measure`, `subject`, `seconds`,
