@@ -51,6 +51,49 @@ extension SQLiteAccess {
         return DueList(due, mark: mark)
     }
 
+    func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak] {
+        // The queue's own order (its primary key), read from just after the last page. A run is
+        // valid while its version is the streak's; a marked streak's runs are all stale (the
+        // change moved the version on), and it is `changedStreaks`'.
+        let s = try RawStatement(
+            db,
+            """
+            SELECT r.user_id, r.streak, r.handled_through, r.version, r.row, r.next_at
+            FROM runs r JOIN schedule s ON s.rowid = r.row
+            WHERE r.next_at <= ?1 AND (r.next_at, r.row) > (?2, ?3) AND s.version = r.version AND s.next_at IS NULL
+            ORDER BY r.next_at, r.row LIMIT ?4
+            """)
+        s.bind(1, through.seconds)
+        s.bind(2, after?.at.seconds ?? .min)
+        s.bind(3, after?.row ?? .min)
+        s.bind(4, Int64(limit))
+        var found: [PlannedStreak] = []
+        try s.rows {
+            let streak = Self.dueStreak(s, handled: s.optionalInt64(2), marked: false)
+            found.append(PlannedStreak(streak: streak, position: RunPosition(at: Instant(seconds: s.int64(5)), row: s.int64(4))))
+        }
+        return found
+    }
+
+    func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak] {
+        // As `dueStreaks` lists them: handled since the later of the row's mark and its runs'.
+        let s = try RawStatement(
+            db,
+            """
+            SELECT user_id, streak, handled_through, version, rowid,
+                (SELECT max(handled_through) FROM runs WHERE row = schedule.rowid), next_at IS NOT NULL
+            FROM schedule WHERE rowid > ?1 \(every ? "" : "AND next_at IS NOT NULL") ORDER BY rowid LIMIT ?2
+            """)
+        s.bind(1, after ?? .min)
+        s.bind(2, Int64(limit))
+        var found: [DueStreak] = []
+        try s.rows {
+            let (row, runs) = (s.optionalInt64(2), s.optionalInt64(5))
+            found.append(Self.dueStreak(s, handled: row.map { max($0, runs ?? $0) } ?? runs, marked: s.int(6) != 0))
+        }
+        return found
+    }
+
     /// A due streak from the columns `user_id, streak, _, version, row`.
     private static func dueStreak(_ s: RawStatement, handled: Int64?, marked: Bool) -> DueStreak {
         DueStreak(

@@ -37,8 +37,12 @@ extension Context {
 
     /// The notice as every sink receives it, in the user's zone at its due instant.
     func notification(_ n: Notice, user: String, streak: String, history: StreakHistory) -> Notification {
-        let zone = history.zone(at: n.due)
-        return Notification(
+        notification(n, user: user, streak: streak, zone: history.zone(at: n.due))
+    }
+
+    /// The notice as every sink receives it, `zone` being the user's at its due instant.
+    func notification(_ n: Notice, user: String, streak: String, zone: Zone) -> Notification {
+        Notification(
             kind: n.kind, user: user, streak: streak, localDate: n.date,
             due: n.due, timezone: zone.identifier, localDue: local(n.due, in: zone), streakLength: n.length,
             message: Messages.text(n, streak: streak))

@@ -19,6 +19,37 @@ extension PGAccess {
             })
     }
 
+    func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak] {
+        // A schedule row holds its planned run; a changed row's is stale (`changedStreaks`').
+        // `next_at >= $2` bounds the index scan; the row comparison then starts after the last page.
+        let rows = try pg.query(
+            """
+            SELECT user_id, streak, handled_through, version, id, next_at FROM schedule
+            WHERE next_at <= $1 AND next_at >= $2 AND (next_at, id) > ($2, $3) AND NOT changed
+            ORDER BY next_at, id LIMIT $4
+            """, through, after?.at.seconds ?? .min, after?.row ?? .min, Int64(limit))
+        return try rows.rows.map { r in
+            PlannedStreak(
+                streak: DueStreak(
+                    user: try r.string(0), streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
+                    row: try r.get(4), marked: false),
+                position: RunPosition(at: try r.get(5), row: try r.get(4)))
+        }
+    }
+
+    func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak] {
+        let rows = try pg.query(
+            """
+            SELECT user_id, streak, handled_through, version, id, changed FROM schedule
+            WHERE id > $1 \(every ? "" : "AND changed") ORDER BY id LIMIT $2
+            """, after ?? .min, Int64(limit))
+        return try rows.rows.map { r in
+            DueStreak(
+                user: try r.string(0), streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
+                row: try r.get(4), marked: try r.bool(5))
+        }
+    }
+
     func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?] {
         guard !streaks.isEmpty else { return [] }
         // Each streak's user, and its packed history when still at the version listed.
