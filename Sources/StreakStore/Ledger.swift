@@ -65,9 +65,24 @@ public struct LedgerKey: Equatable, Sendable {
     public var streak: Substring
 
     public init?(_ key: String) {
-        let parts = key.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, let date = LocalDate(parts[3]) else { return nil }
-        (kind, user, streak, localDate) = (parts[0], parts[1], parts[2], date)
+        // By the bytes, with no array: a run asks the ledger about every notice it plans.
+        let utf8 = key.utf8
+        var cuts = (key.startIndex, key.startIndex, key.startIndex)
+        var found = 0
+        for i in utf8.indices where utf8[i] == UInt8(ascii: "/") {
+            switch found {
+            case 0: cuts.0 = i
+            case 1: cuts.1 = i
+            case 2: cuts.2 = i
+            default: return nil
+            }
+            found += 1
+        }
+        guard found == 3, let date = LocalDate(key[utf8.index(after: cuts.2)...]) else { return nil }
+        kind = key[..<cuts.0]
+        user = key[utf8.index(after: cuts.0)..<cuts.1]
+        streak = key[utf8.index(after: cuts.1)..<cuts.2]
+        localDate = date
     }
 }
 

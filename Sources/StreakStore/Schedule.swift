@@ -86,10 +86,14 @@ public struct RunPosition: Comparable, Sendable {
 public struct PlannedStreak: Sendable {
     public var streak: DueStreak
     public var position: RunPosition
+    /// What a run reads to plan it, when the store keeps that with the run (one read of the queue
+    /// then needs no lookup of each streak); nil: ask `dueHistories`.
+    public var history: DueHistory?
 
-    public init(streak: DueStreak, position: RunPosition) {
+    public init(streak: DueStreak, position: RunPosition, history: DueHistory? = nil) {
         self.streak = streak
         self.position = position
+        self.history = history
     }
 }
 
@@ -112,13 +116,18 @@ public struct DueHistory: Sendable {
 public struct PlannedRun: Sendable {
     public var streak: DueStreak
     public var next: Instant?
-    /// What the run read for it (the store may keep a copy).
+    /// What the run read for it from the tables (the store may keep a copy); nil when the run
+    /// read the copy the store keeps.
     public var history: DueHistory?
+    /// The user as the run read them: a store may keep their zone and reminder settings with the
+    /// planned run, beside its copy of the history, for readers of the queue (`plannedStreaks`).
+    public var user: User?
 
-    public init(streak: DueStreak, next: Instant?, history: DueHistory?) {
+    public init(streak: DueStreak, next: Instant?, history: DueHistory?, user: User? = nil) {
         self.streak = streak
         self.next = next
         self.history = history
+        self.user = user ?? history?.user
     }
 }
 

@@ -16,9 +16,13 @@ extension Context {
             return kind
         }
         var printed = 0
+        var lines = PreviewLines()
         try eachUpcoming(through: end, user: user, kind: kindFilter) { batch in
-            printer.lines(batch.map { n in printer.line(n.json, short: n.line) })
-            printed += batch.count
+            lines.bytes.removeAll(keepingCapacity: true)
+            for e in batch.entries { lines.append(e, zone: batch.zone(of: e), json: printer.format == .json) }
+            lines.bytes.removeLast()  // the printer ends what it prints with a line break
+            printer.out(String(decoding: lines.bytes, as: UTF8.self))
+            printed += batch.entries.count
         }
         if printed == 0 && printer.format == .short { printer.err("preview: nothing due after \(now) until \(end)") }
     }
@@ -26,7 +30,11 @@ extension Context {
     /// The notifications due after now and by `end`, in due order, all at once.
     func upcoming(through end: Instant, user id: String? = nil) throws -> [Notification] {
         var all: [Notification] = []
-        try eachUpcoming(through: end, user: id) { all += $0 }
+        try eachUpcoming(through: end, user: id) { batch in
+            all += batch.entries.map { e in
+                notification(e.notice, user: e.user, streak: e.streak, zone: batch.zone(of: e))
+            }
+        }
         return all
     }
 

@@ -10,7 +10,7 @@ extension Context {
     /// The first batch of planned runs is small, so the first lines come out at once.
     static let previewFirstBatch = 256
 
-    /// Hands the notifications due after now and by `end` (of `kind`, when given) to `emit` in due
+    /// Hands the notices due after now and by `end` (of `kind`, when given) to `emit` in due
     /// order, a batch at a time, each as soon as it is known. Streaks marked changed (every streak,
     /// after a change of the notice settings) have no valid planned run, so their notices may be
     /// due anywhere in the window: they are planned first, into the queue. Then the planned runs
@@ -18,7 +18,7 @@ extension Context {
     /// out: a streak's notices are due no earlier than its run (`ScheduleReading.plannedStreaks`).
     func eachUpcoming(
         through end: Instant, user id: String? = nil, kind: NotificationKind? = nil,
-        emit: ([Notification]) throws -> Void
+        emit: (UpcomingBatch) throws -> Void
     ) throws {
         var plan = PreviewPlan(context: self, end: end, kind: kind)
         let every = id == nil ? try configChanged(write: false) : false
@@ -39,19 +39,26 @@ extension Context {
                 while !every {
                     let page = try r.plannedStreaks(through: end, after: position, limit: limit)
                     guard let last = page.last else { break }
-                    try plan.add(page.map(\.streak), r)
+                    try plan.add(page.map(\.streak), r, carried: page.map(\.history))
                     position = last.position
                     // Every streak not read yet has its run at or after this one's.
                     let due = plan.take(before: last.position.at)
-                    if !due.isEmpty { try emit(due) }
-                    if page.count < limit { break }
+                    if !due.entries.isEmpty { try emit(due) }
                     limit = min(2 * limit, Self.previewBatch)
                 }
             }
             let rest = plan.take(before: nil)
-            if !rest.isEmpty { try emit(rest) }
+            if !rest.entries.isEmpty { try emit(rest) }
         }
     }
+}
+
+/// Notices ready to print, in due order, and the zones they name.
+struct UpcomingBatch {
+    var entries: [UpcomingQueue.Entry]
+    var zones: [Zone]
+
+    func zone(of e: UpcomingQueue.Entry) -> Zone { zones[Int(e.zone)] }
 }
 
 /// The notices of the streaks read so far that are not printed yet.
@@ -61,10 +68,14 @@ struct PreviewPlan {
     let kind: NotificationKind?
     let reminders: ReminderPolicy
     var queue = UpcomingQueue()
-    var epochs: [String: [SettingsEpoch]] = [:]
+    /// Per streak id: its settings epochs, and whether its settings keep histories simple.
+    var settings: [String: (epochs: [SettingsEpoch], simple: Bool)] = [:]
     /// The zones of the queued notices, each once.
     var zones: [Zone] = []
     var zoneIndex: [String: Int32] = [:]
+    /// Room for one history's check-in instants (the simple walk's input).
+    var instants: [Instant] = []
+    var notices: [Notice] = []
 
     init(context: Context, end: Instant, kind: NotificationKind?) {
         self.context = context
@@ -73,16 +84,28 @@ struct PreviewPlan {
         reminders = ReminderPolicy(days: context.config.reminderDays)
     }
 
-    /// Plans a batch of streaks: their histories read in one call, the ledger asked once for all
-    /// their notices' keys (on a database across a socket each call is a round trip).
-    mutating func add(_ streaks: [DueStreak], _ reader: any StoreReader) throws {
+    /// Plans a batch of streaks: the histories the store did not hand out with them (`carried`)
+    /// read in one call, the ledger asked once for all their notices' keys (on a database across
+    /// a socket each call is a round trip).
+    mutating func add(_ streaks: [DueStreak], _ reader: any StoreReader, carried: [DueHistory?]? = nil) throws {
         guard !streaks.isEmpty else { return }
+        var histories = carried ?? Array(repeating: nil, count: streaks.count)
+        let missing = histories.indices.filter { histories[$0] == nil }
+        if !missing.isEmpty {
+            for (i, read) in zip(missing, try reader.dueHistories(of: missing.map { streaks[$0] })) { histories[i] = read }
+        }
         var found: [UpcomingQueue.Entry] = []
-        for (d, read) in zip(streaks, try reader.dueHistories(of: streaks)) {
+        for (d, read) in zip(streaks, histories) {
             guard let read else { continue }
-            if epochs[d.streak] == nil { epochs[d.streak] = try reader.settingsEpochs(of: d.streak) }
-            let history = try context.history(of: read.stored, epochs: epochs[d.streak]!)
             let policy = context.noticePolicy(for: read.user, reminders: reminders)
+            if let zone = try simpleNotices(read.stored, policy: policy, reader) {
+                for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
+                    found.append(
+                        UpcomingQueue.Entry(notice: n, user: read.user.id, streak: d.streak, zone: zone, order: Int32(i)))
+                }
+                continue
+            }
+            let history = try context.history(of: read.stored, epochs: try settings(of: d.streak, reader).epochs)
             let notices = Notices.upcoming(history, policy: policy, from: context.now, through: end)
             for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
                 found.append(
@@ -96,11 +119,46 @@ struct PreviewPlan {
         for entry in found where recorded[key(of: entry)] == nil { queue.push(entry) }
     }
 
-    /// The queued notices due before `instant` (nil: all), in due order, as notifications.
-    mutating func take(before instant: Instant?) -> [Notification] {
-        queue.pop(before: instant).map { e in
-            context.notification(e.notice, user: e.user, streak: e.streak, zone: zones[Int(e.zone)])
+    /// The notices of a simple history (`Notices.upcoming(zone:instants:…)`) into `notices`, and
+    /// its zone's index; nil, leaving them for the engine, when it is not one. No history is
+    /// built: the stored check-ins' instants are all the walk needs.
+    mutating func simpleNotices(_ stored: StoredStreak, policy: NoticePolicy, _ reader: any StoreReader) throws
+        -> Int32?
+    {
+        guard stored.zones.count == 1, stored.freezeEvents.isEmpty, try settings(of: stored.streak, reader).simple
+        else { return nil }
+        let name = stored.zones[0].zone
+        let cap = Int64(context.config.backfillDays) * Instant.day
+        let latest = context.now + Engine.clockSkew
+        instants.removeAll(keepingCapacity: true)
+        for c in stored.checkins where c.instant >= c.storedAt - cap {
+            guard c.instant <= latest, c.zone == name else { return nil }
+            instants.append(c.instant)
         }
+        let index = try zone(named: name)
+        notices.removeAll(keepingCapacity: true)
+        let simple = instants.withUnsafeMutableBufferPointer { [zones, context, end] in
+            Notices.upcoming(
+                zone: zones[Int(index)], instants: $0, freeze: context.config.settings(for: stored.streak).freeze,
+                policy: policy, from: context.now, through: end, into: &notices)
+        }
+        return simple ? index : nil
+    }
+
+    mutating func settings(of streak: String, _ reader: any StoreReader) throws -> (
+        epochs: [SettingsEpoch], simple: Bool
+    ) {
+        if let known = settings[streak] { return known }
+        let epochs = try reader.settingsEpochs(of: streak)
+        let s = context.config.settings(for: streak)
+        let simple = s.goal == 1 && s.leewayHours == 0 && epochs.allSatisfy { $0.goal == 1 && $0.leewayHours == 0 }
+        settings[streak] = (epochs, simple)
+        return (epochs, simple)
+    }
+
+    /// The queued notices due before `instant` (nil: all), in due order.
+    mutating func take(before instant: Instant?) -> UpcomingBatch {
+        UpcomingBatch(entries: queue.pop(before: instant), zones: zones)
     }
 
     func key(of e: UpcomingQueue.Entry) -> String {
@@ -112,5 +170,10 @@ struct PreviewPlan {
         zones.append(zone)
         zoneIndex[zone.identifier] = Int32(zones.count - 1)
         return Int32(zones.count - 1)
+    }
+
+    mutating func zone(named name: String) throws -> Int32 {
+        if let i = zoneIndex[name] { return i }
+        return zone(try context.zones.stored(name))
     }
 }
