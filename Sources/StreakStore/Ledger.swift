@@ -5,6 +5,13 @@ import StreakCore
 public protocol LedgerReading {
     /// Which of these notification keys are recorded, sent or expired.
     func ledgerStates(keys: [String]) throws -> [String: LedgerState]
+    /// Calls `body` with the parts of the key of every notification recorded about a date in
+    /// `dates` (kind, user, streak, date), in no particular order: one read of a part of the
+    /// ledger's unique key, where asking key by key is a lookup each (`preview` asks about every
+    /// notice of its window, most of them not recorded).
+    func eachLedgerKey(
+        dates: ClosedRange<LocalDate>, _ body: (_ kind: String, _ user: String, _ streak: String, _ date: LocalDate) throws -> Void
+    ) throws
     /// Deliveries in state `pending`, oldest due first.
     func pendingDeliveries() throws -> [PendingDelivery]
     /// Deliveries by state, for one key.

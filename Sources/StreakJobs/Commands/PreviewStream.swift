@@ -77,11 +77,25 @@ struct PreviewPlan {
     var instants: [Instant] = []
     var notices: [Notice] = []
 
+    /// Notices asked about one by one before the ledger's keys of the window are read at once.
+    static let readLedgerAfter = 4096
+    var checked = 0
+    /// Hashes of the keys recorded about `ledgerDates`, once read.
+    var recordedHashes: Set<Int>?
+    /// Every date a notice due in the window can be about, in any zone (offsets are within a day
+    /// of UTC, and a date's end or reminder within two days of its start), with room to spare;
+    /// a notice about another date is asked about on its own.
+    let ledgerDates: ClosedRange<LocalDate>
+
     init(context: Context, end: Instant, kind: NotificationKind?) {
         self.context = context
         self.end = end
         self.kind = kind
         reminders = ReminderPolicy(days: context.config.reminderDays)
+        func utcDate(_ t: Instant) -> LocalDate {
+            LocalDate(day: Int(t.seconds >= 0 ? t.seconds / Instant.day : (t.seconds + 1) / Instant.day - 1))
+        }
+        ledgerDates = (utcDate(context.now) - 4)...(utcDate(end) + 2)
     }
 
     /// Plans a batch of streaks: the histories the store did not hand out with them (`carried`)
@@ -115,8 +129,43 @@ struct PreviewPlan {
             }
         }
         guard !found.isEmpty else { return }
-        let recorded = try reader.ledgerStates(keys: found.map { key(of: $0) })
-        for entry in found where recorded[key(of: entry)] == nil { queue.push(entry) }
+        try leaveOutRecorded(&found, reader)
+        for entry in found { queue.push(entry) }
+    }
+
+    /// Leaves out the notices whose keys the ledger has. Past a few thousand, the keys recorded
+    /// about the window's dates are read once (`eachLedgerKey`, as hashes): a notice whose key's
+    /// hash is not among them is not recorded, and only the few that are get asked about.
+    mutating func leaveOutRecorded(_ found: inout [UpcomingQueue.Entry], _ reader: any StoreReader) throws {
+        checked += found.count
+        if recordedHashes == nil && checked > Self.readLedgerAfter {
+            var hashes = Set<Int>()
+            try reader.eachLedgerKey(dates: ledgerDates) { kind, user, streak, date in
+                hashes.insert(Self.hash(kind, user, streak, date))
+            }
+            recordedHashes = hashes
+        }
+        var ask = Array(found.indices)
+        if let hashes = recordedHashes {
+            ask = ask.filter { i in
+                let n = found[i].notice
+                return !ledgerDates.contains(n.date)
+                    || hashes.contains(Self.hash(n.kind.rawValue, found[i].user, found[i].streak, n.date))
+            }
+        }
+        guard !ask.isEmpty else { return }
+        let recorded = try reader.ledgerStates(keys: ask.map { key(of: found[$0]) })
+        guard !recorded.isEmpty else { return }
+        found.removeAll { recorded[key(of: $0)] != nil }
+    }
+
+    static func hash(_ kind: String, _ user: String, _ streak: String, _ date: LocalDate) -> Int {
+        var h = Hasher()
+        h.combine(kind)
+        h.combine(user)
+        h.combine(streak)
+        h.combine(date.day)
+        return h.finalize()
     }
 
     /// The notices of a simple history (`Notices.upcoming(zone:instants:…)`) into `notices`, and
