@@ -80,7 +80,8 @@ let package = Package(
         .testTarget(
             name: "StreakJobsTests",
             dependencies: [
-                "StreakCore", "StreakStore", "StreakSQLite", "StreakDelivery", "StreakJobs", "StreakTestKit",
+                "StreakCore", "StreakStore", "StreakSQLite", "StreakPostgres", "StreakDelivery", "StreakJobs",
+                "StreakTestKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),

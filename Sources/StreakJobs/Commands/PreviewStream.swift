@@ -16,10 +16,12 @@ extension Context {
     /// due anywhere in the window: they are planned first, into the queue. Then the planned runs
     /// come in their order, and after each batch whatever is due before the last run read goes
     /// out: a streak's notices are due no earlier than its run (`ScheduleReading.plannedStreaks`).
+    /// Answers the most notices it held at once.
+    @discardableResult
     func eachUpcoming(
         through end: Instant, user id: String? = nil, kind: NotificationKind? = nil,
         emit: (UpcomingBatch) throws -> Void
-    ) throws {
+    ) throws -> Int {
         var plan = PreviewPlan(context: self, end: end, kind: kind)
         let every = id == nil ? try configChanged(write: false) : false
         try store.read { r in
@@ -50,6 +52,7 @@ extension Context {
             let rest = plan.take(before: nil)
             if !rest.entries.isEmpty { try emit(rest) }
         }
+        return plan.queue.peak
     }
 }
 

@@ -103,6 +103,18 @@ enum PostgresSchema {
                 key text PRIMARY KEY,
                 value text NOT NULL
             );
-            """)
+            """),
+        // A planned run carries its user's zone and reminder settings, beside the packed history
+        // the row keeps: `preview` reads the schedule in run order without looking each user up
+        // (a lookup each was most of its time at a million streaks). Kept while the version is
+        // the run's: every user change moves it on. The queue's order is (next_at, id), an index
+        // of its own, which `dueStreaks` uses too.
+        PGMigration(
+            "2-runs-carry-users",
+            """
+            ALTER TABLE schedule ADD COLUMN zone text, ADD COLUMN remind_at integer, ADD COLUMN remind boolean;
+            CREATE INDEX schedule_runs ON schedule (next_at, id) WHERE next_at IS NOT NULL;
+            DROP INDEX schedule_next;
+            """),
     ]
 }
