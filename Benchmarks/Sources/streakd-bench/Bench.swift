@@ -99,13 +99,15 @@ struct Exec: ParsableCommand {
     @Option(help: "Before each run, copy this store file (unmeasured)...") var copy: String?
     @Option(help: "...to this path.") var to: String?
     @Option(help: "Where the command's standard output goes.") var stdout = "/dev/null"
+    @Flag(help: "Read its output from a pipe and note when the first line came (first_line_seconds).")
+    var firstLine = false
     @Argument(parsing: .postTerminator) var command: [String]
 
     func run() throws {
         var all: [Child] = []
         for _ in 0..<runs {
             if let copy, let to { try Stores.copy(copy, to: to) }
-            let c = try Child.run(command, stdout: stdout)
+            let c = try Child.run(command, stdout: stdout, firstLine: firstLine)
             guard c.status == 0 || c.status == 75 else {
                 throw BenchError("\(command.joined(separator: " ")): exit \(c.status)")
             }
@@ -121,6 +123,12 @@ struct Exec: ParsableCommand {
         let median: Double = sorted[sorted.count / 2]
         fields["median_seconds"] = median
         fields["max_rss_mb"] = Double(all.map(\.maxRSSBytes).max()!) / 1_048_576
+        let firsts = all.compactMap(\.firstLineSeconds)
+        if !firsts.isEmpty {
+            // The slowest first line of the runs: what a user may wait for.
+            fields["first_line_seconds"] = firsts.max()!
+            fields["first_line_runs"] = firsts
+        }
         Measure.emit(fields)
     }
 }
