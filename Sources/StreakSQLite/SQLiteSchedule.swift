@@ -77,16 +77,14 @@ extension SQLiteAccess {
             let row = s.int64(4)
             if let marked, marked.contains(row) { continue }
             let streak = Self.dueStreak(s, handled: s.optionalInt64(2), marked: false)
-            var history: DueHistory?
-            if !s.isNull(6) && !s.isNull(9),
-                let stored = PackedHistory.unpack(s.blob(9), user: streak.user, streak: streak.streak)
-            {
+            var carried: CarriedHistory?
+            if !s.isNull(6) && !s.isNull(9) {
                 let user = User(id: streak.user, zone: s.text(6), remindAt: s.int(7), remind: s.int(8) != 0)
-                history = DueHistory(user: user, stored: stored, fromCopy: true)
+                carried = CarriedHistory(user: user, packed: Array(s.blob(9)))
             }
             found.append(
                 PlannedStreak(
-                    streak: streak, position: RunPosition(at: Instant(seconds: s.int64(5)), row: row), history: history))
+                    streak: streak, position: RunPosition(at: Instant(seconds: s.int64(5)), row: row), carried: carried))
         }
         return found
     }

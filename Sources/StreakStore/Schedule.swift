@@ -88,12 +88,31 @@ public struct PlannedStreak: Sendable {
     public var position: RunPosition
     /// What a run reads to plan it, when the store keeps that with the run (one read of the queue
     /// then needs no lookup of each streak); nil: ask `dueHistories`.
-    public var history: DueHistory?
+    public var carried: CarriedHistory?
 
-    public init(streak: DueStreak, position: RunPosition, history: DueHistory? = nil) {
+    public init(streak: DueStreak, position: RunPosition, carried: CarriedHistory? = nil) {
         self.streak = streak
         self.position = position
-        self.history = history
+        self.carried = carried
+    }
+}
+
+/// A planned run's user and history as the run that planned it read them, the history still
+/// packed (`PackedHistory`): a reader of a million runs may take what it needs from the bytes.
+public struct CarriedHistory: Sendable {
+    public var user: User
+    public var packed: [UInt8]
+
+    public init(user: User, packed: [UInt8]) {
+        self.user = user
+        self.packed = packed
+    }
+
+    /// The history unpacked, as `dueHistories` answers it; nil when the bytes are not one.
+    public func history(streak: String) -> DueHistory? {
+        packed.withUnsafeBufferPointer { PackedHistory.unpack($0, user: user.id, streak: streak) }.map {
+            DueHistory(user: user, stored: $0, fromCopy: true)
+        }
     }
 }
 

@@ -167,7 +167,7 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
         // Each carries what its run read (or the caller looks it up).
         for p in read {
             let looked = try store.read { try $0.dueHistories(of: [p.streak])[0] }
-            let h = try #require(p.history ?? looked)
+            let h = try #require(p.carried?.history(streak: p.streak.streak) ?? looked)
             #expect(h.user == User(id: p.streak.user, zone: "Asia/Tokyo", remindAt: 3600 * 19))
             #expect(h.stored.checkins.count == 1)
         }

@@ -16,45 +16,96 @@ extension Context {
     /// due anywhere in the window: they are planned first, into the queue. Then the planned runs
     /// come in their order, and after each batch whatever is due before the last run read goes
     /// out: a streak's notices are due no earlier than its run (`ScheduleReading.plannedStreaks`).
-    /// Answers the most notices it held at once.
+    /// The store is read and the notices planned on a thread of its own, a batch or two ahead of
+    /// this one, which orders and prints them. Answers the most notices it held at once.
     @discardableResult
     func eachUpcoming(
         through end: Instant, user id: String? = nil, kind: NotificationKind? = nil,
         emit: (UpcomingBatch) throws -> Void
     ) throws -> Int {
-        var plan = PreviewPlan(context: self, end: end, kind: kind)
         let every = id == nil ? try configChanged(write: false) : false
+        let handoff = Handoff<PlannedBatch>(capacity: 2)
+        let planning = Background { [self] in
+            do {
+                try planUpcoming(through: end, user: id, kind: kind, every: every, into: handoff)
+                _ = handoff.send(.done)
+            } catch is PreviewStopped {
+            } catch {
+                _ = handoff.send(.failed(error))
+            }
+        }
+        defer {
+            handoff.stop()
+            _ = try? planning.wait()
+        }
+        var queue = UpcomingQueue()
+        var zones: [Zone] = []
+        while true {
+            switch handoff.receive() {
+            case .notices(let entries, let zonesNow, let frontier):
+                zones = zonesNow
+                for e in entries { queue.push(e) }
+                // Every streak not read yet has its run at or after the frontier.
+                guard let frontier else { continue }
+                let due = queue.pop(before: frontier)
+                if !due.isEmpty { try emit(UpcomingBatch(entries: due, zones: zones)) }
+            case .failed(let error):
+                throw error
+            case .done:
+                let rest = queue.pop(before: nil)
+                if !rest.isEmpty { try emit(UpcomingBatch(entries: rest, zones: zones)) }
+                return queue.peak
+            }
+        }
+    }
+
+    /// The planning thread's part: reads the streaks in `eachUpcoming`'s order and hands their
+    /// notices over, a batch at a time, each batch with the instant before which all is known.
+    private func planUpcoming(
+        through end: Instant, user id: String?, kind: NotificationKind?, every: Bool, into handoff: Handoff<PlannedBatch>
+    ) throws {
+        var plan = PreviewPlan(context: self, end: end, kind: kind)
+        func send(_ entries: [UpcomingQueue.Entry], before frontier: Instant?) throws {
+            guard !entries.isEmpty || frontier != nil else { return }
+            guard handoff.send(.notices(entries, zones: plan.zones, before: frontier)) else { throw PreviewStopped() }
+        }
         try store.read { r in
             if let id {
                 let user = try self.user(id, in: r)
-                try plan.add(r.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0) }, r)
-            } else {
-                var after: Int64?
-                while true {
-                    let page = try r.changedStreaks(every: every, after: after, limit: Self.previewBatch)
-                    guard let last = page.last else { break }
-                    try plan.add(page, r)
-                    after = last.row
-                }
-                var position: RunPosition?
-                var limit = Self.previewFirstBatch
-                while !every {
-                    let page = try r.plannedStreaks(through: end, after: position, limit: limit)
-                    guard let last = page.last else { break }
-                    try plan.add(page.map(\.streak), r, carried: page.map(\.history))
-                    position = last.position
-                    // Every streak not read yet has its run at or after this one's.
-                    let due = plan.take(before: last.position.at)
-                    if !due.entries.isEmpty { try emit(due) }
-                    limit = min(2 * limit, Self.previewBatch)
-                }
+                try send(plan.notices(of: r.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0) }, r), before: nil)
+                return
             }
-            let rest = plan.take(before: nil)
-            if !rest.entries.isEmpty { try emit(rest) }
+            var after: Int64?
+            while true {
+                let page = try r.changedStreaks(every: every, after: after, limit: Self.previewBatch)
+                guard let last = page.last else { break }
+                try send(plan.notices(of: page, r), before: nil)
+                after = last.row
+            }
+            var position: RunPosition?
+            var limit = Self.previewFirstBatch
+            while !every {
+                let page = try r.plannedStreaks(through: end, after: position, limit: limit)
+                guard let last = page.last else { break }
+                try send(plan.notices(of: page.map(\.streak), r, carried: page.map(\.carried)), before: last.position.at)
+                position = last.position
+                limit = min(2 * limit, Self.previewBatch)
+            }
         }
-        return plan.queue.peak
     }
 }
+
+/// What the planning thread hands to the printing one.
+enum PlannedBatch: Sendable {
+    /// Notices (their zones by index into `zones`), and the instant before which every notice
+    /// there is has been handed over (nil: not known yet).
+    case notices([UpcomingQueue.Entry], zones: [Zone], before: Instant?)
+    case failed(any Error)
+    case done
+}
+
+/// The printing thread stopped (it failed): planning stops too.
+struct PreviewStopped: Error {}
 
 /// Notices ready to print, in due order, and the zones they name.
 struct UpcomingBatch {
@@ -64,18 +115,29 @@ struct UpcomingBatch {
     func zone(of e: UpcomingQueue.Entry) -> Zone { zones[Int(e.zone)] }
 }
 
-/// The notices of the streaks read so far that are not printed yet.
+/// What the planning thread knows as it goes: settings, zones, the ledger's keys of the window.
 struct PreviewPlan {
     let context: Context
     let end: Instant
     let kind: NotificationKind?
     let reminders: ReminderPolicy
-    var queue = UpcomingQueue()
-    /// Per streak id: its settings epochs, and whether its settings keep histories simple.
-    var settings: [String: (epochs: [SettingsEpoch], simple: Bool)] = [:]
+    struct StreakInfo {
+        var id: String
+        var epochs: [SettingsEpoch]
+        var freeze: FreezeSettings
+        var simple: Bool
+    }
+    /// Per streak id: its settings, and the last one asked about.
+    var settings: [String: StreakInfo] = [:]
+    var lastSettings: StreakInfo?
+    /// The window's start, the backfill cap and the latest instant a check-in may count at.
+    let now: Instant
+    let cap: Int64
+    let latest: Instant
     /// The zones of the queued notices, each once.
     var zones: [Zone] = []
     var zoneIndex: [String: Int32] = [:]
+    var zoneBytes = ZoneNames()
     /// Room for one history's check-in instants (the simple walk's input).
     var instants: [Instant] = []
     var notices: [Notice] = []
@@ -95,31 +157,48 @@ struct PreviewPlan {
         self.end = end
         self.kind = kind
         reminders = ReminderPolicy(days: context.config.reminderDays)
+        now = context.now
+        cap = Int64(context.config.backfillDays) * Instant.day
+        latest = context.now + Engine.clockSkew
         func utcDate(_ t: Instant) -> LocalDate {
             LocalDate(day: Int(t.seconds >= 0 ? t.seconds / Instant.day : (t.seconds + 1) / Instant.day - 1))
         }
         ledgerDates = (utcDate(context.now) - 4)...(utcDate(end) + 2)
     }
 
-    /// Plans a batch of streaks: the histories the store did not hand out with them (`carried`)
-    /// read in one call, the ledger asked once for all their notices' keys (on a database across
-    /// a socket each call is a round trip).
-    mutating func add(_ streaks: [DueStreak], _ reader: any StoreReader, carried: [DueHistory?]? = nil) throws {
-        guard !streaks.isEmpty else { return }
-        var histories = carried ?? Array(repeating: nil, count: streaks.count)
-        let missing = histories.indices.filter { histories[$0] == nil }
+    /// The notices of a batch of streaks not in the ledger yet: the histories the store did not
+    /// hand out with them (`carried`) read in one call, the ledger asked once for all their
+    /// notices' keys (on a database across a socket each call is a round trip).
+    mutating func notices(of streaks: [DueStreak], _ reader: any StoreReader, carried: [CarriedHistory?]? = nil)
+        throws -> [UpcomingQueue.Entry]
+    {
+        guard !streaks.isEmpty else { return [] }
+        var found: [UpcomingQueue.Entry] = []
+        var histories = [DueHistory?](repeating: nil, count: streaks.count)
+        var missing: [Int] = []
+        for i in streaks.indices {
+            guard let c = carried?[i] else {
+                missing.append(i)
+                continue
+            }
+            // Most carried histories are simple: their notices straight from the packed bytes.
+            let policy = context.noticePolicy(for: c.user, reminders: reminders)
+            if let zone = try simpleNotices(packed: c.packed, streak: streaks[i].streak, policy: policy, reader) {
+                add(notices, user: c.user.id, streak: streaks[i].streak, zone: zone, to: &found)
+            } else if let h = c.history(streak: streaks[i].streak) {
+                histories[i] = h
+            } else {
+                missing.append(i)
+            }
+        }
         if !missing.isEmpty {
             for (i, read) in zip(missing, try reader.dueHistories(of: missing.map { streaks[$0] })) { histories[i] = read }
         }
-        var found: [UpcomingQueue.Entry] = []
         for (d, read) in zip(streaks, histories) {
             guard let read else { continue }
             let policy = context.noticePolicy(for: read.user, reminders: reminders)
             if let zone = try simpleNotices(read.stored, policy: policy, reader) {
-                for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
-                    found.append(
-                        UpcomingQueue.Entry(notice: n, user: read.user.id, streak: d.streak, zone: zone, order: Int32(i)))
-                }
+                add(notices, user: read.user.id, streak: d.streak, zone: zone, to: &found)
                 continue
             }
             let history = try context.history(of: read.stored, epochs: try settings(of: d.streak, reader).epochs)
@@ -131,9 +210,64 @@ struct PreviewPlan {
                         order: Int32(i)))
             }
         }
-        guard !found.isEmpty else { return }
+        guard !found.isEmpty else { return [] }
         try leaveOutRecorded(&found, reader)
-        for entry in found { queue.push(entry) }
+        return found
+    }
+
+    /// One streak's notices (of `kind`, when given), all in `zone`.
+    func add(_ notices: [Notice], user: String, streak: String, zone: Int32, to found: inout [UpcomingQueue.Entry]) {
+        for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
+            found.append(UpcomingQueue.Entry(notice: n, user: user, streak: streak, zone: zone, order: Int32(i)))
+        }
+    }
+
+    /// `simpleNotices` on a packed history's bytes, without unpacking it (`PackedHistory.oneZone`):
+    /// one zone all along and for every check-in, no freeze event.
+    mutating func simpleNotices(packed: [UInt8], streak: String, policy: NoticePolicy, _ reader: any StoreReader)
+        throws -> Int32?
+    {
+        let info = try settings(of: streak, reader)
+        guard info.simple else { return nil }
+        let (cap, latest) = (self.cap, self.latest)
+        var list = instants
+        instants = []
+        defer { instants = list }
+        list.removeAll(keepingCapacity: true)
+        var counts = true
+        // The zone by its name's bytes when known; its name, to look it up, when not.
+        let names = zoneBytes
+        let zoneFound: (known: Int32?, name: String?)? = packed.withUnsafeBufferPointer { bytes in
+            let one = PackedHistory.oneZone(bytes) { at, storedAt in
+                guard at >= storedAt - cap else { return }  // never counts (backfill)
+                if at > latest { counts = false }
+                list.append(at)
+            }
+            guard let one, one.firstFreezeEvent == nil, counts else { return nil }
+            if let known = names.find(one.zone) { return (known, nil) }
+            return (nil, String(decoding: one.zone, as: UTF8.self))
+        }
+        guard let zoneFound else { return nil }
+        let index: Int32
+        if let known = zoneFound.known {
+            index = known
+        } else {
+            let name = zoneFound.name!
+            index = try zone(named: name)
+            var name8 = name
+            name8.withUTF8 { zoneBytes.insert($0, index) }
+        }
+        notices.removeAll(keepingCapacity: true)
+        let (zone, from, through) = (zones[Int(index)], now, end)
+        var found = notices
+        notices = []
+        let simple = list.withUnsafeMutableBufferPointer {
+            Notices.upcoming(
+                zone: zone, instants: $0, freeze: info.freeze, policy: policy, from: from, through: through,
+                into: &found)
+        }
+        notices = found
+        return simple ? index : nil
     }
 
     /// Leaves out the notices whose keys the ledger has. Past a few thousand, the keys recorded
@@ -177,11 +311,11 @@ struct PreviewPlan {
     mutating func simpleNotices(_ stored: StoredStreak, policy: NoticePolicy, _ reader: any StoreReader) throws
         -> Int32?
     {
-        guard stored.zones.count == 1, stored.freezeEvents.isEmpty, try settings(of: stored.streak, reader).simple
-        else { return nil }
+        guard stored.zones.count == 1, stored.freezeEvents.isEmpty else { return nil }
+        let streak = try settings(of: stored.streak, reader)
+        guard streak.simple else { return nil }
         let name = stored.zones[0].zone
-        let cap = Int64(context.config.backfillDays) * Instant.day
-        let latest = context.now + Engine.clockSkew
+        let (cap, latest) = (self.cap, self.latest)
         instants.removeAll(keepingCapacity: true)
         for c in stored.checkins where c.instant >= c.storedAt - cap {
             guard c.instant <= latest, c.zone == name else { return nil }
@@ -189,28 +323,35 @@ struct PreviewPlan {
         }
         let index = try zone(named: name)
         notices.removeAll(keepingCapacity: true)
-        let simple = instants.withUnsafeMutableBufferPointer { [zones, context, end] in
+        // Nothing of `self` in the closure: a captured context is a dozen references to retain.
+        let (zone, from, through) = (zones[Int(index)], now, end)
+        var found = notices
+        notices = []
+        let simple = instants.withUnsafeMutableBufferPointer {
             Notices.upcoming(
-                zone: zones[Int(index)], instants: $0, freeze: context.config.settings(for: stored.streak).freeze,
-                policy: policy, from: context.now, through: end, into: &notices)
+                zone: zone, instants: $0, freeze: streak.freeze, policy: policy, from: from, through: through,
+                into: &found)
         }
+        notices = found
         return simple ? index : nil
     }
 
-    mutating func settings(of streak: String, _ reader: any StoreReader) throws -> (
-        epochs: [SettingsEpoch], simple: Bool
-    ) {
-        if let known = settings[streak] { return known }
-        let epochs = try reader.settingsEpochs(of: streak)
-        let s = context.config.settings(for: streak)
-        let simple = s.goal == 1 && s.leewayHours == 0 && epochs.allSatisfy { $0.goal == 1 && $0.leewayHours == 0 }
-        settings[streak] = (epochs, simple)
-        return (epochs, simple)
-    }
-
-    /// The queued notices due before `instant` (nil: all), in due order.
-    mutating func take(before instant: Instant?) -> UpcomingBatch {
-        UpcomingBatch(entries: queue.pop(before: instant), zones: zones)
+    /// A streak id's settings epochs, freeze settings, and whether its settings keep histories
+    /// simple: looked up once (the last one asked about kept at hand: most streaks are `daily`).
+    mutating func settings(of streak: String, _ reader: any StoreReader) throws -> StreakInfo {
+        if let last = lastSettings, last.id == streak { return last }
+        let info: StreakInfo
+        if let known = settings[streak] {
+            info = known
+        } else {
+            let epochs = try reader.settingsEpochs(of: streak)
+            let s = context.config.settings(for: streak)
+            let simple = s.goal == 1 && s.leewayHours == 0 && epochs.allSatisfy { $0.goal == 1 && $0.leewayHours == 0 }
+            info = StreakInfo(id: streak, epochs: epochs, freeze: s.freeze, simple: simple)
+            settings[streak] = info
+        }
+        lastSettings = info
+        return info
     }
 
     func key(of e: UpcomingQueue.Entry) -> String {
@@ -227,5 +368,50 @@ struct PreviewPlan {
     mutating func zone(named name: String) throws -> Int32 {
         if let i = zoneIndex[name] { return i }
         return zone(try context.zones.stored(name))
+    }
+
+}
+
+/// Zone indexes by their name's bytes, in an open-addressing table keyed by the name's length and
+/// its first and last eight bytes: a lookup for each of a million histories makes no string.
+struct ZoneNames {
+    private var keys = [UInt64](repeating: 0, count: 4096)
+    private var slots = [Int32](repeating: -1, count: 4096)
+    private var names: [[UInt8]] = []
+    private var indexes: [Int32] = []
+
+    static func key(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let raw = UnsafeRawBufferPointer(name)
+        var key = UInt64(name.count)
+        if name.count >= 8 {
+            key = (key &* 0x9E37_79B9_7F4A_7C15) ^ raw.loadUnaligned(as: UInt64.self)
+            key = (key &* 0x9E37_79B9_7F4A_7C15) ^ raw.loadUnaligned(fromByteOffset: name.count - 8, as: UInt64.self)
+        } else {
+            for b in name { key = (key << 8) | UInt64(b) }
+        }
+        return key &* 0xBF58_476D_1CE4_E5B9
+    }
+
+    func find(_ name: UnsafeBufferPointer<UInt8>) -> Int32? {
+        let key = Self.key(name)
+        var slot = Int(truncatingIfNeeded: key >> 52)
+        while slots[slot] >= 0 {
+            let entry = Int(slots[slot])
+            if keys[slot] == key && names[entry].elementsEqual(name) { return indexes[entry] }
+            slot = (slot + 1) & 4095
+        }
+        return nil
+    }
+
+    /// Remembers up to 2,048 names (a full table still answers, by string).
+    mutating func insert(_ name: UnsafeBufferPointer<UInt8>, _ index: Int32) {
+        guard names.count < 2048 else { return }
+        let key = Self.key(name)
+        var slot = Int(truncatingIfNeeded: key >> 52)
+        while slots[slot] >= 0 { slot = (slot + 1) & 4095 }
+        names.append(Array(name))
+        indexes.append(index)
+        slots[slot] = Int32(names.count - 1)
+        keys[slot] = key
     }
 }

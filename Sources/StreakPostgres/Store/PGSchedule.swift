@@ -35,16 +35,12 @@ extension PGAccess {
             let streak = DueStreak(
                 user: try r.string(0), streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
                 row: try r.get(4), marked: false)
-            var history: DueHistory?
-            if !r.isNull(6), !r.isNull(9),
-                let stored = try r.bytes(9).withUnsafeBufferPointer({
-                    PackedHistory.unpack($0, user: streak.user, streak: streak.streak)
-                })
-            {
+            var carried: CarriedHistory?
+            if !r.isNull(6), !r.isNull(9) {
                 let user = User(id: streak.user, zone: try r.string(6), remindAt: try r.get(7), remind: try r.bool(8))
-                history = DueHistory(user: user, stored: stored, fromCopy: true)
+                carried = CarriedHistory(user: user, packed: try r.bytes(9))
             }
-            return PlannedStreak(streak: streak, position: RunPosition(at: try r.get(5), row: streak.row!), history: history)
+            return PlannedStreak(streak: streak, position: RunPosition(at: try r.get(5), row: streak.row!), carried: carried)
         }
     }
 
