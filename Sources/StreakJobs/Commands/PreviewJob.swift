@@ -1,3 +1,4 @@
+import Logging
 import StreakCore
 import StreakDelivery
 import StreakStore
@@ -17,13 +18,14 @@ extension Context {
         }
         var printed = 0
         var lines = PreviewLines()
-        try eachUpcoming(through: end, user: user, kind: kindFilter) { batch in
+        let peak = try eachUpcoming(through: end, user: user, kind: kindFilter) { batch in
             lines.bytes.removeAll(keepingCapacity: true)
             for e in batch.entries { lines.append(e, zone: batch.zone(of: e), json: printer.format == .json) }
             lines.bytes.removeLast()  // the printer ends what it prints with a line break
             printer.out(String(decoding: lines.bytes, as: UTF8.self))
             printed += batch.entries.count
         }
+        logger.debug("preview", metadata: ["printed": "\(printed)", "most waiting at once": "\(peak)"])
         if printed == 0 && printer.format == .short { printer.err("preview: nothing due after \(now) until \(end)") }
     }
 
