@@ -105,20 +105,33 @@ extension SQLiteAccess {
 
     func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak] {
         // As `dueStreaks` lists them: handled since the later of the row's mark and its runs'.
-        let s = try RawStatement(
-            db,
-            """
+        // Few marked rows (after a tick) are found in the set `plannedStreaks` keeps, each looked
+        // up by its row: a scan for them would read the whole table. Many are read in row order.
+        let columns = """
             SELECT user_id, streak, handled_through, version, rowid,
                 (SELECT max(handled_through) FROM runs WHERE row = schedule.rowid), next_at IS NOT NULL
-            FROM schedule WHERE rowid > ?1 \(every ? "" : "AND next_at IS NOT NULL") ORDER BY rowid LIMIT ?2
-            """)
+            FROM schedule
+            """
+        var found: [DueStreak] = []
+        func read(_ s: RawStatement) throws {
+            try s.rows {
+                let (row, runs) = (s.optionalInt64(2), s.optionalInt64(5))
+                found.append(Self.dueStreak(s, handled: row.map { max($0, runs ?? $0) } ?? runs, marked: s.int(6) != 0))
+            }
+        }
+        if !every, let marked = try markedRows() {
+            let s = try RawStatement(db, columns + " WHERE rowid = ? AND next_at IS NOT NULL")
+            for row in marked.filter({ $0 > after ?? .min }).sorted().prefix(limit) {
+                s.bind(1, row)
+                try read(s)
+            }
+            return found
+        }
+        let s = try RawStatement(
+            db, columns + " WHERE rowid > ?1 \(every ? "" : "AND next_at IS NOT NULL") ORDER BY rowid LIMIT ?2")
         s.bind(1, after ?? .min)
         s.bind(2, Int64(limit))
-        var found: [DueStreak] = []
-        try s.rows {
-            let (row, runs) = (s.optionalInt64(2), s.optionalInt64(5))
-            found.append(Self.dueStreak(s, handled: row.map { max($0, runs ?? $0) } ?? runs, marked: s.int(6) != 0))
-        }
+        try read(s)
         return found
     }
 
