@@ -142,14 +142,17 @@ struct PreviewPlan {
     var instants: [Instant] = []
     var notices: [Notice] = []
 
-    /// Notices asked about one by one before the ledger's keys of the window are read at once.
-    static let readLedgerAfter = 4096
+    /// Notices asked about one by one before the ledger's keys of the window are read at once:
+    /// enough for the first lines not to wait for that read (at a million users, the streaks
+    /// whose runs share the first instant of the window are some 30,000).
+    static let readLedgerAfter = 32_768
     var checked = 0
     /// Hashes of the keys recorded about `ledgerDates`, once read.
     var recordedHashes: Set<Int>?
-    /// Every date a notice due in the window can be about, in any zone (offsets are within a day
-    /// of UTC, and a date's end or reminder within two days of its start), with room to spare;
-    /// a notice about another date is asked about on its own.
+    /// The dates most notices due in the window are about: a local date is within a day of the
+    /// UTC one, and without leeway a notice due after now is about today or later (a leeway makes
+    /// a day end, or a reminder, up to a day after its date). A notice about another date is
+    /// asked about on its own.
     let ledgerDates: ClosedRange<LocalDate>
 
     init(context: Context, end: Instant, kind: NotificationKind?) {
@@ -163,7 +166,7 @@ struct PreviewPlan {
         func utcDate(_ t: Instant) -> LocalDate {
             LocalDate(day: Int(t.seconds >= 0 ? t.seconds / Instant.day : (t.seconds + 1) / Instant.day - 1))
         }
-        ledgerDates = (utcDate(context.now) - 4)...(utcDate(end) + 2)
+        ledgerDates = (utcDate(context.now) - 1)...(utcDate(end) + 1)
     }
 
     /// The notices of a batch of streaks not in the ledger yet: the histories the store did not
