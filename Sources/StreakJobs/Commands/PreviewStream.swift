@@ -21,13 +21,14 @@ extension Context {
     @discardableResult
     func eachUpcoming(
         through end: Instant, user id: String? = nil, kind: NotificationKind? = nil,
-        emit: (UpcomingBatch) throws -> Void
+        readLedgerAfter: Int = PreviewPlan.readLedgerAfter, emit: (UpcomingBatch) throws -> Void
     ) throws -> Int {
         let every = id == nil ? try configChanged(write: false) : false
         let handoff = Handoff<PlannedBatch>(capacity: 2)
         let planning = Background { [self] in
             do {
-                try planUpcoming(through: end, user: id, kind: kind, every: every, into: handoff)
+                try planUpcoming(
+                    through: end, user: id, kind: kind, every: every, readLedgerAfter: readLedgerAfter, into: handoff)
                 _ = handoff.send(.done)
             } catch is PreviewStopped {
             } catch {
@@ -62,9 +63,11 @@ extension Context {
     /// The planning thread's part: reads the streaks in `eachUpcoming`'s order and hands their
     /// notices over, a batch at a time, each batch with the instant before which all is known.
     private func planUpcoming(
-        through end: Instant, user id: String?, kind: NotificationKind?, every: Bool, into handoff: Handoff<PlannedBatch>
+        through end: Instant, user id: String?, kind: NotificationKind?, every: Bool, readLedgerAfter: Int,
+        into handoff: Handoff<PlannedBatch>
     ) throws {
         var plan = PreviewPlan(context: self, end: end, kind: kind)
+        plan.readLedgerAfter = readLedgerAfter
         func send(_ entries: [UpcomingQueue.Entry], before frontier: Instant?) throws {
             guard !entries.isEmpty || frontier != nil else { return }
             guard handoff.send(.notices(entries, zones: plan.zones, before: frontier)) else { throw PreviewStopped() }
@@ -146,6 +149,7 @@ struct PreviewPlan {
     /// enough for the first lines not to wait for that read (at a million users, the streaks
     /// whose runs share the first instant of the window are some 30,000).
     static let readLedgerAfter = 32_768
+    var readLedgerAfter = Self.readLedgerAfter
     var checked = 0
     /// Hashes of the keys recorded about `ledgerDates`, once read.
     var recordedHashes: Set<Int>?
@@ -278,7 +282,7 @@ struct PreviewPlan {
     /// hash is not among them is not recorded, and only the few that are get asked about.
     mutating func leaveOutRecorded(_ found: inout [UpcomingQueue.Entry], _ reader: any StoreReader) throws {
         checked += found.count
-        if recordedHashes == nil && checked > Self.readLedgerAfter {
+        if recordedHashes == nil && checked > readLedgerAfter {
             var hashes = Set<Int>()
             try reader.eachLedgerKey(dates: ledgerDates) { kind, user, streak, date in
                 hashes.insert(Self.hash(kind, user, streak, date))

@@ -2,7 +2,7 @@ import StreakCore
 
 /// The notices `preview` has planned but not printed yet, in the order it prints them: a binary
 /// heap, so a notice planned early and due late waits here while earlier ones go out. The heap
-/// moves small keys; the entries stay in place in a slab until they are taken out.
+/// moves 24-byte keys; the entries stay in place in a slab until they are taken out.
 struct UpcomingQueue {
     /// One notice, with what its line needs besides.
     struct Entry {
@@ -18,9 +18,21 @@ struct UpcomingQueue {
     /// An entry's place in the heap: what orders it first, and its slot.
     private struct Key {
         var due: Int64
+        /// The user id's first eight bytes, big-endian: ids are ASCII, so these order as the
+        /// ids do, and many notices fall due at one instant.
+        var user: UInt64
         var slot: Int32
         /// Day ends come before reminders at one instant (SPEC §3).
         var atRisk: Bool
+    }
+
+    static func prefix(_ id: String) -> UInt64 {
+        var id = id
+        return id.withUTF8 { bytes in
+            var p: UInt64 = 0
+            for i in 0..<8 { p = p << 8 | UInt64(i < bytes.count ? bytes[i] : 0) }
+            return p
+        }
     }
 
     private var slots: [Entry] = []
@@ -40,7 +52,10 @@ struct UpcomingQueue {
             slot = Int32(slots.count)
             slots.append(entry)
         }
-        heap.append(Key(due: entry.notice.due.seconds, slot: slot, atRisk: entry.notice.kind == .atRisk))
+        heap.append(
+            Key(
+                due: entry.notice.due.seconds, user: Self.prefix(entry.user), slot: slot,
+                atRisk: entry.notice.kind == .atRisk))
         var i = heap.count - 1
         while i > 0 {
             let parent = (i - 1) / 2
@@ -73,6 +88,7 @@ struct UpcomingQueue {
     private func less(_ a: Key, _ b: Key) -> Bool {
         if a.due != b.due { return a.due < b.due }
         if a.atRisk != b.atRisk { return b.atRisk }
+        if a.user != b.user { return a.user < b.user }
         let (x, y) = (slots[Int(a.slot)], slots[Int(b.slot)])
         if x.user != y.user { return x.user < y.user }
         if x.streak != y.streak { return x.streak < y.streak }
