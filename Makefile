@@ -1,5 +1,5 @@
 # streakd: build and install the binary, the systemd units, the journal catalog,
-# the man page and the shell completions. See "Operator's guide" in README.md.
+# the man pages, the shell completions and the icon. See "Operator's guide" in README.md.
 #
 #   make install            system-wide: PREFIX=/usr/local, units for the system manager
 #   make install-user       one desktop user: PREFIX=~/.local, units in ~/.config/systemd/user
@@ -26,9 +26,13 @@ DESTDIR ?=
 SWIFT ?= swift
 # A release build with the Swift runtime linked in: the binary runs without the toolchain.
 SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib
-# The configuration the man page plugin builds with (its own build; the text is the same).
-MAN_CONFIGURATION ?= debug
 MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
+# streakd's version (one place: Sources/streakd/Streakd.swift) and the commit it is built from,
+# which the build bakes in (`streakd --version`; Package.swift reads STREAKD_COMMIT). Outside a
+# git checkout the commit is empty and --version says so.
+VERSION := $(shell sed -n 's/^ *static let version = "\(.*\)"/\1/p' Sources/streakd/Streakd.swift)
+STREAKD_COMMIT ?= $(shell git describe --always --dirty --tags 2>/dev/null)
+export STREAKD_COMMIT
 INSTALL ?= install
 
 # Where things go; recursively expanded, so they follow the prefix of the target run.
@@ -40,6 +44,7 @@ DOCDIR = $(DATADIR)/doc/streakd
 BASHCOMPDIR = $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR = $(DATADIR)/zsh/site-functions
 FISHCOMPDIR = $(DATADIR)/fish/vendor_completions.d
+ICONDIR = $(DATADIR)/icons/hicolor/scalable/apps
 # systemd reads units and catalogs under /usr/lib and /usr/local/lib (and /etc for units).
 SYSTEMDUNITDIR = $(P)/lib/systemd/system
 CATALOGDIR = $(P)/lib/systemd/catalog
@@ -64,10 +69,14 @@ endif
 # do the install targets talk to it.
 BOOTED = $(if $(DESTDIR),,$(wildcard /run/systemd/system))
 
-.PHONY: all build man completions install install-user install-catalog uninstall uninstall-user \
+.PHONY: all build man completions version install install-user install-catalog uninstall uninstall-user \
 	install-common uninstall-common check-units clean-deploy
 
 all: build man completions
+
+# What `streakd --version` of a build by this Makefile says it is.
+version:
+	@echo "streakd $(VERSION) ($(if $(STREAKD_COMMIT),git $(STREAKD_COMMIT),commit unknown: built without make))"
 
 build:
 ifeq ($(strip $(STREAKD)),)
@@ -76,17 +85,14 @@ else
 	@test -x "$(STREAKD)" || { echo "make: STREAKD=$(STREAKD) is not an executable file" >&2; exit 66; }
 endif
 
-# The man page, from swift-argument-parser's generate-manual plugin (it builds the
-# package itself, then reads `streakd --experimental-dump-help`); the completions from
-# the binary. Both are remade when the binary is newer.
-man: $(OUT)/streakd.1
+# The man pages, written by hand in deploy/, with the version and date filled in; the
+# completions from the binary (remade when it is newer).
+man: $(OUT)/streakd.1 $(OUT)/streakd.toml.5
 completions: $(OUT)/streakd.bash $(OUT)/_streakd $(OUT)/streakd.fish
 
-$(OUT)/streakd.1: $(BIN)
+$(OUT)/streakd.1 $(OUT)/streakd.toml.5: $(OUT)/%: deploy/%
 	@mkdir -p $(OUT)
-	$(SWIFT) package plugin generate-manual --configuration $(MAN_CONFIGURATION) \
-		--date $(MAN_DATE) --authors 'streakd maintainers' </dev/null
-	cp .build/plugins/GenerateManual/outputs/streakd/streakd.1 $@
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@DATE@|$(MAN_DATE)|g' $< >$@.tmp && mv -f $@.tmp $@
 
 $(OUT)/streakd.bash: $(BIN)
 	@mkdir -p $(OUT)
@@ -101,12 +107,14 @@ $(OUT)/streakd.fish: $(BIN)
 # The binary is made by `build` (a phony target: swift decides what is out of date).
 $(BIN): build
 
-# What install and install-user share: binary, man page, completions, example configuration.
+# What install and install-user share: binary, man pages, completions, icon, example configuration.
 install-common: build man completions
-	$(INSTALL) -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(DOCDIR)" \
-		"$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)"
+	$(INSTALL) -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(DOCDIR)" \
+		"$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)" "$(DESTDIR)$(ICONDIR)"
 	$(INSTALL) -m 0755 "$(BIN)" "$(DESTDIR)$(BINDIR)/streakd"
 	$(INSTALL) -m 0644 $(OUT)/streakd.1 "$(DESTDIR)$(MANDIR)/man1/streakd.1"
+	$(INSTALL) -m 0644 $(OUT)/streakd.toml.5 "$(DESTDIR)$(MANDIR)/man5/streakd.toml.5"
+	$(INSTALL) -m 0644 deploy/streakd.svg "$(DESTDIR)$(ICONDIR)/streakd.svg"
 	$(INSTALL) -m 0644 $(OUT)/streakd.bash "$(DESTDIR)$(BASHCOMPDIR)/streakd"
 	$(INSTALL) -m 0644 $(OUT)/_streakd "$(DESTDIR)$(ZSHCOMPDIR)/_streakd"
 	$(INSTALL) -m 0644 $(OUT)/streakd.fish "$(DESTDIR)$(FISHCOMPDIR)/streakd.fish"
@@ -145,6 +153,7 @@ endif
 
 uninstall-common:
 	rm -f "$(DESTDIR)$(BINDIR)/streakd" "$(DESTDIR)$(MANDIR)/man1/streakd.1" \
+		"$(DESTDIR)$(MANDIR)/man5/streakd.toml.5" "$(DESTDIR)$(ICONDIR)/streakd.svg" \
 		"$(DESTDIR)$(BASHCOMPDIR)/streakd" "$(DESTDIR)$(ZSHCOMPDIR)/_streakd" \
 		"$(DESTDIR)$(FISHCOMPDIR)/streakd.fish" \
 		"$(DESTDIR)$(DOCDIR)/streakd.toml.example" "$(DESTDIR)$(DOCDIR)/network.conf" \

@@ -5,11 +5,19 @@
 // Dependencies point one way (docs/ARCHITECTURE.md):
 //   streakd (CLI wiring) -> StreakJobs -> StreakDelivery, StreakStore -> StreakCore (pure)
 //   streakd -> StreakSQLite (an engine behind StreakStore's roles) -> StreakStore
-// Only StreakDelivery imports the libsystemd C target (CSystemd); only StreakSQLite calls
+// Only StreakDelivery imports the libsystemd C target (CSystemd) and CProcess (the hooks' process
+// calls); only StreakSQLite calls
 // SQLite (GRDB, its C API for the hot paths, and CSQLiteConfig for process-wide settings);
 // only StreakPostgres calls libpq (CLibpq): connections, deadlines, COPY, migrations.
 import Foundation
 import PackageDescription
+
+/// The commit `streakd --version` names: `git describe` as the Makefile passes it in STREAKD_COMMIT
+/// (SwiftPM evaluates the manifest again when the environment changes). Only characters a describe
+/// can give are taken; a build without it (`swift build` in a checkout) says "commit unknown".
+let commit = (ProcessInfo.processInfo.environment["STREAKD_COMMIT"] ?? "").filter {
+    $0.isASCII && ($0.isLetter || $0.isNumber || "-.+_".contains($0))
+}
 
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
@@ -40,7 +48,8 @@ let package = Package(
         .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .target(name: "StreakPostgres", dependencies: ["StreakCore", "StreakStore", "CLibpq"], swiftSettings: strict),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        .target(name: "StreakDelivery", dependencies: ["StreakCore", "CSystemd"], swiftSettings: strict),
+        .systemLibrary(name: "CProcess"),
+        .target(name: "StreakDelivery", dependencies: ["StreakCore", "CSystemd", "CProcess"], swiftSettings: strict),
         .target(
             name: "StreakJobs",
             dependencies: [
@@ -49,15 +58,18 @@ let package = Package(
             ],
             swiftSettings: strict),
         .systemLibrary(name: "CMalloc"),
+        .target(name: "CBuildInfo", cSettings: commit.isEmpty ? [] : [.define("STREAKD_COMMIT", to: "\"\(commit)\"")]),
         .executableTarget(
             name: "streakd",
             dependencies: [
-                "StreakCore", "StreakStore", "StreakSQLite", "StreakPostgres", "StreakJobs", "CMalloc",
+                "StreakCore", "StreakStore", "StreakSQLite", "StreakPostgres", "StreakJobs", "CMalloc", "CBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
 
+        // Generators of random and mutated input for the parsers' fuzz tests.
+        .target(name: "InputGenerators", path: "Tests/InputGenerators", swiftSettings: strict),
         // Twins and helpers the test targets share: a standalone systemd-journald, journal
         // readers, process runners, scratch folders, the in-memory sink, a throwaway PostgreSQL
         // cluster (scripts/pg-cluster) with a fresh database per test.
@@ -81,14 +93,16 @@ let package = Package(
             name: "StreakJobsTests",
             dependencies: [
                 "StreakCore", "StreakStore", "StreakSQLite", "StreakPostgres", "StreakDelivery", "StreakJobs",
-                "StreakTestKit",
+                "StreakTestKit", "InputGenerators",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "StreakPostgresTests", dependencies: ["StreakCore", "StreakPostgres", "StreakTestKit"],
             swiftSettings: strict),
-        .testTarget(name: "StreakdCLITests", dependencies: ["StreakCore", "StreakTestKit"], swiftSettings: strict),
+        .testTarget(
+            name: "StreakdCLITests", dependencies: ["StreakCore", "StreakTestKit", "InputGenerators"],
+            swiftSettings: strict),
         // Several hosts on one PostgreSQL database: processes in UTS namespaces of their own.
         .testTarget(name: "StreakdHostsTests", dependencies: ["StreakCore", "StreakTestKit"], swiftSettings: strict),
         // deploy/ and the Makefile: systemd-analyze on the units, make install, a systemd --user run.

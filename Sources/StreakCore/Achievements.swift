@@ -150,11 +150,8 @@ public enum Achievements {
 
 /// A badge the rules call for announcing (SPEC §9), before anyone delivers it.
 public struct AchievementEvent: Equatable, Sendable {
-    public enum Kind: String, CaseIterable, Sendable {
-        case badgeUnlocked = "badge_unlocked"
-        case levelUp = "level_up"
-    }
-    public var kind: Kind
+    /// `badgeUnlocked` or `levelUp`.
+    public var kind: NotificationKind
     /// The badge unlocked (`badge_unlocked`).
     public var badge: BadgeDefinition?
     /// The level reached (`level_up`).
@@ -164,10 +161,11 @@ public struct AchievementEvent: Equatable, Sendable {
     /// Within `Achievements.freshWindow` of `due`: sent; else recorded expired.
     public var fresh: Bool
 
+    /// The badge's id, or the level as a number.
+    public var subject: String { badge?.id ?? level.map(String.init) ?? "" }
+
     /// Once ever per badge, once per level: `badge_unlocked/USER/BADGE`, `level_up/USER/LEVEL`.
-    public func key(user: String) -> String {
-        kind.rawValue + "/" + user + "/" + (badge?.id ?? level.map(String.init) ?? "")
-    }
+    public func key(user: String) -> String { Notification.achievementKey(kind, user: user, subject: subject) }
 }
 
 extension Achievements {

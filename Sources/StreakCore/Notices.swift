@@ -90,17 +90,23 @@ public enum Notices {
         let days = policy.reminders.days
         guard days.contains(start.aliveBeforeToday) || days.contains(start.current) else { return [] }
         let zone = history.zone(at: from)
+        // Check-ins count up to 5 minutes ahead of an instant: after this, none is left to come.
+        let lastCheckin = history.checkins.map(\.instant).max().map { $0 + 600 }
         var result: [Notice] = []
         var date = start.today
         while date <= end.today + 1 {
-            if let due = reminderDue(
-                of: date, remindAt: remindAt, zone: zone, leewayHours: history.settings.leewayHours),
-                due > from, due <= through,
-                let n = atRisk(date, due: due, state: Engine.evaluate(history, at: due), policy: policy)
-            {
-                result.append(n)
-            }
-            date = date + 1
+            defer { date = date + 1 }
+            guard
+                let due = reminderDue(
+                    of: date, remindAt: remindAt, zone: zone, leewayHours: history.settings.leewayHours),
+                due > from, due <= through
+            else { continue }
+            let state = Engine.evaluate(history, at: due)
+            if let n = atRisk(date, due: due, state: state, policy: policy) { result.append(n) }
+            // A streak gone (nothing alive before today, nothing today) with no check-in left to come
+            // stays gone: no later date is at risk. Each evaluation walks the whole history, so
+            // going on to the horizon made a year's preview quadratic (docs/RULES.md).
+            if state.aliveBeforeToday == 0 && state.current == 0 && lastCheckin.map({ $0 <= due }) ?? true { break }
         }
         return result
     }

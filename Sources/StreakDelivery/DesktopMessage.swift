@@ -10,6 +10,8 @@ public enum DesktopUrgency: UInt8, Sendable {
 /// What a desktop notification says: the arguments of `org.freedesktop.Notifications.Notify`.
 public struct DesktopMessage: Equatable, Sendable {
     public var appName = "streakd"
+    /// An icon of the theme (`make install` puts `streakd.svg` in the hicolor theme).
+    public var appIcon = "streakd"
     public var summary: String
     public var body: String
     public var urgency: DesktopUrgency
@@ -18,10 +20,11 @@ public struct DesktopMessage: Equatable, Sendable {
     /// -1: the server decides how long it stays.
     public var expireTimeout: Int32 = -1
 
-    /// The notification's message as the body; summary and urgency by kind, the urgency mirroring
-    /// the journal priority (4 warning → critical, 5 notice → normal, 6 info → low).
+    /// The notification's message as the body and its title as the summary (both in the user's
+    /// language; the English heading by kind for one recorded before titles); urgency by kind,
+    /// mirroring the journal priority (4 warning → critical, 5 notice → normal, 6 info → low).
     public init(_ notification: Notification) {
-        summary = Self.summary(notification.kind)
+        summary = notification.title ?? Self.summary(notification.kind)
         body = notification.message
         urgency = Self.urgency(notification.kind)
         category = "x-streakd." + notification.kind.rawValue
@@ -33,6 +36,8 @@ public struct DesktopMessage: Equatable, Sendable {
         case .freezeUsed: "Freeze used"
         case .streakBroken: "Streak broken"
         case .freezeRefilled: "Freeze refilled"
+        case .badgeUnlocked: "Badge unlocked"
+        case .levelUp: "Level up"
         }
     }
 

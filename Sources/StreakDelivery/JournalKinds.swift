@@ -9,6 +9,8 @@ extension NotificationKind {
         case .freezeUsed: "76f95083794c4232b790117a598a968a"
         case .streakBroken: "f5195bfdfc6c4e19bb9006c1f3d9bff6"
         case .freezeRefilled: "cf494c00cced4596850808f5f9c0456a"
+        case .badgeUnlocked: "6bdd273e39db439d8b318a9fad96afc7"
+        case .levelUp: "038501fae1764b80a8b97e2aaebfa81f"
         }
     }
 
@@ -16,7 +18,7 @@ extension NotificationKind {
     public var priority: Int {
         switch self {
         case .atRisk: 5
-        case .freezeUsed, .freezeRefilled: 6
+        case .freezeUsed, .freezeRefilled, .badgeUnlocked, .levelUp: 6
         case .streakBroken: 4
         }
     }

@@ -6,31 +6,65 @@ import StreakCore
 /// given up" entries, optionally of one user and one kind. Not for use from several threads.
 public final class JournalReader {
     /// Which journal to read.
-    public enum Source: Sendable {
+    public enum Source: Sendable, Equatable {
         /// The local machine's journals (`SD_JOURNAL_LOCAL_ONLY`): the system journal and the
         /// user journals this process may read.
         case local
+        /// Every journal found in the default places, other machines' too (`journalctl -m`: those
+        /// systemd-journal-remote keeps under /var/log/journal/remote, for one).
+        case merged
         /// The journal files in one directory (as `journalctl -D`).
         case directory(String)
+        /// These journal files (as `journalctl --file`).
+        case files([String])
     }
 
-    /// Entries of one user and/or one kind.
+    /// Which deliveries' entries to read besides the notifications.
+    public enum Deliveries: Sendable {
+        /// Notifications, and deliveries failed or given up.
+        case all
+        /// Only deliveries that failed (and will be tried again) or were given up.
+        case failedOrDead
+        /// Only deliveries given up.
+        case dead
+    }
+
+    /// Entries of one user, one kind and one store, and which deliveries' entries.
     public struct Filter: Sendable {
         public var user: String?
         public var kind: NotificationKind?
+        /// The store's identity (`STREAKD_STORE`): nil reads every store's entries.
+        public var store: String?
+        public var deliveries: Deliveries
 
-        public init(user: String? = nil, kind: NotificationKind? = nil) {
+        public init(
+            user: String? = nil, kind: NotificationKind? = nil, store: String? = nil, deliveries: Deliveries = .all
+        ) {
             self.user = user
             self.kind = kind
+            self.store = store
+            self.deliveries = deliveries
+        }
+
+        /// The MESSAGE_IDs of the entries read.
+        var messageIDs: [String] {
+            switch deliveries {
+            case .all: JournalReader.messageIDs
+            case .failedOrDead: [JournalSink.failedMessageID, JournalSink.deadMessageID]
+            case .dead: [JournalSink.deadMessageID]
+            }
         }
     }
 
-    /// Every MESSAGE_ID streakd writes: one per kind, and the dead-delivery one.
-    public static let messageIDs = NotificationKind.allCases.map(\.messageID) + [JournalSink.deadMessageID]
+    /// Every MESSAGE_ID streakd writes: one per kind, and the failed and dead deliveries'.
+    public static let messageIDs =
+        NotificationKind.allCases.map(\.messageID) + [JournalSink.failedMessageID, JournalSink.deadMessageID]
 
     private let journal: OpaquePointer
     /// Entries matched by the filter but skipped because their fields are not streakd's.
     public private(set) var skipped = 0
+    /// Whether each entry read keeps every field (`LogEntry.allFields`), for `log -o verbose`.
+    public var keepAllFields = false
 
     /// Opens the journal and sets up the matches: `SYSLOG_IDENTIFIER=streakd`, one of streakd's
     /// MESSAGE_IDs, and the filter's fields (sd-journal ORs values of one field and ANDs fields).
@@ -42,20 +76,41 @@ public final class JournalReader {
         case .local:
             result = sd_journal_open(&opened, Int32(SD_JOURNAL_LOCAL_ONLY))
             place = "the local journal"
+        case .merged:
+            result = sd_journal_open(&opened, 0)
+            place = "the journals of this machine and others kept here"
         case .directory(let path):
             result = sd_journal_open_directory(&opened, path, 0)
             place = "the journal in \(path)"
+        case .files(let paths):
+            place =
+                paths.count == 1 ? "the journal file \(paths[0])" : "the journal files \(paths.joined(separator: ", "))"
+            for path in paths where access(path, R_OK) != 0 {
+                throw JournalError("access", -errno, "cannot open \(path)")
+            }
+            result = Self.withCStrings(paths) { sd_journal_open_files(&opened, $0, 0) }
         }
         guard result >= 0, let opened else { throw JournalError("sd_journal_open", result, "cannot open \(place)") }
         journal = opened  // from here on, a throw runs deinit, which closes it
-        guard sd_journal_has_runtime_files(journal) > 0 || sd_journal_has_persistent_files(journal) > 0 else {
-            throw JournalError(
-                "cannot open \(place): no journal files could be read (is systemd-journald running, and may this user "
-                    + "read its journal? members of the group systemd-journal may)")
+        switch source {
+        case .local, .merged:
+            guard sd_journal_has_runtime_files(journal) > 0 || sd_journal_has_persistent_files(journal) > 0 else {
+                throw JournalError(
+                    "cannot open \(place): no journal files could be read (is systemd-journald running, and may this "
+                        + "user read its journal? members of the group systemd-journal may)")
+            }
+        case .directory(let path):
+            // (sd-journal's has_*_files answer for /run and /var alone.)
+            guard Self.holdsJournalFiles(path) else {
+                throw JournalError("cannot open \(place): there are no journal files (*.journal) in it")
+            }
+        case .files:
+            break
         }
-        var matches = ["SYSLOG_IDENTIFIER=streakd"] + Self.messageIDs.map { "MESSAGE_ID=\($0)" }
+        var matches = ["SYSLOG_IDENTIFIER=streakd"] + filter.messageIDs.map { "MESSAGE_ID=\($0)" }
         if let user = filter.user { matches.append("STREAKD_USER=\(user)") }
         if let kind = filter.kind { matches.append("STREAKD_KIND=\(kind.rawValue)") }
+        if let store = filter.store { matches.append("STREAKD_STORE=\(store)") }
         for match in matches {
             let r = match.withCString { sd_journal_add_match(journal, $0, 0) }
             if r < 0 {
@@ -65,6 +120,28 @@ public final class JournalReader {
     }
 
     deinit { sd_journal_close(journal) }
+
+    /// Whether a folder, or a folder in it (journald's machine-id folders), holds a journal file.
+    static func holdsJournalFiles(_ path: String) -> Bool {
+        let files = FileManager.default
+        func journals(_ dir: String) -> [String] {
+            ((try? files.contentsOfDirectory(atPath: dir)) ?? []).filter {
+                $0.hasSuffix(".journal") || $0.hasSuffix(".journal~")
+            }
+        }
+        if !journals(path).isEmpty { return true }
+        return ((try? files.contentsOfDirectory(atPath: path)) ?? []).contains { !journals(path + "/" + $0).isEmpty }
+    }
+
+    /// Calls `body` with a NULL-terminated array of C strings.
+    private static func withCStrings<T>(
+        _ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> T
+    ) -> T {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        var pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+        return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+    }
 
     public func seekHead() throws(JournalError) { try check("sd_journal_seek_head", sd_journal_seek_head(journal)) }
     public func seekTail() throws(JournalError) { try check("sd_journal_seek_tail", sd_journal_seek_tail(journal)) }
@@ -137,6 +214,10 @@ public final class JournalReader {
         return r > 0
     }
 
+    /// Entries for which this answers false are passed over as if the filter had not matched
+    /// them (a test sd-journal's matches cannot make, such as a field's absence).
+    public var accept: (LogEntry) -> Bool = { _ in true }
+
     private func step(_ name: String, _ move: (OpaquePointer?) -> Int32) throws(JournalError) -> LogEntry? {
         while true {
             let r = move(journal)
@@ -146,12 +227,13 @@ public final class JournalReader {
         }
     }
 
-    /// The entry at the current position, decoded; nil (counted in `skipped`) when it is not a
-    /// streakd entry.
+    /// The entry at the current position, decoded; nil when it is not a streakd entry (counted in
+    /// `skipped`) or not accepted.
     public func current() throws(JournalError) -> LogEntry? {
         var realtime: UInt64 = 0
         try check("sd_journal_get_realtime_usec", sd_journal_get_realtime_usec(journal, &realtime))
         var fields: [String: String] = [:]
+        var all: [LogEntry.Field] = []
         sd_journal_restart_data(journal)
         var data: UnsafeRawPointer?
         var length = 0
@@ -162,13 +244,21 @@ public final class JournalReader {
             let bytes = UnsafeRawBufferPointer(start: data, count: length)
             guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { continue }
             let name = String(decoding: bytes[..<equals], as: UTF8.self)
+            if keepAllFields {
+                all.append(LogEntry.Field(name, String(decoding: bytes[(equals + 1)...], as: UTF8.self)))
+            }
             if fields[name] == nil && Self.wanted.contains(name) {
                 fields[name] = String(decoding: bytes[(equals + 1)...], as: UTF8.self)
             }
         }
-        guard let entry = LogEntry(fields: fields, realtimeMicroseconds: realtime) else {
+        guard var entry = LogEntry(fields: fields, realtimeMicroseconds: realtime) else {
             skipped += 1
             return nil
+        }
+        guard accept(entry) else { return nil }
+        if keepAllFields {
+            entry.allFields = all
+            entry.cursor = try cursor()
         }
         return entry
     }
@@ -176,7 +266,8 @@ public final class JournalReader {
     private static let wanted: Set<String> = [
         "MESSAGE", "MESSAGE_ID", "STREAKD_KIND", "STREAKD_USER", "STREAKD_STREAK", "STREAKD_LOCAL_DATE",
         "STREAKD_STREAK_LENGTH", "STREAKD_DUE", "STREAKD_LOCAL_DUE", "STREAKD_TIMEZONE", "STREAKD_SINK",
-        "STREAKD_ATTEMPTS", "STREAKD_ERROR",
+        "STREAKD_ATTEMPTS", "STREAKD_ERROR", "STREAKD_RETRY", "STREAKD_STORE", "STREAKD_BADGE", "STREAKD_LEVEL",
+        "_HOSTNAME",
     ]
 
     private func check(_ name: String, _ result: Int32) throws(JournalError) {

@@ -12,26 +12,38 @@ public final class JournalSink: Sink, @unchecked Sendable {
     private var pacer: JournalPacer<ContinuousClock.Instant>
 
     private let socketPath: String
+    /// Whether the run was asked to stop (SIGTERM): a wait for the pacer ends, and the entry is
+    /// left for the next run.
+    private let stopRequested: @Sendable () -> Bool
+    /// The store's identity (`STREAKD_STORE` of every entry), so that `log` shows one store's.
+    public let store: String?
 
     /// `socketPath` is only checked (sd-journal always sends to the default); tests point it elsewhere.
-    public init(pacer: JournalPacer<ContinuousClock.Instant> = JournalPacer(), socketPath: String = JournalSink.socket)
-    {
+    public init(
+        pacer: JournalPacer<ContinuousClock.Instant> = JournalPacer(), socketPath: String = JournalSink.socket,
+        stopRequested: @escaping @Sendable () -> Bool = { false }, store: String? = nil
+    ) {
         self.pacer = pacer
         self.socketPath = socketPath
+        self.stopRequested = stopRequested
+        self.store = store
     }
 
     /// The entry's fields, `NAME=value`, in the order they are sent.
-    public static func entry(for notification: Notification) -> [String] { fields(of: notification).strings }
+    public static func entry(for notification: Notification, store: String? = nil) -> [String] {
+        fields(of: notification, store: store).strings
+    }
 
     /// The entry's fields written into one buffer (a busy run sends thousands): the
-    /// notification's `fields`, after the journal's own.
-    static func fields(of n: Notification) -> EntryFields {
+    /// notification's `fields`, after the journal's own, then `STREAKD_STORE`.
+    static func fields(of n: Notification, store: String?) -> EntryFields {
         var f = EntryFields()
         f.add("MESSAGE", n.message)
         f.add("MESSAGE_ID", n.kind.messageID)
         f.add("PRIORITY", String(n.kind.priority))
         f.add("SYSLOG_IDENTIFIER", "streakd")
         n.eachField { f.add($0, $1) }
+        if let store { f.add("STREAKD_STORE", store) }
         return f
     }
 
@@ -39,23 +51,55 @@ public final class JournalSink: Sink, @unchecked Sendable {
     /// `attempts` times and is marked dead. `streakd log` shows these beside the notifications.
     public static let deadMessageID = "2db9f1e4acff47b88525fce4e8028ae4"
 
+    /// The MESSAGE_ID of a "delivery failed" entry: a sink failed on a notification and will try
+    /// again (`STREAKD_RETRY`: from when). `streakd log --failed` shows these and the dead ones.
+    public static let failedMessageID = "0fce228a19574b79969657e364365cb8"
+
     /// The entry written when a sink gives up on a notification: the notification's `STREAKD_*`
     /// fields plus `STREAKD_SINK`, `STREAKD_ATTEMPTS`, `STREAKD_ERROR`, priority 3 (error).
-    public static func deadEntry(for notification: Notification, sink: String, attempts: Int, error: String) -> [String]
-    {
+    public static func deadEntry(
+        for notification: Notification, sink: String, attempts: Int, error: String, store: String? = nil
+    ) -> [String] {
         [
             "MESSAGE=\(sink) gave up on \(notification.key) after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(error)",
             "MESSAGE_ID=\(deadMessageID)",
             "PRIORITY=3",
             "SYSLOG_IDENTIFIER=streakd",
-        ] + notification.fields.map { "\($0.0)=\($0.1)" }
+        ] + notification.fields.map { "\($0.0)=\($0.1)" } + (store.map { ["STREAKD_STORE=\($0)"] } ?? [])
             + ["STREAKD_SINK=\(sink)", "STREAKD_ATTEMPTS=\(attempts)", "STREAKD_ERROR=\(error)"]
+    }
+
+    /// The entry written when a sink failed on a notification and will try again from `retry`:
+    /// as a dead one's, with `STREAKD_RETRY` (RFC 3339, UTC), priority 4 (warning).
+    public static func failedEntry(
+        for notification: Notification, sink: String, attempts: Int, error: String, retry: Instant,
+        store: String? = nil
+    ) -> [String] {
+        [
+            "MESSAGE=\(sink) failed on \(notification.key) (attempt \(attempts)), trying again from \(retry): \(error)",
+            "MESSAGE_ID=\(failedMessageID)",
+            "PRIORITY=4",
+            "SYSLOG_IDENTIFIER=streakd",
+        ] + notification.fields.map { "\($0.0)=\($0.1)" } + (store.map { ["STREAKD_STORE=\($0)"] } ?? [])
+            + [
+                "STREAKD_SINK=\(sink)", "STREAKD_ATTEMPTS=\(attempts)", "STREAKD_ERROR=\(error)",
+                "STREAKD_RETRY=\(retry)",
+            ]
     }
 
     /// Writes a "delivery given up" entry (paced like notifications).
     public func recordDead(_ notification: Notification, sink: String, attempts: Int, error: String) -> DeliveryOutcome
     {
-        write(Self.deadEntry(for: notification, sink: sink, attempts: attempts, error: error))
+        write(Self.deadEntry(for: notification, sink: sink, attempts: attempts, error: error, store: store))
+    }
+
+    /// Writes a "delivery failed" entry (paced like notifications).
+    public func recordFailed(
+        _ notification: Notification, sink: String, attempts: Int, error: String, retry: Instant
+    ) -> DeliveryOutcome {
+        write(
+            Self.failedEntry(
+                for: notification, sink: sink, attempts: attempts, error: error, retry: retry, store: store))
     }
 
     public var deliversAtOnce: Bool { lock.withLock { !pacer.wouldWait(at: clock.now) } }
@@ -66,7 +110,7 @@ public final class JournalSink: Sink, @unchecked Sendable {
     }
 
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
-        write(Self.fields(of: notification))
+        write(Self.fields(of: notification, store: store))
     }
 
     /// Where journald listens. sd_journal_sendv answers success when it is missing (a sandbox with
@@ -80,22 +124,26 @@ public final class JournalSink: Sink, @unchecked Sendable {
             return .failed("no journal socket at \(socketPath): \(String(cString: strerror(errno)))")
         }
         // The lock is held while waiting: concurrent deliveries queue behind the pacer.
-        let result: Int32 = lock.withLock {
-            waitForPacer()
+        let result: Int32? = lock.withLock {
+            guard waitForPacer() else { return nil }
             return Self.send(fields)
         }
+        guard let result else { return .interrupted("stopped while waiting for the journal's pace") }
         if result < 0 { return .failed("sd_journal_sendv: \(String(cString: strerror(-result)))") }
         return .delivered
     }
 
-    private func waitForPacer() {
+    /// Waits for the pacer's next slot, in steps of at most 100 ms; false when a stop came first.
+    private func waitForPacer() -> Bool {
         while case .wait(let until) = pacer.request(at: clock.now) {
-            let left = clock.now.duration(to: until)
+            if stopRequested() { return false }
+            let left = min(clock.now.duration(to: until), .milliseconds(100))
             if left > .zero {
                 let (seconds, attoseconds) = left.components
                 Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) * 1e-18)
             }
         }
+        return true
     }
 
     /// sd_journal_send is variadic, which Swift cannot call: the fields go to sd_journal_sendv as

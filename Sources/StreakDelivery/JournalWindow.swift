@@ -38,5 +38,15 @@ extension JournalReader {
         return found.reversed()
     }
 
+    /// Every entry logged from `since` to `until`, newest first (`log -r`).
+    public func backward(since: Instant?, until: Instant?, _ body: (LogEntry) throws -> Void) throws {
+        if let until { try seek(realtime: Self.microseconds(until + 1)) } else { try seekTail() }
+        while let entry = try previous() {
+            if let until, entry.logged > until { continue }
+            if let since, entry.logged < since { return }
+            try body(entry)
+        }
+    }
+
     static func microseconds(_ instant: Instant) -> UInt64 { UInt64(max(0, instant.seconds)) * 1_000_000 }
 }

@@ -110,7 +110,7 @@ enum SessionBus {
         var writer = Writer(call: call)
         writer.string(message.appName)
         writer.basic("u", UInt32(0))  // replaces_id
-        writer.string("")  // app_icon
+        writer.string(message.appIcon)
         writer.string(message.summary)
         writer.string(message.body)
         writer.open("a", "s")  // no actions

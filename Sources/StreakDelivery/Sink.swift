@@ -8,6 +8,9 @@ public enum DeliveryOutcome: Equatable, Sendable {
     /// The sink cannot be reached at all (no session bus, no notification server): a warning, never
     /// retried and never a failure of the run. The ledger records it `expired` with the reason.
     case unavailable(String)
+    /// The run was stopped (SIGTERM) before or while delivering: not delivered, or not known to
+    /// be. The delivery stays pending for the next run and the attempt does not count.
+    case interrupted(String)
 }
 
 /// A place notifications go: the journal, the desktop, a hook.

@@ -88,3 +88,32 @@ extension SQLiteStore {
         try wrap { try queue.read { db in try body(SQLiteAccess(db: db)) } }
     }
 }
+
+extension SQLiteAccess {
+    func achievementFacts(of users: [String]) throws -> [AchievementFacts] {
+        let streaks = try RawStatement(
+            db, "SELECT user_id, streak, handled_through, version, id FROM schedule WHERE user_id = ? ORDER BY streak")
+        let tagged = try RawStatement(
+            db,
+            "SELECT streak, at, meta FROM checkins INDEXED BY checkins_tagged WHERE user_id = ? AND meta IS NOT NULL ORDER BY streak, at"
+        )
+        return try users.map { user in
+            var facts = AchievementFacts()
+            streaks.bind(1, user)
+            try streaks.rows {
+                facts.streaks.append(
+                    DueStreak(
+                        user: user, streak: streaks.text(1),
+                        handledThrough: streaks.optionalInt64(2).map(Instant.init(seconds:)), version: streaks.int(3),
+                        row: streaks.int64(4)))
+            }
+            tagged.bind(1, user)
+            try tagged.rows {
+                facts.tagged.append(
+                    TaggedCheckin(
+                        streak: tagged.text(0), instant: Instant(seconds: tagged.int64(1)), meta: tagged.text(2)))
+            }
+            return facts
+        }
+    }
+}

@@ -54,10 +54,10 @@ extension SQLiteAccess {
                 "the ledger holds notification \(row["id"] as Int64) of an unknown kind \"\(name)\" (written by a newer streakd?)"
             )
         }
-        return Notification(
+        return Notification.fromLedger(
             kind: kind, user: row["user_id"], streak: row["streak"], localDate: LocalDate(day: row["local_date"]),
             due: Instant(seconds: row["due"]), timezone: row["timezone"], localDue: row["local_due"],
-            streakLength: row["streak_length"], message: row["message"])
+            streakLength: row["streak_length"], message: row["message"], title: row["title"])
     }
 
     func deliveryStates(key: String) throws -> [String: DeliveryState] {
@@ -89,8 +89,8 @@ extension SQLiteAccess {
     /// Built once: a busy run records thousands.
     static let insertNotification = """
         INSERT INTO notifications (key, user_id, streak, kind, local_date, due, timezone, local_due,
-            streak_length, message, state, recorded_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            streak_length, message, state, recorded_at, title)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
         """
 
     func record(_ items: [NewRecord], owner: String?, at: Instant) throws -> [Int64?] {
@@ -101,9 +101,9 @@ extension SQLiteAccess {
             let n = item.notification
             s.bind(1, n.key)
             s.bind(2, n.user)
-            s.bind(3, n.streak)
+            s.bind(3, n.ledgerStreak)
             s.bind(4, n.kind.rawValue)
-            s.bind(5, n.localDate.day)
+            s.bind(5, n.ledgerDate.day)
             s.bind(6, n.due.seconds)
             s.bind(7, n.timezone)
             s.bind(8, n.localDue)
@@ -111,6 +111,7 @@ extension SQLiteAccess {
             s.bind(10, n.message)
             s.bind(11, item.state.rawValue)
             s.bind(12, at.seconds)
+            s.bind(13, n.title)
             guard try s.run() == 1 else { return nil }
             let id = db.lastInsertedRowID
             let deliveryState: DeliveryState = item.state == .sent ? .pending : .expired

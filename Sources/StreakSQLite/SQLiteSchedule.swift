@@ -63,7 +63,7 @@ extension SQLiteAccess {
             db,
             """
             SELECT r.user_id, r.streak, r.handled_through, r.version, r.row, r.next_at, r.zone, r.remind_at, r.remind,
-                r.history
+                r.history, r.language
             FROM runs r \(marked == nil ? "JOIN schedule s ON s.rowid = r.row AND s.version = r.version AND s.next_at IS NULL" : "")
             WHERE r.next_at <= ?1 AND (r.next_at, r.row) > (?2, ?3)
             ORDER BY r.next_at, r.row
@@ -79,7 +79,9 @@ extension SQLiteAccess {
             let streak = Self.dueStreak(s, handled: s.optionalInt64(2), marked: false)
             var carried: CarriedHistory?
             if !s.isNull(6) && !s.isNull(9) {
-                let user = User(id: streak.user, zone: s.text(6), remindAt: s.int(7), remind: s.int(8) != 0)
+                let user = User(
+                    id: streak.user, zone: s.text(6), remindAt: s.int(7), remind: s.int(8) != 0,
+                    language: s.optionalText(10))
                 carried = CarriedHistory(user: user, packed: Array(s.blob(9)))
             }
             found.append(
@@ -159,7 +161,7 @@ extension SQLiteAccess {
 
     /// Built once: a run reads one for each due streak, by its schedule row.
     static let userAndPacked = """
-        SELECT u.id, u.zone, u.remind_at, u.remind, s.history, s.history_version = ?3 AND s.version = ?3
+        SELECT u.id, u.zone, u.remind_at, u.remind, u.language, s.history, s.history_version = ?3 AND s.version = ?3
         FROM schedule s JOIN users u INDEXED BY users_lookup ON u.id = s.user_id
         WHERE s.rowid = ?4 AND s.user_id = ?1 AND s.streak = ?2
         """
@@ -173,10 +175,10 @@ extension SQLiteAccess {
         s.bind(4, row)
         var found: (User, StoredStreak?)?
         try s.rows {
-            let current = !s.isNull(4) && s.int(5) == 1
+            let current = !s.isNull(5) && s.int(6) == 1
             found = (
                 Self.user(s),
-                current ? PackedHistory.unpack(s.blob(4), user: streak.user, streak: streak.streak) : nil
+                current ? PackedHistory.unpack(s.blob(5), user: streak.user, streak: streak.streak) : nil
             )
         }
         return found
@@ -288,8 +290,9 @@ extension SQLiteAccess {
         let add = try RawStatement(
             db,
             """
-            INSERT INTO runs (next_at, row, version, handled_through, user_id, streak, zone, remind_at, remind, history)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,
+            INSERT INTO runs (next_at, row, version, handled_through, user_id, streak, zone, remind_at, remind, language,
+                history)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
                 CASE WHEN ?7 IS NOT NULL THEN
                     (SELECT history FROM schedule WHERE rowid = ?2 AND history_version = ?3 AND version = ?3) END)
             """)
@@ -302,6 +305,7 @@ extension SQLiteAccess {
         add.bind(7, user?.zone)
         add.bind(8, user.map { Int64($0.remindAt) })
         add.bind(9, user.map { Int64($0.remind ? 1 : 0) })
+        add.bind(10, user?.language)
         try add.run()
     }
 

@@ -6,9 +6,10 @@ import StreakStore
 import Synchronization
 
 /// The embedded store: one SQLite file in WAL mode, safe for several
-/// processes at once (writers wait for each other up to `busyTimeout`).
+/// processes at once (writers wait for each other up to `busyTimeout`; readers never wait).
 public final class SQLiteStore: Store {
     public let path: String
+    public var location: String { path }
     let queue: DatabaseQueue
 
     /// The page cache of a connection, in SQLite's negative-KiB form (16 MB). A busy run reads
@@ -24,21 +25,52 @@ public final class SQLiteStore: Store {
         _ = streakd_sqlite_memstatus(0)
     }
 
-    /// Opens the file, creating it and its folder on first use, and migrates it forward.
-    public init(path: String, busyTimeout: TimeInterval = 30) throws {
+    /// Whether this store only reads (commands that only read: never created, migrated or changed).
+    public let access: StoreAccess
+    /// How long a writer waits for another process's write lock, and when it stops waiting.
+    let busy: BusyWait
+
+    /// Opens the file. `write`: creating it and its folder on first use, and migrating it forward;
+    /// `read`: read-only, and only a store that exists and is up to date (SPEC §6), or of any
+    /// version when `anyVersion` (`store check` and `store backup`, before an upgrade). `stopping`:
+    /// a stop was asked for (SIGTERM), so waits for a lock end within a few seconds.
+    public init(
+        path: String, access: StoreAccess = .write, anyVersion: Bool = false, busyTimeout: TimeInterval = 30,
+        stopping: @escaping @Sendable () -> Bool = { false }
+    ) throws {
         self.path = path
+        self.access = access
+        busy = BusyWait(limit: .milliseconds(Int64(busyTimeout * 1000)), stopping: stopping)
+        let exists = try Self.checkPath(path, access)
+        var config = Configuration()
+        config.busyMode = busy.mode
+        config.foreignKeysEnabled = true
+        if access == .read {
+            config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = \(Self.cacheSize)") }
+            do {
+                queue = try Self.openForReading(path: path, configuration: config)
+                if !anyVersion { try Self.requireCurrentSchema(queue, path: path) }
+            } catch let error as DatabaseError {
+                throw Self.storeError(error, path: path)
+            }
+            return
+        }
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty {
+        // SQLite would only say "unable to open database file".
+        if exists, !Self.writable(path) || !Self.writable(folder.isEmpty ? "." : folder) {
+            throw StoreError(
+                .readOnly,
+                "store \(path): \(Self.writable(path) ? "its folder" : "the file") is read-only; this command writes, and needs write access to the file and its folder (commands that only read work)"
+            )
+        }
+        if !exists && !folder.isEmpty {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
                 throw StoreError(.unavailable, "cannot create the store's folder \(folder): \(Self.reason(error))")
             }
         }
-        var config = Configuration()
         config.journalMode = .wal
-        config.busyMode = .timeout(busyTimeout)
-        config.foreignKeysEnabled = true
         // WAL with synchronous=NORMAL: a commit does not wait for the disk; a power cut can lose the
         // last commits but never corrupts the file. Every delivery is one commit, so this matters.
         config.prepareDatabase { db in
@@ -46,6 +78,10 @@ public final class SQLiteStore: Store {
         }
         do {
             queue = try Self.migrated(path: path, configuration: config, within: busyTimeout)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw Self.storeError(error, path: path)
         } catch {
             throw StoreError(.unavailable, "cannot open the store \(path): \(Self.reason(error))")
         }
@@ -65,6 +101,11 @@ public final class SQLiteStore: Store {
             attempt += 1
             do {
                 let queue = try DatabaseQueue(path: path, configuration: configuration)
+                if try queue.read({ try Schema.migrator.hasBeenSuperseded($0) }) {
+                    throw StoreError(
+                        .newer,
+                        "the store \(path) was written by a newer streakd; run that version, or restore a backup")
+                }
                 try Schema.migrator.migrate(queue)
                 return queue
             } catch let error as DatabaseError
@@ -85,6 +126,9 @@ public final class SQLiteStore: Store {
     /// rows doubled an import's time. The write lock is held from the start, so what the caller
     /// checked against stays as it is until the commit.
     public func write<T>(_ mode: WriteMode, _ body: (any StoreWriter) throws -> T) throws -> T {
+        guard access == .write else {
+            throw StoreError(.readOnly, "store \(path): opened for reading only, by a command that must not write")
+        }
         switch mode {
         case .ordinary:
             return try wrap { try queue.write { db in try body(SQLiteAccess(db: db)) } }
@@ -108,7 +152,7 @@ public final class SQLiteStore: Store {
                 if let beside { return beside }
                 var config = Configuration()
                 config.readonly = true
-                config.busyMode = .timeout(30)
+                config.busyMode = BusyWait(limit: busy.limit, stopping: busy.stopping).mode
                 config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = \(Self.besideCacheSize)") }
                 let opened = try DatabaseQueue(path: path, configuration: config)
                 beside = opened
@@ -147,13 +191,8 @@ public final class SQLiteStore: Store {
         do {
             return try body()
         } catch let error as DatabaseError {
-            throw StoreError(.busy, "store \(path): \(Self.reason(error))")
+            throw Self.storeError(error, path: path)
         }
-    }
-
-    static func reason(_ error: any Error) -> String {
-        if let e = error as? DatabaseError { return e.message ?? "\(e.resultCode)" }
-        return "\(error)"
     }
 }
 
@@ -163,7 +202,7 @@ struct SQLiteAccess: StoreWriter {
     /// What the transaction has read once and may use again.
     let memo = SQLiteMemo()
 
-    static let userColumns = "id, zone, remind_at, remind"
+    static let userColumns = "id, zone, remind_at, remind, language"
 
     /// Built once: a run looks up a user for each due streak.
     static let userByID = "SELECT \(userColumns) FROM users INDEXED BY users_lookup WHERE id = ?"
@@ -184,7 +223,7 @@ struct SQLiteAccess: StoreWriter {
     }
 
     static func user(_ s: RawStatement) -> User {
-        User(id: s.text(0), zone: s.text(1), remindAt: s.int(2), remind: s.int64(3) != 0)
+        User(id: s.text(0), zone: s.text(1), remindAt: s.int(2), remind: s.int64(3) != 0, language: s.optionalText(4))
     }
 
     func zoneHistory(of user: String) throws -> [StoredZoneChange] {
@@ -253,8 +292,8 @@ struct SQLiteAccess: StoreWriter {
     func addUser(_ user: User, at: Instant) throws -> Bool {
         try db.execute(
             sql:
-                "INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            arguments: [user.id, user.zone, user.remindAt, user.remind, at.seconds])
+                "INSERT INTO users (id, zone, remind_at, remind, language, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            arguments: [user.id, user.zone, user.remindAt, user.remind, user.language, at.seconds])
         guard db.changesCount == 1 else { return false }
         try db.execute(
             sql: "INSERT INTO user_zones (user_id, since, zone) VALUES (?, ?, ?)",
@@ -265,8 +304,8 @@ struct SQLiteAccess: StoreWriter {
     func updateUser(_ user: User, at: Instant) throws {
         let old = try self.user(user.id)
         try db.execute(
-            sql: "UPDATE users SET zone = ?, remind_at = ?, remind = ? WHERE id = ?",
-            arguments: [user.zone, user.remindAt, user.remind, user.id])
+            sql: "UPDATE users SET zone = ?, remind_at = ?, remind = ?, language = ? WHERE id = ?",
+            arguments: [user.zone, user.remindAt, user.remind, user.language, user.id])
         if let old, old != user {
             try db.execute(
                 sql: "UPDATE schedule SET next_at = 0, version = version + 1 WHERE user_id = ?", arguments: [user.id])

@@ -226,17 +226,45 @@ enum Schema {
                     );
                     """)
         }
-        // A planned run carries what planning its streak reads: the user's zone and reminder
-        // settings and the packed history, at the run's version (its schedule row's copy). Read
+        // Each user's language (NULL: the configuration's default language), in the covering index
+        // a run looks users up by; each notification's title (the desktop's summary line) in the
+        // user's language beside its message, so a retry shows what the first try would have.
+        m.registerMigration("8-user-language") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN language TEXT;
+                    DROP INDEX users_lookup;
+                    CREATE INDEX users_lookup ON users(id, zone, remind_at, remind, language);
+                    ALTER TABLE notifications ADD COLUMN title TEXT;
+                    """)
+        }
+        // The store's identity (MetaKey.storeID): 128 random bits, written once, carried by every
+        // journal entry as STREAKD_STORE so that `log` shows this store's entries alone.
+        m.registerMigration("9-store-id") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(16))))
+                        ON CONFLICT (key) DO NOTHING;
+                    """)
+        }
+        // Check-ins with metadata, which tagged badges count (SPEC §9), by user: few in most
+        // stores, so a user's are found without reading their whole history.
+        m.registerMigration("10-tagged-checkins") { db in
+            try db.execute(
+                sql: "CREATE INDEX checkins_tagged ON checkins(user_id, streak, at, meta) WHERE meta IS NOT NULL;")
+        }
+        // A planned run carries what planning its streak reads: the user's zone, reminder
+        // settings and language, and the packed history, at the run's version (its schedule row's copy). Read
         // in the queue's order, they need no lookup of each streak's row and user: `preview`
         // reads the queue front to back (docs/RULES.md, "Preview"). Runs planned before carry
         // nothing (NULL) until a run plans them again; readers then look them up as before.
-        m.registerMigration("8-runs-carry-histories") { db in
+        m.registerMigration("11-runs-carry-histories") { db in
             try db.execute(
                 sql: """
                     ALTER TABLE runs ADD COLUMN zone TEXT;
                     ALTER TABLE runs ADD COLUMN remind_at INTEGER;
                     ALTER TABLE runs ADD COLUMN remind INTEGER;
+                    ALTER TABLE runs ADD COLUMN language TEXT;
                     ALTER TABLE runs ADD COLUMN history BLOB;
                     """)
         }

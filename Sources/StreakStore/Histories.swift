@@ -9,6 +9,36 @@ public protocol HistoryReading {
     func checkins(of user: String, streak: String) throws -> [StoredCheckin]
     func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent]
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch]
+    /// For each of `users`, in order: what their badges need beyond one streak's history
+    /// (SPEC §9), read at once for many users.
+    func achievementFacts(of users: [String]) throws -> [AchievementFacts]
+}
+
+/// A user's streaks (each as a run would list it, for `ScheduleReading.dueHistories`) and their
+/// check-ins that carry metadata, which tagged badges count.
+public struct AchievementFacts: Sendable {
+    /// Sorted by streak id.
+    public var streaks: [DueStreak]
+    /// Sorted by streak and instant.
+    public var tagged: [TaggedCheckin]
+
+    public init(streaks: [DueStreak] = [], tagged: [TaggedCheckin] = []) {
+        self.streaks = streaks
+        self.tagged = tagged
+    }
+}
+
+/// A check-in's metadata as stored (a JSON object's text), with its streak and instant.
+public struct TaggedCheckin: Equatable, Sendable {
+    public var streak: String
+    public var instant: Instant
+    public var meta: String
+
+    public init(streak: String, instant: Instant, meta: String) {
+        self.streak = streak
+        self.instant = instant
+        self.meta = meta
+    }
 }
 
 extension HistoryReading {

@@ -71,6 +71,8 @@ public struct LedgerKey: Equatable, Sendable {
     public var user: Substring
     public var streak: Substring
 
+    /// `KIND/USER/STREAK/DATE`, or for an achievement `KIND/USER/SUBJECT`: kept with the subject
+    /// as its streak and day 0 as its date, so the unique key holds it once ever.
     public init?(_ key: String) {
         // By the bytes, with no array: a run asks the ledger about every notice it plans.
         let utf8 = key.utf8
@@ -85,11 +87,46 @@ public struct LedgerKey: Equatable, Sendable {
             }
             found += 1
         }
+        if found == 2, NotificationKind(rawValue: String(key[..<cuts.0]))?.isAchievement == true {
+            kind = key[..<cuts.0]
+            user = key[utf8.index(after: cuts.0)..<cuts.1]
+            streak = key[utf8.index(after: cuts.1)...]
+            localDate = Notification.achievementDate
+            return
+        }
         guard found == 3, let date = LocalDate(key[utf8.index(after: cuts.2)...]) else { return nil }
         kind = key[..<cuts.0]
         user = key[utf8.index(after: cuts.0)..<cuts.1]
         streak = key[utf8.index(after: cuts.1)..<cuts.2]
         localDate = date
+    }
+}
+
+/// How the ledger's columns hold a notification: an achievement (SPEC §9) keeps its subject
+/// (the badge, the level) in the streak column and day 0 in the local date, as `LedgerKey` looks
+/// it up; its local date is read back from its local due instant.
+extension Notification {
+    /// The local date column of an achievement: one value, so its key stands once ever.
+    public static let achievementDate = LocalDate(day: 0)
+
+    /// The streak column.
+    public var ledgerStreak: String { kind.isAchievement ? subject ?? "" : streak }
+    /// The local date column.
+    public var ledgerDate: LocalDate { kind.isAchievement ? Self.achievementDate : localDate }
+
+    /// A notification from the ledger's columns.
+    public static func fromLedger(
+        kind: NotificationKind, user: String, streak: String, localDate: LocalDate, due: Instant, timezone: String,
+        localDue: String, streakLength: Int, message: String, title: String?
+    ) -> Notification {
+        var n = Notification(
+            kind: kind, user: user, streak: streak, localDate: localDate, due: due, timezone: timezone,
+            localDue: localDue, streakLength: streakLength, message: message, title: title)
+        guard kind.isAchievement else { return n }
+        n.streak = ""
+        if kind == .badgeUnlocked { n.badge = streak } else { n.level = Int(streak) }
+        n.localDate = LocalDate(localDue.prefix(10)) ?? localDate
+        return n
     }
 }
 

@@ -8,12 +8,16 @@ public struct User: Equatable, Sendable {
     /// Reminder time, seconds after local midnight.
     public var remindAt: Int
     public var remind: Bool
+    /// The language of the user's messages (a BCP 47 tag such as `zh-Hans`); nil: the
+    /// configuration's default language, whatever it is when a message is written.
+    public var language: String?
 
-    public init(id: String, zone: String, remindAt: Int = 20 * 3600, remind: Bool = true) {
+    public init(id: String, zone: String, remindAt: Int = 20 * 3600, remind: Bool = true, language: String? = nil) {
         self.id = id
         self.zone = zone
         self.remindAt = remindAt
         self.remind = remind
+        self.language = language
     }
 }
 

@@ -22,6 +22,17 @@ public protocol Store: Sendable {
     /// then a run claims them in small batches, a transaction each, so runs going at once split
     /// the work. False where write transactions exclude each other (a SQLite file).
     var concurrentClaims: Bool { get }
+    /// Where the store is, for messages: a file's path, a database's URL without its password.
+    var location: String { get }
+    /// Looks at every part of the store for damage (`streakd store check`): slow, it reads
+    /// everything. Problems found are answered, not thrown; a store too damaged to look at throws
+    /// a `.damaged` error.
+    func check() throws -> StoreCheck
+    /// Writes a consistent copy of the store, as of one instant, while other processes go on
+    /// using it (`streakd store backup`). `path` names a file that must not exist yet; a store
+    /// whose copy is not a file (a database server's) may refuse with `.unavailable` and say
+    /// what to use instead.
+    func backup(to path: String) throws
 }
 
 extension Store {
@@ -29,6 +40,15 @@ extension Store {
     public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T { try read(body) }
     public func clock() throws -> Instant? { nil }
     public var concurrentClaims: Bool { false }
+    public var location: String { "the store" }
+}
+
+/// How a command opens the store: commands that only read (`status`, `preview`, `tick --dry-run`,
+/// `store check`, …) open it `read`: it must exist, and is never created, migrated or changed; they
+/// work on a read-only file and never wait for a writer (SPEC §6). `write` creates and migrates.
+public enum StoreAccess: Sendable {
+    case read
+    case write
 }
 
 /// Which checks of a write the caller makes itself.
@@ -46,12 +66,14 @@ public enum WriteMode: Sendable {
 
 /// Every role a read sees.
 public typealias StoreReader = UserReading & HistoryReading & ScheduleReading & LedgerReading & MetaReading
+    & OverviewReading
 
 /// Every role a write transaction sees.
 public typealias StoreWriter = StoreReader & UserWriting & HistoryWriting & Importing & ScheduleWriting
     & LedgerWriting & RunRegistry & MetaWriting
 
-/// Small settings the store keeps for streakd itself (the notice settings' fingerprint).
+/// Small settings the store keeps for streakd itself: its identity, the notice settings'
+/// fingerprint, the last runs (`MetaKey`).
 public protocol MetaReading {
     func meta(_ key: String) throws -> String?
 }
@@ -60,17 +82,48 @@ public protocol MetaWriting {
     func setMeta(_ key: String, _ value: String) throws
 }
 
-/// A store that could not be opened or used, and why, for the exit status (SPEC §6).
+/// What `Store.check` found.
+public struct StoreCheck: Equatable, Sendable {
+    /// One line per problem, as the engine words it (at most a hundred or so); empty: no damage.
+    public var problems: [String]
+    /// What was looked at, for people: "integrity_check and foreign_key_check of 14 tables".
+    public var checked: String
+
+    public init(problems: [String], checked: String) {
+        self.problems = problems
+        self.checked = checked
+    }
+
+    public var ok: Bool { problems.isEmpty }
+}
+
+/// A store that could not be opened or used, and why, for the exit status (SPEC §6). The command
+/// line maps each kind to its code in one place (Sources/streakd/GlobalOptions.swift).
 public struct StoreError: Error, CustomStringConvertible, Sendable {
     public enum Kind: Sendable, Equatable {
-        /// It cannot be opened or reached at all (69).
+        /// It cannot be opened or reached at all: no permission, a folder that cannot be made,
+        /// a server that refuses (69).
         case unavailable
         /// Busy or unreachable for now: the next run will do (75).
         case busy
         /// Its contents are damaged (74).
         case damaged
-        /// There is none where it was looked for, and the command creates none (66).
+        /// There is no store at the place named, and the command only reads (66).
         case missing
+        /// The place named cannot be a store at all: empty, a device, a folder, a form of name
+        /// streakd does not take (64).
+        case invalid
+        /// The disk (or the database's space) is full: the write that met it was not stored (69; the store is
+        /// fine once space is freed).
+        case full
+        /// Only reading is possible: the file, its folder or the database is read-only, and the
+        /// command writes (69).
+        case readOnly
+        /// The store is from an older streakd, and the command only reads: the next writing
+        /// command (the next `tick`) upgrades it (75).
+        case outdated
+        /// The store was written by a newer streakd than this one (69).
+        case newer
     }
 
     public var kind: Kind

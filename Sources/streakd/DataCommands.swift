@@ -1,16 +1,20 @@
 import ArgumentParser
+import Foundation
 import StreakJobs
+import StreakStore
 
 struct Checkin: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "checkin", abstract: "Record a check-in.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The user's id.") var id: String
-    @Option(help: "The streak.") var streak = "daily"
+    @Argument(help: "The user's id.", completion: Completions.users) var id: String
+    @Option(help: "The streak.", completion: Completions.streaks) var streak = "daily"
     @Option(help: ArgumentHelp("When it happened (RFC 3339 with an offset); default now.", valueName: "rfc3339"))
     var at: String?
-    @Option(help: ArgumentHelp("The zone in force when it happened; default the user's.", valueName: "zone")) var tz:
-        String?
+    @Option(
+        help: ArgumentHelp("The zone in force when it happened; default the user's.", valueName: "zone"),
+        completion: Completions.zones)
+    var tz: String?
     @Option(
         name: .customLong("id"),
         help: ArgumentHelp("An event id; storing the same id again does nothing.", valueName: "event-id"))
@@ -21,7 +25,9 @@ struct Checkin: ParsableCommand {
     var meta: [String] = []
 
     func run() throws {
-        try global.run { try $0.checkin(user: id, streak: streak, at: at, tz: tz, eventID: eventID, meta: meta) }
+        try global.run(.write) {
+            try $0.checkin(user: id, streak: streak, at: at, tz: tz, eventID: eventID, meta: meta)
+        }
     }
 }
 
@@ -35,24 +41,54 @@ struct Import: ParsableCommand {
             The format follows the file's extension (.csv), else JSON lines.
             """)
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The file, or - for standard input.") var file: String
+    @Argument(help: "The file, or - for standard input.", completion: .file(extensions: ["jsonl", "csv"]))
+    var file: String
     @Option(help: "jsonl or csv (default: from the file's extension).") var format: Context.ImportFormat?
     @Flag(help: "Import the valid records and report the invalid ones.") var skipInvalid = false
 
     func run() throws {
-        try global.run { try $0.importCheckins(path: file, format: format, skipInvalid: skipInvalid) }
+        try global.run(.write) { try $0.importCheckins(path: file, format: format, skipInvalid: skipInvalid) }
     }
 }
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show current and longest streak, today's progress, freezes and the next reminder.")
+        abstract: "Show a user's streaks, or without an ID an overview of the whole store.",
+        discussion: """
+            With an ID: current and longest streak, today's progress, freezes, the next refill and the next \
+            reminder (or why there is none), per streak. Without: users and streaks, who is at risk tonight, \
+            pending and dead deliveries, the last tick and refill, as systemctl status shows a unit.
+            """)
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The user's id.") var id: String
-    @Option(help: "One streak (default: every streak of the user).") var streak: String?
+    @Argument(help: "The user's id (none: the overview).", completion: Completions.users) var id: String?
+    @Option(help: "One streak (default: every streak of the user).", completion: Completions.streaks)
+    var streak: String?
 
-    func run() throws { try global.run { try $0.status(user: id, streak: streak) } }
+    func run() throws {
+        if let id {
+            try global.run(.read) { try $0.status(user: id, streak: streak) }
+        } else {
+            if streak != nil { throw StreakdError.usage("--streak needs a user: streakd status ID --streak S") }
+            try global.run(.read) { try $0.overview(store: $0.store.location) }
+        }
+    }
+}
+
+struct Badges: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "badges",
+        abstract: "Show a user's badges: category, title, progress and when each was unlocked.",
+        discussion: """
+            Every badge of the configuration (the 12 defaults unless [[badges]] replaces them), grouped by \
+            category, with the user's level and XP; on a terminal each has a bar of its progress.
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The user's id.", completion: Completions.users) var id: String
+
+    func run() throws {
+        try global.run(.read) { try $0.badges(user: id) }
+    }
 }
 
 struct Calendar: ParsableCommand {
@@ -60,11 +96,11 @@ struct Calendar: ParsableCommand {
         commandName: "calendar",
         abstract: "Show the last weeks as a grid: qualifying, frozen, missed.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The user's id.") var id: String
-    @Option(help: "The streak.") var streak = "daily"
+    @Argument(help: "The user's id.", completion: Completions.users) var id: String
+    @Option(help: "The streak.", completion: Completions.streaks) var streak = "daily"
     @Option(help: "How many weeks.") var weeks = 4
 
-    func run() throws { try global.run { try $0.calendar(user: id, streak: streak, weeks: weeks) } }
+    func run() throws { try global.run(.read) { try $0.calendar(user: id, streak: streak, weeks: weeks) } }
 }
 
 struct FreezeCommand: ParsableCommand {
@@ -75,19 +111,19 @@ struct FreezeCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: "Grant a freeze (up to freeze.max).")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The user's id.") var id: String
-        @Option(help: "The streak.") var streak = "daily"
-        func run() throws { try global.run { try $0.addFreeze(user: id, streak: streak) } }
+        @Argument(help: "The user's id.", completion: Completions.users) var id: String
+        @Option(help: "The streak.", completion: Completions.streaks) var streak = "daily"
+        func run() throws { try global.run(.write) { try $0.addFreeze(user: id, streak: streak) } }
     }
 
     struct Use: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "use", abstract: "Freeze today or a coming date in advance.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The user's id.") var id: String
-        @Option(help: "The streak.") var streak = "daily"
+        @Argument(help: "The user's id.", completion: Completions.users) var id: String
+        @Option(help: "The streak.", completion: Completions.streaks) var streak = "daily"
         @Option(help: ArgumentHelp("The date to freeze (default today).", valueName: "yyyy-mm-dd")) var date: String?
-        func run() throws { try global.run { try $0.useFreeze(user: id, streak: streak, date: date) } }
+        func run() throws { try global.run(.write) { try $0.useFreeze(user: id, streak: streak, date: date) } }
     }
 }
 
@@ -100,6 +136,6 @@ struct ConfigCommand: ParsableCommand {
             commandName: "check",
             abstract: "Validate the configuration and print the effective one.")
         @OptionGroup var global: GlobalOptions
-        func run() throws { try global.run { $0.checkConfig() } }
+        func run() throws { try global.runWithoutStore { try $0.checkConfig() } }
     }
 }

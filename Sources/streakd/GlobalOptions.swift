@@ -7,20 +7,37 @@ import StreakPostgres
 import StreakSQLite
 import StreakStore
 
-extension OutputFormat: ExpressibleByArgument {}
 extension Context.ImportFormat: ExpressibleByArgument {}
 
-/// A store error on its way to the user.
-struct StoreFailure: Error {
-    var message: String
+extension StoreError.Kind {
+    /// The one place a store's error becomes an exit status (SPEC §6).
+    var exitStatus: ExitStatus {
+        switch self {
+        case .unavailable, .full, .readOnly, .newer: .unavailable
+        case .busy, .outdated: .tempFail
+        case .damaged: .damaged
+        case .missing: .noInput
+        case .invalid: .usage
+        }
+    }
+}
+
+/// `-o`: every command prints `short` or `json`; `log` also `cat` and `verbose`.
+enum OutputOption: String, CaseIterable, ExpressibleByArgument {
+    case short, json, cat, verbose
 }
 
 /// The options every command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The store: a SQLite file path.", valueName: "path|url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The store: a SQLite file path or a postgres:// URL (or STREAKD_STORE; default in the state directory).",
+            valueName: "path|url"),
+        completion: .file())
     var store: String?
 
-    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"), completion: .file())
     var config: String?
 
     @Option(
@@ -28,42 +45,83 @@ struct GlobalOptions: ParsableArguments {
         help: ArgumentHelp("Run as if this RFC 3339 instant were now (or STREAKD_NOW).", valueName: "rfc3339"))
     var now: String?
 
-    @Option(name: .short, help: "Output format: short or json (one JSON object per line).")
-    var output: OutputFormat = .short
+    @Option(
+        name: .short,
+        help: ArgumentHelp(
+            "Output format: short or json (one JSON object per line); log also cat and verbose.",
+            valueName: "short|json"))
+    var output: OutputOption = .short
 
     @Flag(name: .shortAndLong, help: "Log what streakd does to standard error.")
     var verbose = false
 
-    /// Builds the context and runs a job in it.
-    func run(_ job: (Context) throws -> Void) throws {
-        let env = ProcessInfo.processInfo.environment
-        let paths = Paths(environment: env)
+    /// The store as named: `--store`, else `STREAKD_STORE`, else the default path.
+    func namedStore(_ env: [String: String]) -> String {
+        if let store { return store }
+        if let named = env["STREAKD_STORE"], !named.isEmpty { return named }
+        return Paths(environment: env).defaultStore
+    }
+
+    /// The printer for `-o`: `cat` and `verbose` are `log`'s alone.
+    func printer() throws -> Printer {
+        switch output {
+        case .short: return .standard(format: .short)
+        case .json: return .standard(format: .json)
+        case .cat, .verbose:
+            throw StreakdError.usage("-o \(output.rawValue) is for log only; use -o short or -o json")
+        }
+    }
+
+    func logger() -> Logger {
         var logger = Logger(label: "streakd") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = verbose ? .debug : .warning
+        return logger
+    }
+
+    /// Builds the context and runs a job in it. `access`: whether the job writes; a job that only
+    /// reads opens the store read-only and never creates, migrates or changes it (SPEC §6).
+    func run(_ access: StoreAccess, anyVersion: Bool = false, _ job: (Context) throws -> Void) throws {
+        let env = ProcessInfo.processInfo.environment
+        let paths = Paths(environment: env)
+        let logger = logger()
+        let printer = try printer()
         let pinned = try pinnedNow(env)
         let config = try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
-        let location = try storeLocation(store ?? paths.defaultStore)
-        logger.debug("opening store", metadata: ["store": "\(location)"])
-        let opened: any Store
-        let instant: Instant
-        do {
-            switch location {
-            case .sqlite(let path): opened = try SQLiteStore(path: path)
-            case .postgres(let url): opened = try PostgresStore(url: url)
-            }
-            instant = try pinned ?? storeNow(opened)
-        } catch let e as StoreError {
-            throw StoreFailure(message: e.description)
+        let opened = try openStore(namedStore(env), access, anyVersion: anyVersion, logger: logger)
+        let instant = try pinned ?? storeNow(opened)
+        try job(
+            Context(
+                store: opened, config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
+                printer: printer, logger: logger))
+    }
+
+    /// The store named, opened for `access`.
+    func openStore(_ name: String, _ access: StoreAccess, anyVersion: Bool = false, logger: Logger) throws
+        -> any Store
+    {
+        let location = try storeLocation(name)
+        logger.debug("opening store", metadata: ["store": "\(location)", "access": "\(access)"])
+        switch location {
+        case .sqlite(let path):
+            // A writer waiting for another process's lock gives up within seconds of a SIGTERM.
+            return try SQLiteStore(
+                path: path, access: access, anyVersion: anyVersion, stopping: { StopSignals.requested })
+        case .postgres(let url):
+            return try PostgresStore(url: url, access: access, anyVersion: anyVersion)
         }
-        let context = Context(
-            store: opened, config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
-            printer: .standard(format: output),
-            logger: logger)
-        do {
-            try job(context)
-        } catch let e as StoreError {
-            throw StreakdError(.tempFail, e.description)
-        }
+    }
+
+    /// Runs a job that needs no store (`config check`): none is opened, so none is created.
+    func runWithoutStore(_ job: (Context) throws -> Void) throws {
+        let env = ProcessInfo.processInfo.environment
+        let paths = Paths(environment: env)
+        let logger = logger()
+        let instant = try nowInstant(env)
+        let config = try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
+        try job(
+            Context(
+                store: NoStore(), config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
+                printer: try printer(), logger: logger))
     }
 
     func nowInstant(_ env: [String: String]) throws -> Instant { try pinnedNow(env) ?? hostNow() }
@@ -78,7 +136,7 @@ struct GlobalOptions: ParsableArguments {
         guard let shared = try store.clock() else { return host }
         let off = host.seconds - shared.seconds
         if abs(off) > 60 {
-            Printer.standard(format: output).warn(
+            Printer.standard(format: .short).warn(
                 "this host's clock is \(abs(off)) s \(off > 0 ? "ahead of" : "behind") the store's; "
                     + "streakd goes by the store's (\(shared)): set this host's time right (timedatectl, NTP)")
         }
@@ -113,6 +171,10 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func storeLocation(_ value: String) throws -> StoreLocation {
+        if value.isEmpty || value == "sqlite://" {
+            throw StreakdError.usage(
+                "--store: the path is empty; name a SQLite file, such as ~/.local/state/streakd/streakd.sqlite")
+        }
         if value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") {
             if case .failure(let e) = Result(catching: { try PGURL(value) }) {
                 throw StreakdError.usage("--store: \(e)")

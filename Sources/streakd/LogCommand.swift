@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StreakCore
+import StreakDelivery
 import StreakJobs
+import StreakSQLite
 import StreakStore
 
 struct Log: ParsableCommand {
@@ -9,52 +12,162 @@ struct Log: ParsableCommand {
         commandName: "log",
         abstract: "Show the notification log, read from the journal.",
         discussion: """
-            Notifications, and deliveries a sink gave up on, oldest first. Each is one line: \
-            LOGGED KIND USER/STREAK DATE: MESSAGE, or LOGGED DEAD SINK KIND USER/STREAK DATE after N attempts: ERROR \
-            (LOGGED is when the journal received it, in UTC; with -o json, the keys of preview -o json plus \
-            message, key and logged, and delivery, sink, attempts and error for a dead one). \
-            Times for --since and --until: an RFC 3339 instant, a date YYYY-MM-DD (midnight UTC), now, today, \
-            yesterday, tomorrow (midnights UTC), or relative to now: -90m, 2h ago, +1d (units m, h, d, w). Both \
-            bounds are inclusive, to the second. log reads neither the store nor the configuration.
+            Notifications, and deliveries that failed or were given up, oldest first, of one store: the one \
+            --store (or STREAKD_STORE, or the default) names, whose identity every entry carries as STREAKD_STORE. \
+            On a terminal the output goes through a pager ($SYSTEMD_PAGER, $PAGER or less). Times are local \
+            (--utc: UTC), shown and read as journalctl does: "2026-11-23 20:00", "21:00", today, yesterday, \
+            "2 hours ago", -2h. See streakd(1) for the line formats.
             """)
     @OptionGroup var global: GlobalOptions
     @Flag(name: .shortAndLong, help: "Print new entries as they arrive, until interrupted.") var follow = false
     @Option(
-        name: [.customShort("n"), .customLong("lines")],
+        name: [.customShort("n", allowingJoined: true), .customLong("lines")],
         parsing: .unconditional,
-        help: ArgumentHelp("Show the last N entries, or all (default: all; 10 with -f).", valueName: "n|all"))
+        help: ArgumentHelp(
+            "The last N entries, +N the first N, or all (default: all; 10 with -f; -n alone: 10).",
+            valueName: "n|+n|all"))
     var lines: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Entries logged at or after this time.", valueName: "time"))
-    var since: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Entries logged at or before this time.", valueName: "time"))
-    var until: String?
-    @Option(help: ArgumentHelp("One user's entries.", valueName: "id")) var user: String?
+    @Flag(name: .shortAndLong, help: "Newest first.") var reverse = false
     @Option(
-        help: ArgumentHelp("One kind: at_risk, freeze_used, streak_broken or freeze_refilled.", valueName: "kind"))
+        name: [.customShort("S"), .long], parsing: .unconditional,
+        help: ArgumentHelp("Entries logged at or after this time.", valueName: "time"))
+    var since: String?
+    @Option(
+        name: [.customShort("U"), .long], parsing: .unconditional,
+        help: ArgumentHelp("Entries logged at or before this time.", valueName: "time"))
+    var until: String?
+    @Flag(help: "Show and read times in UTC rather than the local zone.") var utc = false
+    @Option(help: ArgumentHelp("One user's entries.", valueName: "id"), completion: Completions.users)
+    var user: String?
+    @Option(
+        help: ArgumentHelp("One kind: \(NotificationKind.names).", valueName: "kind"),
+        completion: .list(NotificationKind.allCases.map(\.rawValue)))
     var kind: String?
+    @Flag(help: "Only deliveries that failed (and are tried again) or were given up.") var failed = false
+    @Flag(help: "Only deliveries that were given up.") var dead = false
+    @Option(
+        name: [.customShort("D"), .customLong("directory")],
+        help: ArgumentHelp("Read the journal files in this folder (as journalctl -D).", valueName: "dir"),
+        completion: .directory)
+    var directory: String?
+    @Option(
+        name: .customLong("file"),
+        help: ArgumentHelp("Read this journal file (repeatable; as journalctl --file).", valueName: "path"),
+        completion: .file(extensions: ["journal", "journal~"]))
+    var files: [String] = []
+    @Flag(name: [.customShort("m"), .customLong("merge")], help: "Read other machines' journals kept here too.")
+    var merge = false
+    @Option(
+        name: .customLong("store-id"),
+        help: ArgumentHelp(
+            "The store's identity (32 hex digits, as in STREAKD_STORE), instead of opening the store.",
+            valueName: "id"))
+    var storeID: String?
+    @Flag(help: "Every store's entries.") var allStores = false
+    @Flag(help: "Do not pipe the output into a pager.") var noPager = false
+    @Flag(name: .shortAndLong, help: "No \"-- No entries --\" when nothing matched.") var quiet = false
 
     func run() throws {
-        let context = try journalContext()
-        try context.log(follow: follow, lines: lines, since: since, until: until, user: user, kind: kind)
+        let env = ProcessInfo.processInfo.environment
+        var request = LogRequest()
+        request.follow = follow
+        request.lines = lines
+        request.since = since
+        request.until = until
+        request.user = user
+        request.kind = kind
+        request.reverse = reverse
+        request.utc = utc
+        request.quiet = quiet
+        request.format = LogRequest.Format(rawValue: global.output.rawValue) ?? .short
+        request.deliveries = dead ? .dead : failed ? .failedOrDead : .all
+        request.source = try source()
+        request.stores = try stores(env)
+        let context = try journalContext(env)
+        // journalctl pages on a terminal, never when following.
+        let pager = follow || noPager ? nil : Pager.start(environment: env)
+        defer { pager?.finish() }
+        try context.log(
+            request, localZone: LocalZone.current(environment: env, zones: context.zones),
+            stop: { StopSignals.requested || Pager.broken })
     }
 
-    /// A context without a store or configuration: `log` reads only the journal, so whoever may
-    /// read the journal may run it (the store and its folder may belong to the service's user).
-    func journalContext() throws -> Context {
-        var logger = Logger(label: "streakd") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = global.verbose ? .debug : .warning
+    func source() throws -> JournalReader.Source {
+        let chosen = [directory != nil, !files.isEmpty, merge].filter { $0 }.count
+        if chosen > 1 {
+            throw StreakdError.usage("-D, --file and -m each choose the journals to read; give one of them")
+        }
+        if let directory { return .directory(directory) }
+        if !files.isEmpty { return .files(files) }
+        return merge ? .merged : .local
+    }
+
+    /// Whose entries: `--all-stores`, `--store-id`, or the store's own identity, read from it
+    /// without creating, migrating or writing it. A missing store is exit 66 (SPEC §6).
+    func stores(_ env: [String: String]) throws -> LogRequest.Stores {
+        if allStores && storeID != nil {
+            throw StreakdError.usage("--all-stores and --store-id cannot be combined; give one of them")
+        }
+        if allStores { return .all }
+        if let storeID {
+            let id = storeID.lowercased()
+            guard id.count == 32, id.allSatisfy({ $0.isHexDigit }) else {
+                throw StreakdError.usage(
+                    "--store-id: \"\(storeID)\" is not a store's identity; use its 32 hex digits, as journal entries "
+                        + "carry it in STREAKD_STORE (journalctl -F STREAKD_STORE lists them)")
+            }
+            return .one(id)
+        }
+        let named = global.namedStore(env)
+        let hint =
+            "log shows one store's entries: name the store with --store, give its identity with --store-id "
+            + "(journalctl -F STREAKD_STORE lists those in the journal), or read every store's with --all-stores"
+        // Missing is 66 (SPEC §6); out of reach (a folder of the service's user) is 69, not "missing".
+        if case .sqlite(let location) = try global.storeLocation(named) {
+            var info = stat()
+            if stat(location, &info) != 0 {
+                if errno == ENOENT || errno == ENOTDIR {
+                    throw StreakdError(.noInput, "no store at \(location); \(hint)")
+                }
+                throw StreakdError(
+                    .unavailable, "cannot read the store \(location): \(String(cString: strerror(errno))); \(hint)")
+            }
+        }
+        do {
+            let store = try global.openStore(named, .read, anyVersion: true, logger: global.logger())
+            guard let id = try store.read({ try $0.storeID() }) else {
+                // A store no streakd with identities has opened yet: its entries carry none either.
+                return .withoutIdentity
+            }
+            return .one(id)
+        } catch let error as StoreError where error.kind == .missing {
+            throw StreakdError(.noInput, "\(error.description); \(hint)")
+        } catch let error as StoreError {
+            throw StreakdError(.unavailable, "\(error.description); \(hint)")
+        }
+    }
+
+    /// A context without a store or configuration: `log` reads only the journal (and the store's
+    /// identity, above), so whoever may read the journal may run it. Output goes line by line
+    /// through `Pager.write`, which stops quietly when a pager has quit.
+    func journalContext(_ env: [String: String]) throws -> Context {
+        let printer = Printer(
+            format: global.output == .json ? .json : .short, out: { Pager.write($0) },
+            err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
         return Context(
-            store: NoStore(), config: Config(), now: try global.nowInstant(ProcessInfo.processInfo.environment),
-            zones: ZoneBook(), printer: .standard(format: global.output), logger: logger)
+            store: NoStore(), config: Config(), now: try global.nowInstant(env), zones: ZoneBook(), printer: printer,
+            logger: global.logger())
     }
 }
 
-/// The store of a job that needs none: any use is a mistake.
+/// The store of a job that needs none (`log`, `config check`): any use is a mistake.
 struct NoStore: Store {
     func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
-        throw StoreError(.unavailable, "log opens no store")
+        throw StoreError(.unavailable, "this command opens no store")
     }
     func write<T>(_ mode: WriteMode, _ body: (any StoreWriter) throws -> T) throws -> T {
-        throw StoreError(.unavailable, "log opens no store")
+        throw StoreError(.unavailable, "this command opens no store")
     }
+    func check() throws -> StoreCheck { throw StoreError(.unavailable, "this command opens no store") }
+    func backup(to path: String) throws { throw StoreError(.unavailable, "this command opens no store") }
 }

@@ -1,5 +1,7 @@
 import ArgumentParser
+import StreakCore
 import StreakJobs
+import StreakStore
 
 struct Tick: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,7 +14,7 @@ struct Tick: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Show what would be sent or recorded; change nothing and send nothing.") var dryRun = false
 
-    func run() throws { try global.run { try $0.tickCommand(dryRun: dryRun) } }
+    func run() throws { try global.run(dryRun ? .read : .write) { try $0.tickCommand(dryRun: dryRun) } }
 }
 
 struct Preview: ParsableCommand {
@@ -24,11 +26,13 @@ struct Preview: ParsableCommand {
         help: ArgumentHelp(
             "A duration after now (90m, 24h, 2d, 1w) or an RFC 3339 instant.", valueName: "duration|rfc3339"))
     var until: String?
-    @Option(help: ArgumentHelp("Only this user.", valueName: "id")) var user: String?
-    @Option(help: ArgumentHelp("Only this kind: at_risk, freeze_used, streak_broken.", valueName: "kind"))
+    @Option(help: ArgumentHelp("Only this user.", valueName: "id"), completion: Completions.users) var user: String?
+    @Option(
+        help: ArgumentHelp("Only this kind: \(NotificationKind.names).", valueName: "kind"),
+        completion: .list(NotificationKind.allCases.map(\.rawValue)))
     var kind: String?
 
-    func run() throws { try global.run { try $0.preview(until: until, user: user, kind: kind) } }
+    func run() throws { try global.run(.read) { try $0.preview(until: until, user: user, kind: kind) } }
 }
 
 struct Refill: ParsableCommand {
@@ -38,5 +42,5 @@ struct Refill: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Show what would be refilled; change nothing and send nothing.") var dryRun = false
 
-    func run() throws { try global.run { try $0.refillCommand(dryRun: dryRun) } }
+    func run() throws { try global.run(dryRun ? .read : .write) { try $0.refillCommand(dryRun: dryRun) } }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CBuildInfo
 import CMalloc
 import Foundation
 import StreakJobs
@@ -11,14 +12,23 @@ struct Streakd: ParsableCommand {
         commandName: "streakd",
         abstract: "Daily habit streaks across time zones, with reminders before a streak breaks.",
         discussion: """
-            Every command takes --store, --config, --now and -o. Exit codes: 0 success, 64 usage, \
-            65 bad input data, 66 input file missing, 69 service unavailable, 75 temporary failure, \
-            78 bad configuration.
+            Every command takes --store (or STREAKD_STORE), --config, --now (or STREAKD_NOW) and -o. \
+            Exit codes: 0 success, 64 usage, 65 bad input data, 66 input file or store missing, 69 service \
+            unavailable, 74 store damaged, 75 temporary failure, 78 bad configuration; see streakd(1).
             """,
+        version: Streakd.versionText,
         subcommands: [
-            UserCommand.self, Checkin.self, Import.self, Status.self, Calendar.self, FreezeCommand.self,
-            Preview.self, Tick.self, Refill.self, Log.self, ConfigCommand.self,
+            UserCommand.self, Checkin.self, Import.self, Status.self, Badges.self, Calendar.self, FreezeCommand.self,
+            Preview.self, Tick.self, Refill.self, Log.self, ConfigCommand.self, StoreCommand.self,
         ])
+
+    /// streakd's version; the Makefile bakes the commit in (`git describe`).
+    static let version = "0.1.0"
+
+    static var versionText: String {
+        let commit = String(cString: streakd_commit())
+        return "streakd \(version) (\(commit.isEmpty ? "commit unknown: built without make" : "git " + commit))"
+    }
 
     /// Runs the command; errors for people go to standard error with their sysexits code.
     static func main() {
@@ -27,12 +37,13 @@ struct Streakd: ParsableCommand {
         mallopt(M_ARENA_MAX, 1)
         SQLiteStore.setUpProcess()
         do {
-            var command = try parseAsRoot(globalOptionsLast(Array(CommandLine.arguments.dropFirst())))
+            var command = try parseAsRoot(
+                logLinesDefault(globalOptionsLast(Array(CommandLine.arguments.dropFirst()))))
             try command.run()
         } catch let error as StreakdError {
             fail(error.message, error.status.rawValue)
-        } catch let error as StoreFailure {
-            fail(error.message, ExitStatus.unavailable.rawValue)
+        } catch let error as StoreError {
+            fail(error.description, error.kind.exitStatus.rawValue)
         } catch {
             exit(withError: error)
         }
@@ -60,6 +71,20 @@ struct Streakd: ParsableCommand {
         var rest = Array(args[i...])
         rest.insert(contentsOf: leading, at: rest.firstIndex(of: "--") ?? rest.endIndex)
         return rest
+    }
+
+    /// `log -n` with no number means 10, as journalctl's does: a `-n` or `--lines` at the end, or
+    /// before another option, gets its 10.
+    static func logLinesDefault(_ args: [String]) -> [String] {
+        guard args.first == "log" else { return args }
+        var out: [String] = []
+        for (i, a) in args.enumerated() {
+            out.append(a)
+            guard a == "-n" || a == "--lines" else { continue }
+            let next = i + 1 < args.count ? args[i + 1] : "-"
+            if next.hasPrefix("-") && Int(next) == nil { out.append("10") }
+        }
+        return out
     }
 
     static func fail(_ message: String, _ code: Int32) -> Never {

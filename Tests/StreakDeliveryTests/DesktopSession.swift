@@ -46,7 +46,7 @@ final class DesktopSession {
         process.standardError = FileHandle.nullDevice
         // With no signal blocked (Swift's threads block most, and children inherit the mask), so that
         // dbus-run-session, Xvfb and dunst end on SIGTERM.
-        try HookSink.launch(process)
+        try launchUnblocked(process)
 
         do {
             address = try wait("the bus address") { self.read("address").flatMap { $0.isEmpty ? nil : $0 } }
@@ -74,7 +74,7 @@ final class DesktopSession {
         try? control.fileHandleForWriting.close()
         let group = process.processIdentifier
         let end = Date().addingTimeInterval(5)
-        while HookSink.groupAlive(group) && Date() < end { usleep(20_000) }
+        while groupAlive(group) && Date() < end { usleep(20_000) }
         killpg(group, SIGKILL)
         process.waitUntilExit()
     }
@@ -202,4 +202,31 @@ final class DesktopSession {
         </busconfig>
         """
     }
+}
+
+/// Starts the process with no signal blocked. A child inherits the spawning thread's signal mask, Foundation does
+/// not reset it, and Dispatch and Swift concurrency threads block most signals.
+func launchUnblocked(_ process: Process) throws {
+    var none = sigset_t()
+    var saved = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, &saved)
+    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+    try process.run()
+}
+
+/// Whether any live process is left in the group (zombies do not count).
+func groupAlive(_ group: pid_t) -> Bool {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else {
+        return killpg(group, 0) == 0 || errno == EPERM
+    }
+    for entry in entries where entry.first?.isNumber == true {
+        guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { continue }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 2, let pgrp = pid_t(fields[2]), pgrp == group else { continue }
+        if fields[0] != "Z" && fields[0] != "X" { return true }
+    }
+    return false
 }

@@ -14,6 +14,7 @@ import Testing
         let expected: [NotificationKind: (String, DesktopUrgency)] = [
             .atRisk: ("Streak at risk", .normal), .freezeUsed: ("Freeze used", .low),
             .streakBroken: ("Streak broken", .critical), .freezeRefilled: ("Freeze refilled", .low),
+            .badgeUnlocked: ("Badge unlocked", .low), .levelUp: ("Level up", .low),
         ]
         for kind in NotificationKind.allCases {
             let message = DesktopMessage(desktopSample(kind))

@@ -57,7 +57,7 @@ import Testing
         #expect(entry.logged.description == "2026-11-21T19:00:03Z")
         #expect(
             entry.json.text
-                == #"{"kind":"freeze_used","user":"u1","streak":"daily","due":"2026-11-21T19:00:00Z","local_due":"2026-11-21T20:00:00+01:00","timezone":"Europe/Berlin","local_date":"2026-11-21","streak_length":7,"message":"Your 7-day streak is at risk! Check in today to keep it going.","key":"freeze_used/u1/daily/2026-11-21","logged":"2026-11-21T19:00:03Z"}"#
+                == #"{"kind":"freeze_used","user":"u1","streak":"daily","due":"2026-11-21T19:00:00Z","local_due":"2026-11-21T20:00:00+01:00","timezone":"Europe/Berlin","local_date":"2026-11-21","streak_length":7,"message":"Your 7-day streak is at risk! Check in today to keep it going.","key":"freeze_used/u1/daily/2026-11-21","logged":"2026-11-21T19:00:03Z","host":null,"store":null}"#
         )
 
         var wrongID = fields
@@ -223,7 +223,7 @@ import Testing
         #expect {
             _ = try JournalReader(source: .directory(empty))
         } throws: { error in
-            "\(error)".hasPrefix("cannot open the journal in \(empty): no journal files could be read")
+            "\(error)" == "cannot open the journal in \(empty): there are no journal files (*.journal) in it"
         }
     }
 }

@@ -71,7 +71,7 @@ import Testing
         #expect(stored.count > 90_000)
         let small = try Self.contents(halves)
         #expect(stored == small, "\(zip(stored, small).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "")")
-        #expect(stored.suffix(3) == ["checkins_event", "checkins_streak", "ok"])
+        #expect(stored.suffix(4) == ["checkins_event", "checkins_streak", "checkins_tagged", "ok"])
     }
 
     @Test func anInvalidLastLineLeavesTheStoreAsItWas() throws {
@@ -87,6 +87,6 @@ import Testing
                 #"\#(path):110002: field "at": "yesterday" is not an RFC 3339 instant with an offset"#)
         }
         #expect(try Self.contents(context) == before)
-        #expect(before.suffix(3) == ["checkins_event", "checkins_streak", "ok"])
+        #expect(before.suffix(4) == ["checkins_event", "checkins_streak", "checkins_tagged", "ok"])
     }
 }

@@ -124,4 +124,25 @@ import Testing
         while try file.nextRecords(into: &lines, max: 64) { seen += lines.map { "\($0.number):\($0.string)" } }
         #expect(seen == (1...500).filter { $0 % 7 != 0 }.map { "\($0):line \($0)" })
     }
+
+    /// No text holds a NUL byte, and no file of lines a line of over 16 MiB: reading stops
+    /// there, wherever the chunk edges fall, naming the line.
+    @Test func notTextStopsTheReading() throws {
+        let long = [UInt8](repeating: 97, count: InputFile.maxCounted + 2)
+        for (bytes, message) in [
+            (Array("a\nb\u{0}c\nd\n".utf8), "2: a NUL byte"),
+            (Array("a\n\n".utf8) + [UInt8](repeating: 98, count: 3 * InputFile.maxLine) + [0], "3: a NUL byte"),
+            (Array("ok\n".utf8) + long, "2: the line goes on for over 16 MiB"),
+            (Array("ok\n".utf8) + long + [10], "2: the line goes on for over 16 MiB"),
+        ] {
+            for chunk in [4096, 1 << 20] {
+                do {
+                    _ = try Self.read(bytes, chunk: chunk)
+                    Issue.record("read to the end: \(message)")
+                } catch let stop as InputFile.NotText {
+                    #expect(stop.message.contains(":\(message)"), "\(stop.message)")
+                }
+            }
+        }
+    }
 }

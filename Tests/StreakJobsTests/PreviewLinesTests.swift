@@ -18,18 +18,21 @@ import Testing
         for i in 0..<20_000 {
             let zone = zones[i % zones.count]
             let due = Instant(seconds: Int64(r.int(-86_400...4_102_444_800)))
-            let kind = NotificationKind.allCases[r.int(0...NotificationKind.allCases.count - 1)]
+            let kinds: [NotificationKind] = [.atRisk, .freezeUsed, .streakBroken, .freezeRefilled]
+            let kind = kinds[r.int(0...kinds.count - 1)]
             let goal = r.chance(80) ? 1 : r.int(2...5)
             let notice = Notice(
                 kind: kind, date: zone.date(of: due) - r.int(0...1), due: due, length: r.int(0...1000),
                 count: r.int(0...goal), goal: goal, freezes: r.int(0...3))
+            let language = r.chance(70) ? nil : "zh-Hans"
             let entry = UpcomingQueue.Entry(
-                notice: notice, user: users[r.int(0...users.count - 1)], streak: streaks[r.int(0...streaks.count - 1)],
-                zone: 0, order: 0)
-            let n = c.notification(notice, user: entry.user, streak: entry.streak, zone: zone)
+                notice: notice, user: users[r.int(0...users.count - 1)], language: language,
+                streak: streaks[r.int(0...streaks.count - 1)], zone: 0, order: 0)
+            let n = c.notification(notice, user: entry.user, language: language, streak: entry.streak, zone: zone)
+            let message = c.config.messages.render(notice, streak: entry.streak, tag: language).text
             for json in [false, true] {
                 var lines = PreviewLines()
-                lines.append(entry, zone: zone, json: json)
+                lines.append(entry, zone: zone, message: message, json: json)
                 let expected = (json ? n.json.text : n.line) + "\n"
                 #expect(String(decoding: lines.bytes, as: UTF8.self) == expected)
                 if String(decoding: lines.bytes, as: UTF8.self) != expected { return }

@@ -76,7 +76,8 @@ import Testing
         let peak = try c.eachUpcoming(through: end, readLedgerAfter: 1000) { batch in
             batches.append((twin.handedOut, twin.ended, batch.entries.count))
             streamed += batch.entries.map {
-                c.notification($0.notice, user: $0.user, streak: $0.streak, zone: batch.zone(of: $0))
+                c.notification(
+                    $0.notice, user: $0.user, language: $0.language, streak: $0.streak, zone: batch.zone(of: $0))
             }
         }
         let planned = twin.handedOut
@@ -135,6 +136,9 @@ final class CountingStore: Store, @unchecked Sendable {
     func write<T>(_ mode: WriteMode, _ body: (any StoreWriter) throws -> T) throws -> T {
         try store.write(mode, body)
     }
+    var location: String { store.location }
+    func check() throws -> StoreCheck { try store.check() }
+    func backup(to path: String) throws { try store.backup(to: path) }
 
     fileprivate func count(handedOut: Int = 0, histories: Int = 0, ledgerKeyReads: Int = 0, ended: Bool = false) {
         counts.withLock {
@@ -164,6 +168,13 @@ private struct CountingReader: StoreReader {
         try reader.freezeEvents(of: user, streak: streak)
     }
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch] { try reader.settingsEpochs(of: streak) }
+    func achievementFacts(of users: [String]) throws -> [AchievementFacts] { try reader.achievementFacts(of: users) }
+    func userCounts() throws -> UserCounts { try reader.userCounts() }
+    func streakCount() throws -> Int { try reader.streakCount() }
+    func deliveryCount(_ state: DeliveryState) throws -> Int { try reader.deliveryCount(state) }
+    func deliveries(_ state: DeliveryState, limit: Int) throws -> [DeliveryRecord] {
+        try reader.deliveries(state, limit: limit)
+    }
     func dueStreaks(through: Instant?) throws -> DueList { try reader.dueStreaks(through: through) }
     func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?] {
         store.count(histories: streaks.count)

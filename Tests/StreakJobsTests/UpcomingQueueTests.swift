@@ -22,7 +22,7 @@ import Testing
                 let kind = NotificationKind.allCases[r.int(0...2)]
                 let e = UpcomingQueue.Entry(
                     notice: Notice(kind: kind, date: LocalDate(day: 20_000), due: due, length: 1, freezes: 0),
-                    user: users[r.int(0...users.count - 1)], streak: ["daily", "a_1"][r.int(0...1)], zone: 0,
+                    user: users[r.int(0...users.count - 1)], language: nil, streak: ["daily", "a_1"][r.int(0...1)], zone: 0,
                     order: Int32(all.count))  // a streak's notices each have a place of their own
                 all.append(e)
                 queue.push(e)

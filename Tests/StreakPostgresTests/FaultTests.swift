@@ -1,7 +1,7 @@
 import Foundation
 import StreakPostgres
-import Synchronization
 import StreakTestKit
+import Synchronization
 import Testing
 
 /// A server that goes away, never was there, or stops answering ends in a typed error within

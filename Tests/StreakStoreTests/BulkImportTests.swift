@@ -142,7 +142,7 @@ import Testing
         let indexes = try store.queue.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('checkins') ORDER BY 1")
         }
-        #expect(indexes == ["checkins_event", "checkins_streak"])
+        #expect(indexes == ["checkins_event", "checkins_streak", "checkins_tagged"])
         let foreignKeys = try store.queue.read { db in try Int.fetchOne(db, sql: "PRAGMA foreign_keys") }
         #expect(foreignKeys == 1, "bulkWrite turns them back on")
     }

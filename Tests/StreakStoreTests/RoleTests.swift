@@ -45,7 +45,8 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
             #expect(try w.addUser(User(id: "u1", zone: "UTC"), at: t0))
             #expect(try !w.addUser(User(id: "u1", zone: "Asia/Tokyo"), at: t0))
             _ = try w.insertCheckins([NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC")], storedAt: t0)
-            _ = try w.record(NewRecord(Self.notification("u1", "2026-11-21"), state: .sent, sinks: ["journal"]), owner: "r", at: t0)
+            _ = try w.record(
+                NewRecord(Self.notification("u1", "2026-11-21"), state: .sent, sinks: ["journal"]), owner: "r", at: t0)
         }
         try store.write { w in try w.updateUser(User(id: "u1", zone: "Asia/Tokyo", remindAt: 3600), at: Self.at(60)) }
         try store.read { (r: any StoreReader) throws in
@@ -198,7 +199,9 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
             return try w.record(NewRecord(n, state: .sent, sinks: ["journal", "hook:a"]), owner: "run1", at: t0)
         }
         let recorded = try #require(id)
-        #expect(try store.write { w in try w.record(NewRecord(n, state: .sent, sinks: ["journal"]), owner: nil, at: t0) } == nil)
+        #expect(
+            try store.write { w in try w.record(NewRecord(n, state: .sent, sinks: ["journal"]), owner: nil, at: t0) }
+                == nil)
         try store.write { (w: any StoreWriter) throws in
             #expect(try !w.takeOver(id: recorded, sink: "journal", from: "run1", fromGone: false, to: "run2"), "alive")
             #expect(try !w.takeOver(id: recorded, sink: "journal", from: nil, fromGone: false, to: "run2"), "owned")
@@ -215,6 +218,58 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
             #expect(try r.waitingDeliveries() == 1)
             #expect(try r.pendingDeliveries().map(\.notification) == [n])
             #expect(try r.ledgerStates(keys: [n.key, "at_risk/u1/daily/2026-11-22"]) == [n.key: .sent])
+        }
+    }
+
+    /// An achievement (SPEC §9) is kept once ever, whatever date it is recorded on, and read back
+    /// with its badge or level; a user's streaks and tagged check-ins are read for many at once.
+    @Test(arguments: Engine.allCases) func achievementsAreKeptOnceEverAndTheirFactsRead(engine: Engine) throws {
+        let store = try engine.open()
+        func badge(_ date: String) -> StreakCore.Notification {
+            StreakCore.Notification(
+                kind: .badgeUnlocked, user: "u1", streak: "", localDate: LocalDate(date)!, due: t0, timezone: "UTC",
+                localDue: "\(date)T20:00:00Z", streakLength: 7, message: "m", title: "t", badge: "streak_7")
+        }
+        let level = StreakCore.Notification(
+            kind: .levelUp, user: "u1", streak: "", localDate: LocalDate("2026-11-18")!, due: t0, timezone: "UTC",
+            localDue: "2026-11-18T20:00:00Z", streakLength: 3, message: "m", level: 3)
+        let ids = try store.write { w -> [Int64?] in
+            _ = try w.addUser(User(id: "u1", zone: "UTC"), at: t0)
+            _ = try w.addUser(User(id: "u2", zone: "UTC"), at: t0)
+            _ = try w.insertCheckins(
+                [
+                    NewCheckin(user: "u1", streak: "walk", instant: t0, zone: "UTC", meta: #"{"kind":"social"}"#),
+                    NewCheckin(user: "u1", streak: "daily", instant: Self.at(60), zone: "UTC"),
+                    NewCheckin(user: "u1", streak: "daily", instant: Self.at(120), zone: "UTC", meta: #"{"n":1}"#),
+                ], storedAt: t0)
+            return try w.record(
+                [
+                    NewRecord(badge("2026-11-18"), state: .sent, sinks: ["journal"]),
+                    NewRecord(level, state: .expired, sinks: []),
+                ],
+                owner: "r", at: t0)
+        }
+        #expect(ids.allSatisfy { $0 != nil })
+        let again = try store.write { w in
+            try w.record([NewRecord(badge("2026-12-01"), state: .sent, sinks: ["journal"])], owner: "r", at: t0)
+        }
+        #expect(again == [nil])
+        try store.read { (r: any StoreReader) throws in
+            #expect(
+                try r.ledgerStates(keys: ["badge_unlocked/u1/streak_7", "level_up/u1/3", "level_up/u1/2"])
+                    == ["badge_unlocked/u1/streak_7": .sent, "level_up/u1/3": .expired])
+            let pending = try r.pendingDeliveries()
+            #expect(pending.map(\.notification) == [badge("2026-11-18")])
+            let facts = try r.achievementFacts(of: ["u2", "u1", "nobody"])
+            #expect(facts.map { $0.streaks.map(\.streak) } == [[], ["daily", "walk"], []])
+            #expect(facts[1].streaks.allSatisfy { $0.user == "u1" && $0.row != nil })
+            #expect(
+                facts[1].tagged == [
+                    TaggedCheckin(streak: "daily", instant: Self.at(120), meta: #"{"n":1}"#),
+                    TaggedCheckin(streak: "walk", instant: t0, meta: #"{"kind":"social"}"#),
+                ])
+            // The streaks as listed read their histories.
+            #expect(try r.dueHistories(of: facts[1].streaks).map { $0?.stored.checkins.count } == [2, 1])
         }
     }
 

@@ -25,9 +25,23 @@ struct ConfigAndUsageTests {
         burst = 9500
         interval_seconds = 30
 
+        [runs]
+        lease_seconds = 300
+
         \(achievementDefaults)
 
+        \(messagesDefaults)
+
         """
+
+    /// The messages section, printed last: the default language and the languages there are.
+    static let messagesDefaults = """
+        [messages]
+        default_language = "en"
+        # languages: en, zh-Hans (en and zh-Hans are built in)
+        """
+    static let messagesDefaultsJSON =
+        #","messages":{"default_language":"en","languages":["en","zh-Hans"],"templates":{}}"#
 
     /// The twelve default badges, XP and levels, printed after every other section.
     static let achievementDefaults = """
@@ -164,8 +178,8 @@ struct ConfigAndUsageTests {
         #expect(json.code == 0)
         #expect(
             json.out
-                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"desktop":{"users":[]},"hooks":[],"journal":{"burst":9500,"interval_seconds":30},"streaks":{}"#
-                + Self.achievementDefaultsJSON + "}\n")
+                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"desktop":{"users":[]},"hooks":[],"journal":{"burst":9500,"interval_seconds":30},"runs":{"lease_seconds":300},"streaks":{}"#
+                + Self.achievementDefaultsJSON + Self.messagesDefaultsJSON + "}\n")
     }
 
     @Test func aValidFileIsPrinted() throws {
@@ -198,6 +212,9 @@ struct ConfigAndUsageTests {
                 burst = 9500
                 interval_seconds = 30
 
+                [runs]
+                lease_seconds = 300
+
                 [streaks.workout]
                 goal = 2
                 leeway_hours = 3
@@ -209,6 +226,8 @@ struct ConfigAndUsageTests {
                 auto_use = true
 
                 \(Self.achievementDefaults)
+
+                \(Self.messagesDefaults)
 
                 """)
         // An explicit --config wins over the default path.
@@ -228,7 +247,7 @@ struct ConfigAndUsageTests {
         ),
         (
             "y.toml", "bogus = 1\n",
-            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, journal, streaks, xp, levels, badges"
+            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, journal, runs, streaks, messages, xp, levels, badges"
         ),
         (
             "x.toml", "[freeze]\nmax = 3\n\n[reminders\ndays = [1]\n",
@@ -261,6 +280,36 @@ struct ConfigAndUsageTests {
         (
             "t.toml", "[levels]\nthresholds = [500, 1500]\n",
             "t.toml:2: levels.thresholds: must be a list of 4 whole numbers from 1 to 1000000000, each larger than the one before, such as [500, 1500, 4000, 10000]: the XP at which levels 2, 3, 4 and 5 begin"
+        ),
+        // Issue 17: the parser took a NUL byte for the end of the text, and dropped what followed.
+        (
+            "n.toml", "[import]\nbackfill_days = 5\u{0}\n[freeze]\nmax = 200\n",
+            #"n.toml:2: a NUL byte (U+0000) at column 18; TOML allows no control characters but tab and line breaks (in a quoted string write it as \u0000)"#
+        ),
+        (
+            "c.toml", "[freeze]\r\nmax = 2\r\n# \u{1b}[31m\r\n",
+            #"c.toml:3: a control character (U+001B) at column 3; TOML allows no control characters but tab and line breaks (in a quoted string write it as \u001b)"#
+        ),
+        // Found by ParserFuzzTests: toml++ asserted these away, aborting streakd (exit 134).
+        (
+            "h.toml", "[freeze]\nmax = 1\n[[[hooks]]]\n",
+            "h.toml:3: a table header's name starts with a letter, digit, '_' or '-', or is in quotes, as in [freeze] or [[hooks]]; found a third '['"
+        ),
+        (
+            "e.toml", "[freeze]\nmax = 1\n[ \n",
+            "e.toml:3: a table header's name starts with a letter, digit, '_' or '-', or is in quotes, as in [freeze] or [[hooks]]; found the end of the line"
+        ),
+        (
+            "a.toml", "[reminders]\ndays = [5,\n}]\n",
+            "a.toml:3: a '}' inside an array, where a value, ',' or ']' should be"
+        ),
+        (
+            "s.toml", "[reminders]\ndays = [\u{2028}]\n",
+            "s.toml:2: a Unicode line separator (U+2028) outside quotes; TOML's line breaks are LF and CR LF"
+        ),
+        (
+            "r.toml", "[freeze]\rmax = 2\n",
+            "r.toml:1: a carriage return (U+000D) not followed by a line break at column 9; TOML allows no control characters but tab and line breaks"
         ),
     ])
     func badConfigurationIsExit78(_ name: String, _ text: String, _ message: String) throws {
@@ -305,6 +354,9 @@ struct ConfigAndUsageTests {
                 """
                 interval_seconds = 30
 
+                [runs]
+                lease_seconds = 300
+
                 [xp]
                 per_day = 20
 
@@ -322,17 +374,47 @@ struct ConfigAndUsageTests {
                 value = 10
                 xp = 75
 
+                \(Self.messagesDefaults)
+
                 """))
         let json = s.run(["config", "check", "--config", path, "-o", "json"])
         #expect(
             json.out.hasSuffix(
-                #""streaks":{},"xp":{"per_day":20},"levels":{"thresholds":[100,1000,2000,5000]},"badges":[{"id":"gym_rat","title":"Gym Rat","description":"","category":"workout","requirement":"tagged_checkins","meta":{"heavy":true,"place":"gym"},"streak":"workout","value":10,"xp":75}]}"#
-                    + "\n"))
+                #""streaks":{},"xp":{"per_day":20},"levels":{"thresholds":[100,1000,2000,5000]},"badges":[{"id":"gym_rat","title":"Gym Rat","description":"","category":"workout","requirement":"tagged_checkins","meta":{"heavy":true,"place":"gym"},"streak":"workout","value":10,"xp":75}]"#
+                    + Self.messagesDefaultsJSON + "}\n"))
         // No badges at all.
         let none = try s.file("none.toml", "badges = []\n")
         let n = s.run(["config", "check", "--config", none])
         #expect(n.code == 0 && n.out.hasPrefix("# effective configuration from \(none)\nbadges = []\n[import]\n"))
         #expect(!n.out.contains("[[badges]]"))
+    }
+
+    /// Issue 17: `--config /dev/null` was an error ("cannot read"); like an empty file it is
+    /// an empty configuration, the defaults.
+    @Test func devNullAndAnEmptyFileAreTheDefaults() throws {
+        let s = try Sandbox()
+        let empty = try s.file("empty.toml", "")
+        for path in ["/dev/null", empty] {
+            let r = s.run(["config", "check", "--config", path])
+            #expect(r.code == 0)
+            #expect(r.err == "")
+            #expect(
+                r.out
+                    == Self.defaults.replacingOccurrences(
+                        of: "(built-in defaults)", with: "from \(path)"))
+        }
+        #expect(s.run(["user", "add", "u1", "--tz", "UTC", "--config", "/dev/null"]).code == 0)
+        let folder = s.run(["config", "check", "--config", s.dir.path])
+        #expect(folder.code == 78)
+        #expect(folder.err == error("\(s.dir.path): a folder, not a configuration file"))
+    }
+
+    @Test func textThatIsNotUTF8NamesItsLine() throws {
+        let s = try Sandbox()
+        let path = try s.file("b.toml", bytes: Array("[freeze]\nmax = 1\n# ok: é\n# x\u{FF}".utf8) + [0xFF, 0x0A])
+        let r = s.run(["config", "check", "--config", path])
+        #expect(r.code == 78)
+        #expect(r.err == error("\(path):4: the configuration is not valid UTF-8 text (column 5)"))
     }
 
     @Test func missingExplicitConfigIsExit66() throws {

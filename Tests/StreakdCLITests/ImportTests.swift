@@ -23,8 +23,8 @@ struct ImportTests {
         let before = s.run(["status", "u1", "-o", "json"]).out
         #expect(
             before == """
-                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":2,"longest":2,"freezes":1,"today_count":0,"goal":1,"total_checkins":2,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":null}
-                {"user":"u1","streak":"workout","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":1,"freezes":1,"today_count":0,"goal":1,"total_checkins":1,"last_qualifying_date":"2026-11-19","next_refill":"2026-12-21T11:00:00Z","next_reminder":null}
+                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":2,"longest":2,"freezes":1,"today_count":0,"goal":1,"total_checkins":2,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":null,"xp":30,"level":1,"next_level_xp":500}
+                {"user":"u1","streak":"workout","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":1,"freezes":1,"today_count":0,"goal":1,"total_checkins":1,"last_qualifying_date":"2026-11-19","next_refill":"2026-12-21T11:00:00Z","next_reminder":null,"xp":30,"level":1,"next_level_xp":500}
 
                 """)
 
@@ -101,7 +101,7 @@ struct ImportTests {
         let expected = inOrder.run(["status", "u1", "-o", "json"]).out
         #expect(
             expected == """
-                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":9,"longest":9,"freezes":0,"today_count":0,"goal":1,"total_checkins":9,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":null}
+                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":9,"longest":9,"freezes":0,"today_count":0,"goal":1,"total_checkins":9,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":null,"xp":190,"level":1,"next_level_xp":500}
 
                 """)
         let shuffled = try Sandbox()
@@ -186,7 +186,7 @@ struct ImportTests {
             #"\#(path):2: field "meta": value of "w" is a fractional number; metadata values must be strings, booleans or integers"#,
             #"\#(path):3: field "colour": unknown field; valid fields: user, streak, at, tz, id, meta"#,
             #"\#(path):4: field "at": missing; it is required"#,
-            #"\#(path):5: malformed JSON: The given data was not valid JSON."#,
+            #"\#(path):5: malformed JSON at column 56: expected ',' or '}' after the value of "id", found the end of the line"#,
             #"\#(path):6: field "user": unknown user "ghost"; add it first with: streakd user add ghost --tz ZONE"#,
             #"\#(path):7: field "tz": "posix/UTC" is not a time zone name; "# + zoneRule,
             #"\#(path):8: field "meta": key "Bad" is not valid; use a lowercase letter, then up to 63 of a-z, 0-9 and '_'"#,
@@ -277,10 +277,29 @@ struct ImportTests {
         #expect(r.err == error("\(p):1: the header names a column twice"))
         (p, r) = try attempt("open.csv", "user,at\nu1,\"2026-11-17T19:00:00+01:00\n")
         #expect(r.code == 65)
-        #expect(r.err == error("\(p):2: malformed CSV: a quote is not closed") + tail)
+        #expect(r.err == error(#"\#(p):2: field "at": malformed CSV: a quote is not closed on its line"#) + tail)
         (p, r) = try attempt("after.csv", "user,at\nu1,\"2026-11-17T19:00:00+01:00\"x\n")
         #expect(r.code == 65)
-        #expect(r.err == error("\(p):2: malformed CSV: text after a closing quote") + tail)
+        #expect(r.err == error(#"\#(p):2: field "at": malformed CSV: text after a closing quote"#) + tail)
+        // Issue 17: a line break inside quotes was "a quote is not closed", and its second line a
+        // record of its own. It is one record, and the message says what is in it.
+        (p, r) = try attempt(
+            "break.csv",
+            "user,at,id\nu1,2026-11-17T19:00:00+01:00,\"a\nb\"\"c\"\nu1,2026-11-18T19:00:00+01:00,ok\n"
+                + "u1,2026-11-19T19:00:00+01:00,\"last\n")
+        #expect(r.code == 65)
+        #expect(
+            r.err
+                == error(
+                    #"\#(p):2: field "id": malformed CSV: a line break inside a quoted value (the value goes on to line 3); no check-in field holds one, and streakd reads one record a line"#
+                )
+                + #"\#(p):5: field "id": malformed CSV: a quote is not closed on its line"# + "\n"
+                + "2 invalid records; nothing was imported (use --skip-invalid to import the valid ones)\n")
+        let skipped = s.run(["import", p, "--skip-invalid", "-o", "json"])
+        #expect(skipped.out == #"{"imported":1,"duplicates":0,"skipped":2}"# + "\n", "\(skipped)")
+        #expect(try s.statusObject()["total_checkins"] as? Int == 1)
+        #expect(s.run(["user", "remove", "u1"]).code == 0)
+        s.addUser()
         (p, r) = try attempt("empty.csv", "user,at\n,2026-11-17T19:00:00+01:00\n")
         #expect(r.code == 65)
         #expect(r.err == error(#"\#(p):2: field "user": empty; it is required"#) + tail)
@@ -290,6 +309,110 @@ struct ImportTests {
             r.err == error(#"\#(p):2: field "tz": "../../etc/passwd" is a path, not a time zone name; "# + zoneRule)
                 + tail)
         #expect(try s.statusObject()["total_checkins"] as? Int == 0)
+    }
+
+    /// Issue 17: an integer past Int64 trapped (exit 132); a 30-digit one was "a fractional
+    /// number", a lone surrogate "an array", and a key given twice was taken silently.
+    @Test func jsonProblemsSayWhatIsReallyWrong() throws {
+        let s = try Sandbox()
+        s.addUser()
+        let at = "2026-11-20T10:00:00Z"
+        let lines = [
+            checkinLine(at, extra: #","meta":{"n":9223372036854775808}"#),
+            checkinLine(at, extra: #","meta":{"n":-123456789012345678901234567890}"#),
+            checkinLine(at, id: #"\ud800"#),
+            checkinLine(at, extra: #","user":"u2""#),
+            checkinLine(at, extra: #","meta":{"n":1,"ok":true,"n":2}"#),
+            checkinLine(at, extra: #","meta":{"n":9223372036854775807,"m":-9223372036854775808,"f":2.0}"#),
+        ]
+        let path = try s.file("big.jsonl", lines.joined(separator: "\n") + "\n")
+        let range = "metadata integers must be from -9223372036854775808 to 9223372036854775807"
+        let r = s.run(["import", path])
+        #expect(r.code == 65)
+        #expect(r.out == "")
+        #expect(
+            r.err
+                == error(
+                    #"\#(path):1: field "meta": value of "n" is 9223372036854775808, out of range; \#(range)"#) + """
+                    \(path):2: field "meta": value of "n" is -123456789012345678901234567890, out of range; \(range)
+                    \(path):3: field "id": malformed JSON at column 48: \\ud800 is the first half of a surrogate pair, and its second half (\\udc00 to \\udfff) does not follow; a string must be valid Unicode
+                    \(path):4: field "user": given twice in one object; give each field once
+                    \(path):5: field "meta": key "n" is given twice; give each key once
+                    5 invalid records; nothing was imported (use --skip-invalid to import the valid ones)
+
+                    """)
+        #expect(try s.statusObject()["total_checkins"] as? Int == 0)
+        // The edges of the range, and a whole number written 2.0, go in.
+        let skip = s.run(["import", path, "--skip-invalid"])
+        #expect(skip.code == 0, "\(skip)")
+        #expect(skip.out == "imported 1 check-in from \(path) (0 already stored, 5 invalid skipped)\n")
+
+        // user import reads lines the same way.
+        let users = try s.file(
+            "users.jsonl",
+            #"{"user":"n1","tz":"UTC","remind":9223372036854775808}"# + "\n" + #"{"user":"n2","tz":"UTC","tz":"UTC"}"#
+                + "\n" + #"{"user":"n3","tz":"UTC","meta":{"n":9223372036854775808}}"# + "\n"
+                + #"{"user":"n4","tz":"UTC","":1}"# + "\n")
+        let u = s.run(["user", "import", users])
+        #expect(u.code == 65)
+        #expect(
+            u.err
+                == error(#"\#(users):1: field "remind": must be true or false, not an integer"#) + """
+                    \(users):2: field "tz": given twice in one object; give each field once
+                    \(users):3: field "meta": unknown field; valid fields: user, tz, remind_at, remind
+                    \(users):4: unknown field "" (an empty name); valid fields: user, tz, remind_at, remind
+                    4 invalid records; no user was added or changed
+
+                    """)
+    }
+
+    /// Issue 17: `import /dev/zero` never ended (an endless line was counted to its end). A NUL
+    /// byte ends the reading at once: no text holds one; so does a line past 16 MiB.
+    @Test func endlessOrBinaryInputEndsPromptly() throws {
+        let s = try Sandbox()
+        s.addUser()
+        try s.importLines([checkinLine("2026-11-19T10:00:00Z", id: "k1")])
+        let zero = try s.run(["import", "/dev/zero"], within: .seconds(20))
+        #expect(zero.code == 65)
+        #expect(
+            zero.err
+                == error(
+                    "/dev/zero:1: a NUL byte; the input must be UTF-8 text (is it binary, UTF-16, or a device?)\nnothing was imported"
+                ))
+        let csv = try s.run(["import", "/dev/zero", "--format", "csv", "--skip-invalid"], within: .seconds(20))
+        #expect(csv.code == 65)
+        #expect(csv.err.hasSuffix("nothing was imported\n"), "\(csv)")
+        let users = try s.run(["user", "import", "/dev/zero"], within: .seconds(20))
+        #expect(users.code == 65)
+        #expect(
+            users.err
+                == error(
+                    "/dev/zero:1: a NUL byte; the input must be UTF-8 text (is it binary, UTF-16, or a device?)\nno user was added or changed"
+                ))
+
+        // A valid line, then UTF-16 text: nothing goes in, even with --skip-invalid.
+        let utf16 = try s.file(
+            "u16.jsonl",
+            bytes: Array((checkinLine("2026-11-20T10:00:00Z", id: "k2") + "\n").utf8)
+                + Array(checkinLine("2026-11-20T11:00:00Z").utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+        let wide = try s.run(["import", utf16, "--skip-invalid"], within: .seconds(20))
+        #expect(wide.code == 65)
+        #expect(
+            wide.err
+                == error(
+                    "\(utf16):2: a NUL byte; the input must be UTF-8 text (is it binary, UTF-16, or a device?)\nnothing was imported"
+                ))
+
+        // One line of 17 MiB without a break (what a device of endless text would send).
+        let long = try s.file("long.jsonl", bytes: [UInt8](repeating: 97, count: 17 << 20))
+        let endless = try s.run(["import", long, "--skip-invalid"], within: .seconds(20))
+        #expect(endless.code == 65)
+        #expect(
+            endless.err
+                == error(
+                    "\(long):1: the line goes on for over 16 MiB without a line break; this is not a file of lines (a device, or a binary file?)\nnothing was imported"
+                ))
+        #expect(try s.statusObject()["total_checkins"] as? Int == 1)
     }
 
     @Test func missingFileIsExit66() throws {

@@ -63,6 +63,23 @@ final class Sandbox {
         streakd(args + ["--store", store], stdin: stdin, env: environment.merging(env) { $1 })
     }
 
+    /// Runs `streakd ARGS --store …`, killing it after `limit`: a run that never ends is a failure, not a hung test.
+    func run(_ args: [String], within limit: Duration, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> RunResult
+    {
+        let child = try spawn(args)
+        let deadline = ContinuousClock.now + limit
+        while child.process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                kill(child.process.processIdentifier, SIGKILL)
+                Issue.record("streakd \(args) was still running after \(limit)", sourceLocation: sourceLocation)
+                return child.wait()
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return child.wait()
+    }
+
     /// Runs without adding `--store`.
     func runBare(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) -> RunResult {
         streakd(args, stdin: stdin, env: environment.merging(env) { $1 })

@@ -13,7 +13,7 @@ struct StatusCalendarTests {
         #expect(r.err == "")
         #expect(
             r.out == """
-                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":7,"longest":7,"freezes":1,"today_count":0,"goal":1,"total_checkins":7,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":{"kind":"at_risk","due":"2026-11-21T19:00:00Z","local_due":"2026-11-21T20:00:00+01:00","local_date":"2026-11-21","streak_length":7}}
+                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":7,"longest":7,"freezes":1,"today_count":0,"goal":1,"total_checkins":7,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":{"kind":"at_risk","due":"2026-11-21T19:00:00Z","local_due":"2026-11-21T20:00:00+01:00","local_date":"2026-11-21","streak_length":7},"xp":170,"level":1,"next_level_xp":500}
 
                 """)
         // The keys SPEC §6 requires, whatever else is there.
@@ -21,7 +21,7 @@ struct StatusCalendarTests {
         let required = [
             "user", "streak", "current", "longest", "freezes", "today_count", "goal", "total_checkins",
             "last_qualifying_date",
-            "next_reminder",
+            "next_reminder", "xp", "level", "next_level_xp",
         ]
         for key in required { #expect(o.keys.contains(key), "status -o json lacks \(key)") }
         #expect(o["user"] as? String == "u1")
@@ -50,6 +50,7 @@ struct StatusCalendarTests {
                   check-ins        7 in all, last qualifying date 2026-11-20
                   freezes          1, next refill from 2026-12-21T11:00:00Z
                   next reminder    2026-11-21T20:00:00+01:00 (2026-11-21T19:00:00Z), for a 7-day streak
+                  level            1, 170 XP, level 2 at 500 XP
 
                 """)
 
@@ -78,12 +79,17 @@ struct StatusCalendarTests {
         #expect(r.err == "")
         #expect(
             r.out == """
-                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":0,"freezes":1,"today_count":0,"goal":1,"total_checkins":0,"last_qualifying_date":null,"next_refill":null,"next_reminder":null}
+                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":0,"freezes":1,"today_count":0,"goal":1,"total_checkins":0,"last_qualifying_date":null,"next_refill":null,"next_reminder":null,"xp":0,"level":1,"next_level_xp":500}
 
                 """)
         let other = s.run(["status", "u1", "--streak", "reading", "-o", "json"])
         #expect(other.code == 0)
         #expect(try jsonObject(other.out)["total_checkins"] as? Int == 0)
+        // A streak the user does not have is shown with zeros, and named as such (a typo?).
+        #expect(
+            other.err
+                == #"streakd: warning: u1 has no streak "reading" (their streaks: daily); showing it with no check-ins"#
+                + "\n")
         let short = s.run(["status", "u1"])
         #expect(
             short.out == """
@@ -93,7 +99,8 @@ struct StatusCalendarTests {
                   today            0 of 1 check-in
                   check-ins        0 in all, last qualifying date none
                   freezes          1
-                  next reminder    none due
+                  next reminder    none: no streak to keep yet (reminders at 5, 7, 14 days)
+                  level            1, 0 XP, level 2 at 500 XP
 
                 """)
         let unknown = s.run(["status", "nobody"])

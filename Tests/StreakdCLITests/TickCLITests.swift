@@ -7,9 +7,11 @@ import Testing
 @Suite("tick, preview and refill")
 struct TickCLITests {
     /// Users with 7 days of check-ins ending yesterday in Berlin; ids unique to this run, since
-    /// the journal outlives it.
+    /// the journal outlives it. No badges (`badges = []`, here and in `hookConfig`): the streak
+    /// they would unlock is the badges' tests' (AchievementCLITests); these count reminders.
     func setUp(_ s: Sandbox, users n: Int = 1) throws -> [String] {
         try Journal.ensureRunning()
+        try s.file("config/streakd/streakd.toml", "badges = []\n")
         let tag = String(UUID().uuidString.prefix(8)).lowercased()
         let ids = (0..<n).map { "t\(tag)-\($0)" }
         var lines: [String] = []
@@ -24,7 +26,8 @@ struct TickCLITests {
     func hookConfig(_ s: Sandbox, _ command: [String], extra: String = "") throws -> String {
         let argv = command.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
         return try s.file(
-            "streakd.toml", "[[hooks]]\nname = \"log\"\ncommand = [\(argv.joined(separator: ", "))]\n" + extra)
+            "streakd.toml",
+            "badges = []\n\n[[hooks]]\nname = \"log\"\ncommand = [\(argv.joined(separator: ", "))]\n" + extra)
     }
 
     @Test func tickSendsTheDueReminderToTheJournalOnce() throws {
@@ -87,7 +90,7 @@ struct TickCLITests {
         #expect(
             r.err
                 == error(
-                    "--kind: \"reminder\" is not a kind; use one of at_risk, freeze_used, streak_broken, freeze_refilled"
+                    "--kind: \"reminder\" is not a kind; use one of at_risk, freeze_used, streak_broken, freeze_refilled, badge_unlocked, level_up"
                 ))
         r = s.run(["preview", "--until", "tomorrow"])
         #expect(r.code == 64)
@@ -115,6 +118,10 @@ struct TickCLITests {
         var r = s.run(["tick", "--config", config])
         #expect(r.code == 75, "\(r)")
         #expect(r.err.hasSuffix(error("1 delivery left pending; the next run retries")))
+        #expect(
+            r.err.hasPrefix(
+                "failed hook:log (exit 1) [at_risk/\(id)/daily/2026-11-21, attempt 1 of 5, next try from "
+                    + "2026-11-21T19:01:00Z]\n"), "\(r)")
         s.now = "2026-11-21T19:00:30Z"
         r = s.run(["tick", "--config", config])
         #expect(r.code == 75)  // back-off: not yet
@@ -125,7 +132,12 @@ struct TickCLITests {
         #expect(r.err.contains("1 delivered, 0 failed, 0 dead, 1 retried; 0 pending"))
         let lines = try String(contentsOfFile: runs, encoding: .utf8).split(separator: "\n")
         #expect(lines == ["at_risk/\(id)/daily/2026-11-21", "at_risk/\(id)/daily/2026-11-21"])
-        #expect(try Journal.entries(["STREAKD_USER=\(id)"], count: 1).count == 1)
+        // The notification once, and the one failure.
+        let entries = try Journal.entries(["STREAKD_USER=\(id)"], count: 2)
+        #expect(
+            entries.map { $0["MESSAGE_ID"] as? String } == [
+                TestJournal.messageIDs["at_risk"], TestJournal.failedMessageID,
+            ])
     }
 
     @Test func severalTicksAtOnceSendEveryReminderExactlyOnce() throws {
@@ -169,7 +181,8 @@ struct TickCLITests {
         let left = 2 + 3 - hooked
         let normal = try s.file(
             "normal.toml",
-            "[[hooks]]\nname = \"log\"\ncommand = [\"/bin/sh\", \"-c\", \"echo \\\"$STREAKD_KEY\\\" >> '\(runs)'\"]\n")
+            "badges = []\n\n[[hooks]]\nname = \"log\"\ncommand = [\"/bin/sh\", \"-c\", \"echo \\\"$STREAKD_KEY\\\" >> '\(runs)'\"]\n"
+        )
         let r = s.run(["tick", "--config", normal])
         #expect(r.code == 0, "\(r)")
         #expect(r.err.contains("0 sent, 0 expired; \(left) delivered, 0 failed, 0 dead, \(left) retried; 0 pending"))
@@ -192,21 +205,26 @@ struct TickCLITests {
             let r = s.run(["tick", "--config", config])
             #expect(r.code == (i < 4 ? 75 : 0), "\(r)")
         }
-        _ = try Journal.entries(["STREAKD_USER=\(id)"], count: 2)
+        _ = try Journal.entries(["STREAKD_USER=\(id)"], count: 6)
         let log = s.run(["log", "--user", id, "-o", "json"])
         #expect(log.code == 0, "\(log)")
         let lines = try jsonLines(log.out)
-        #expect(lines.count == 2)
+        #expect(lines.count == 6)  // the notification, four failures, then the delivery given up
         let announced = try jsonObject(preview.out)
         for key in [
             "kind", "user", "streak", "due", "local_due", "timezone", "local_date", "streak_length", "message", "key",
         ] {
             #expect("\(lines[0][key] ?? "-")" == "\(announced[key] ?? "+")", "\(key)")
         }
-        #expect(lines[1]["delivery"] as? String == "dead")
-        #expect(lines[1]["sink"] as? String == "hook:log")
-        #expect(lines[1]["attempts"] as? Int == 5)
-        #expect(lines[1]["error"] as? String == "exit 1")
+        for (i, line) in lines.dropFirst().enumerated() {
+            #expect(line["delivery"] as? String == (i < 4 ? "failed" : "dead"))
+            #expect(line["sink"] as? String == "hook:log")
+            #expect(line["attempts"] as? Int == i + 1)
+            #expect(line["error"] as? String == "exit 1")
+        }
+        #expect(lines[1]["retry"] as? String == "2026-11-21T19:01:00Z")
+        #expect(try jsonLines(s.run(["log", "--user", id, "-o", "json", "--failed"]).out).count == 5)
+        #expect(try jsonLines(s.run(["log", "--user", id, "-o", "json", "--dead"]).out).count == 1)
         let short = s.run(["log", "--user", id, "-n", "1"])
         #expect(
             short.out.hasSuffix(
@@ -216,7 +234,7 @@ struct TickCLITests {
     @Test func noSessionBusIsAWarningNotAFailure() throws {
         let s = try Sandbox()
         let id = try setUp(s)[0]
-        let config = try s.file("streakd.toml", "[desktop]\nusers = [\"\(id)\"]\n")
+        let config = try s.file("streakd.toml", "badges = []\n\n[desktop]\nusers = [\"\(id)\"]\n")
         s.now = "2026-11-21T19:00:00Z"
         let missing = s.dir.appendingPathComponent("no-bus").path
         let r = s.run(["tick", "--config", config], env: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=" + missing])

@@ -6,6 +6,10 @@ import Testing
 struct UserTests {
     @Test func addListSetAndJSON() throws {
         let s = try Sandbox()
+        // A read command creates no store (issue 17): the first writing command does.
+        let missing = s.run(["user", "list"])
+        #expect(missing.code == 66 && missing.err.contains("no store at \(s.store)"))
+        _ = s.run(["user", "remove", "nobody"])
         let empty = s.run(["user", "list"])
         #expect(empty.code == 0)
         #expect(empty.out == "")
@@ -29,9 +33,9 @@ struct UserTests {
         #expect(list.code == 0)
         #expect(
             list.out == """
-                USER   ZONE                            REMINDERS
-                alice  Europe/Berlin                   at 20:00
-                bob    America/New_York                off
+                USER   ZONE                            REMINDERS  LANGUAGE
+                alice  Europe/Berlin                   at 20:00   en (default)
+                bob    America/New_York                off        en (default)
 
                 """)
 
@@ -43,10 +47,73 @@ struct UserTests {
         #expect(json.code == 0)
         #expect(
             json.out == """
-                {"user":"alice","timezone":"Europe/Berlin","remind_at":"20:00","remind":true}
-                {"user":"bob","timezone":"Asia/Tokyo","remind_at":"07:30","remind":true}
+                {"user":"alice","timezone":"Europe/Berlin","remind_at":"20:00","remind":true,"language":null}
+                {"user":"bob","timezone":"Asia/Tokyo","remind_at":"07:30","remind":true,"language":null}
 
                 """)
+    }
+
+    @Test func languagesAreBCP47TagsStreakdHasMessagesIn() throws {
+        let s = try Sandbox()
+        let add = s.run(["user", "add", "li", "--tz", "Asia/Shanghai", "--lang", "zh-hans"])
+        #expect(add.code == 0 && add.err == "", "\(add)")
+        #expect(add.out == "added user li (Asia/Shanghai, reminders at 20:00, language zh-Hans)\n")
+        // Chinese of the mainland without a script is served in Simplified Chinese; a region narrows English.
+        #expect(s.run(["user", "add", "wang", "--tz", "Asia/Shanghai", "--lang", "zh-CN"]).code == 0)
+        #expect(s.run(["user", "add", "ann", "--tz", "Europe/London", "--lang", "en-GB"]).code == 0)
+        s.addUser("bo")
+        let set = s.run(["user", "set", "bo", "--lang", "zh-Hans"])
+        #expect(set.out == "updated user bo (Europe/Berlin, reminders at 20:00, language zh-Hans)\n")
+        // Other changes keep the language.
+        #expect(s.run(["user", "set", "bo", "--tz", "Asia/Tokyo"]).code == 0)
+        #expect(
+            s.run(["user", "list"]).out == """
+                USER  ZONE                            REMINDERS  LANGUAGE
+                ann   Europe/London                   at 20:00   en-GB
+                bo    Asia/Tokyo                      at 20:00   zh-Hans
+                li    Asia/Shanghai                   at 20:00   zh-Hans
+                wang  Asia/Shanghai                   at 20:00   zh-CN
+
+                """)
+
+        let bad = s.run(["user", "add", "x", "--tz", "UTC", "--lang", "english"])
+        #expect(bad.code == 65)
+        #expect(
+            bad.err
+                == error(
+                    #"--lang: "english" is not a language tag; use a BCP 47 language tag such as en, en-GB, zh-Hans or pt-BR (a 2- or 3-letter language, then optional script, region and variants)"#
+                ))
+        let none = s.run(["user", "set", "bo", "--lang", "fr"])
+        #expect(none.code == 65)
+        #expect(
+            none.err
+                == error(
+                    "--lang: streakd has no messages in fr; use one of en, zh-Hans, or add a [messages.fr] table to the configuration"
+                ))
+        // Configured, French is a language like the others.
+        let config = try s.file("fr.toml", "[messages.fr]\nat_risk = \"Ta série de {length} jours est en danger !\"\n")
+        #expect(s.run(["user", "set", "bo", "--lang", "fr-CA", "--config", config]).code == 0)
+    }
+
+    @Test func reminderTimesFallOnTheTimersFirings() throws {
+        let s = try Sandbox()
+        let r = s.run(["user", "add", "a", "--tz", "Europe/Berlin", "--remind-at", "20:10"])
+        #expect(r.code == 65)
+        #expect(
+            r.err
+                == error(
+                    "--remind-at: 20:10 falls between the timer's firings (every quarter hour, :00, :15, :30 and :45 UTC), "
+                        + "so its reminders would come minutes late; use 20:00 or 20:15"))
+        // A zone 45 minutes off the hour fires at its own quarter hours.
+        #expect(s.run(["user", "add", "k", "--tz", "Asia/Kathmandu", "--remind-at", "07:45"]).code == 0)
+        #expect(s.run(["user", "add", "c", "--tz", "Australia/Eucla", "--remind-at", "21:15"]).code == 0)
+        let set = s.run(["user", "set", "k", "--remind-at", "23:59"])
+        #expect(set.code == 65)
+        #expect(set.err.hasSuffix("use 23:45 or 00:00\n"), "\(set)")
+        let file = try s.file("u.jsonl", #"{"user":"b","tz":"UTC","remind_at":"08:05"}"# + "\n")
+        let imported = s.run(["user", "import", file])
+        #expect(imported.code == 65)
+        #expect(imported.err.contains(#"field "remind_at": 08:05 falls between the timer's firings"#), "\(imported)")
     }
 
     @Test func badUserInput() throws {
@@ -103,7 +170,7 @@ struct UserTests {
         #expect(fresh.code == 0)
         #expect(
             fresh.out == """
-                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":0,"freezes":1,"today_count":0,"goal":1,"total_checkins":0,"last_qualifying_date":null,"next_refill":null,"next_reminder":null}
+                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":0,"freezes":1,"today_count":0,"goal":1,"total_checkins":0,"last_qualifying_date":null,"next_refill":null,"next_reminder":null,"xp":0,"level":1,"next_level_xp":500}
 
                 """)
         let reuse = s.run(["checkin", "u1", "--at", "2026-11-20T18:00:00+01:00", "--id", "d20"])
@@ -130,9 +197,9 @@ struct UserTests {
         #expect(r.err == "")
         #expect(
             s.run(["user", "list", "-o", "json"]).out == """
-                {"user":"a1","timezone":"Asia/Tokyo","remind_at":"07:15","remind":true}
-                {"user":"a2","timezone":"Europe/Berlin","remind_at":"20:00","remind":true}
-                {"user":"a3","timezone":"America/New_York","remind_at":"20:00","remind":false}
+                {"user":"a1","timezone":"Asia/Tokyo","remind_at":"07:15","remind":true,"language":null}
+                {"user":"a2","timezone":"Europe/Berlin","remind_at":"20:00","remind":true,"language":null}
+                {"user":"a3","timezone":"America/New_York","remind_at":"20:00","remind":false,"language":null}
 
                 """)
 

@@ -9,7 +9,8 @@ import Testing
 #endif
 
 /// `make install`, `make install-user` and their uninstall targets, into scratch folders only;
-/// what they install: the catalog, the man page, the completions, the example configuration.
+/// what they install: the catalog, the man pages, the completions, the icon, the example
+/// configuration.
 @Suite("make install")
 struct InstallTests {
     static let systemFiles = [
@@ -24,7 +25,9 @@ struct InstallTests {
         "usr/local/share/doc/streakd/postgres.conf",
         "usr/local/share/doc/streakd/streakd.toml.example",
         "usr/local/share/fish/vendor_completions.d/streakd.fish",
+        "usr/local/share/icons/hicolor/scalable/apps/streakd.svg",
         "usr/local/share/man/man1/streakd.1",
+        "usr/local/share/man/man5/streakd.toml.5",
         "usr/local/share/zsh/site-functions/_streakd",
         "var/lib/systemd/catalog/database",
     ]
@@ -77,7 +80,9 @@ struct InstallTests {
                 ".local/share/doc/streakd/postgres.conf",
                 ".local/share/doc/streakd/streakd.toml.example",
                 ".local/share/fish/vendor_completions.d/streakd.fish",
+                ".local/share/icons/hicolor/scalable/apps/streakd.svg",
                 ".local/share/man/man1/streakd.1",
+                ".local/share/man/man5/streakd.toml.5",
                 ".local/share/zsh/site-functions/_streakd",
             ])
         let unit = try read(home + "/.config/systemd/user/streakd-tick.service")
@@ -99,12 +104,12 @@ struct InstallTests {
         let sample = Self.notification(.atRisk, user: "u1")
         var expected: [String: [String]] = [:]
         for kind in NotificationKind.allCases {
-            var n = sample
-            n.kind = kind
-            expected[kind.messageID] = JournalSink.entry(for: n)
+            expected[kind.messageID] = JournalSink.entry(for: Self.notification(kind, user: "u1"))
         }
         expected[JournalSink.deadMessageID] = JournalSink.deadEntry(
-            for: sample, sink: "hook:x", attempts: 5, error: "e")
+            for: sample, sink: "hook:x", attempts: 5, error: "e", store: "s")
+        expected[JournalSink.failedMessageID] = JournalSink.failedEntry(
+            for: sample, sink: "hook:x", attempts: 1, error: "e", retry: sample.due + 60, store: "s")
         #expect(ids == Set(expected.keys), "journalctl --list-catalog: \(listed)")
 
         for (id, entry) in expected {
@@ -126,16 +131,18 @@ struct InstallTests {
         let root = try ScratchDir()
         try #require(make(["install-catalog"], ["DESTDIR": root.path]).code == 0)
         let user = "catalog-\(UUID().uuidString.prefix(8).lowercased())"
-        let sink = JournalSink()
+        let sink = JournalSink(store: "0123456789abcdef0123456789abcdef")
         for kind in NotificationKind.allCases {
-            var n = Self.notification(kind, user: user)
-            n.kind = kind
-            #expect(sink.deliver(n) == .delivered)
+            #expect(sink.deliver(Self.notification(kind, user: user)) == .delivered)
         }
         #expect(
             sink.recordDead(Self.notification(.atRisk, user: user), sink: "hook:chat", attempts: 5, error: "exit 1")
                 == .delivered)
-        _ = Journal.read(["-o", "cat", "STREAKD_USER=\(user)"]) { $0.split(separator: "\n").count >= 5 }
+        #expect(
+            sink.recordFailed(
+                Self.notification(.atRisk, user: user), sink: "hook:chat", attempts: 2, error: "exit 22: 503",
+                retry: RFC3339.parse("2026-11-21T19:06:00Z")!) == .delivered)
+        _ = Journal.read(["-o", "cat", "STREAKD_USER=\(user)"]) { $0.split(separator: "\n").count >= 8 }
         let shown = try #require(journalctlWithCatalog(root.path, ["-x", "-o", "short", "STREAKD_USER=\(user)"]))
         #expect(shown.code == 0, "\(shown)")
         for subject in [
@@ -143,7 +150,9 @@ struct InstallTests {
             "Subject: A freeze kept \(user)'s 7-day streak alive",
             "Subject: \(user)'s 7-day streak broke",
             "Subject: A streak freeze was refilled for \(user)",
+            "Subject: \(user) unlocked the badge streak_7", "Subject: \(user) reached level 3",
             "Subject: Delivery to hook:chat given up after 5 attempts",
+            "Subject: Delivery to hook:chat failed (attempt 2); tried again from 2026-11-21T19:06:00Z",
         ] {
             #expect(shown.out.contains(subject), "journalctl -x lacks \"\(subject)\":\n\(shown.out)")
         }
@@ -151,31 +160,99 @@ struct InstallTests {
         #expect(shown.out.contains("exit 1"))
     }
 
-    @Test func theManPageAndTheCompletions() throws {
+    /// The man pages, as installed: rendered by man and groff without a warning, within 80
+    /// columns, with the sections people look for; the example in streakd.toml(5) is a valid
+    /// configuration; every command and option of the program is in streakd(1).
+    @Test(arguments: [("man1/streakd.1", "STREAKD(1)"), ("man5/streakd.toml.5", "STREAKD.TOML(5)")])
+    func theManPagesRenderCleanly(page: String, title: String) throws {
+        try #require(madeArtifacts.code == 0, "\(madeArtifacts)")
+        let scratch = try ScratchDir()
+        let home = scratch.sub("home")
+        try #require(make(["install-user"], env: ["HOME": home]).code == 0)
+        let path = home + "/.local/share/man/" + page
+        let source = try read(path)
+        #expect(!source.contains("@VERSION@") && !source.contains("@DATE@"))
+        let man = try tool("man", package: "man-db")
+        let env = ["PATH": searchPath, "MANWIDTH": "80", "LANG": "C.UTF-8", "HOME": home]
+        let shown = run([man, "--warnings", "-l", path], env: env)
+        #expect(shown.code == 0 && shown.err.isEmpty, "man --warnings -l \(page): \(shown.err)")
+        let groff = run([try tool("groff", package: "groff-base"), "-ww", "-z", "-man", path], env: env)
+        #expect(groff.code == 0 && groff.err.isEmpty, "groff -ww -z: \(groff.err)")
+        let lines = shown.out.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first?.hasPrefix(title) == true, "\(lines.first ?? "")")
+        for line in lines where line.count > 80 {
+            Issue.record("wider than 80 columns: \(line)")
+        }
+        #expect(shown.out.contains("streakd \(madeVersion)"))
+        let sections =
+            page.hasPrefix("man1")
+            ? [
+                "NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OPTIONS", "LOG", "FILES", "ENVIRONMENT", "EXIT STATUS",
+                "EXAMPLES", "SEE ALSO",
+            ]
+            : ["NAME", "SYNOPSIS", "DESCRIPTION", "SETTINGS", "MESSAGES", "EXAMPLES", "SEE ALSO"]
+        let headings = lines.filter { !$0.isEmpty && !$0.hasPrefix(" ") }.map(String.init)
+        #expect(Array(headings.dropFirst().dropLast()) == sections)
+
+        if page.hasPrefix("man5") {
+            // The example, as printed, is a configuration streakd takes (its hook made runnable).
+            let example = lines.drop { $0 != "EXAMPLES" }.dropFirst().prefix { $0 != "SEE ALSO" }
+                .map { $0.hasPrefix("       ") ? String($0.dropFirst(7)) : String($0) }
+                .joined(separator: "\n").replacingOccurrences(of: "/usr/local/bin/post-to-chat", with: "/bin/true")
+            let file = try scratch.write("example.toml", example)
+            let check = run([builtStreakd, "config", "check", "--config", file], env: env)
+            #expect(check.code == 0, "the man page's example: \(check)")
+            #expect(check.out.contains(#"default_language = "fr""#))
+        } else {
+            // Every command, and every option of every command, is in the page.
+            let help = run([builtStreakd, "--experimental-dump-help"], env: env)
+            let names = Set(help.out.matches(of: #/"(?:commandName|name)" *: *"([a-z-]+)"/#).map { String($0.1) })
+            for name in names.subtracting(["help", "generate-completion-script", "experimental-dump-help"])
+            where name.count > 1 {
+                let option = "--" + name
+                #expect(
+                    shown.out.contains(option) || shown.out.contains(" " + name),
+                    "streakd(1) does not mention \(name)")
+            }
+        }
+    }
+
+    @Test func theCompletionsAndTheIcon() throws {
         try #require(madeArtifacts.code == 0, "\(madeArtifacts)")
         let scratch = try ScratchDir()
         let home = scratch.sub("home")
         try #require(make(["install-user"], env: ["HOME": home]).code == 0)
         let share = home + "/.local/share"
-        let page = try read(share + "/man/man1/streakd.1")
-        #expect(page.contains(#".\" "Generated by swift-argument-parser""#))
-        if let man = which("man") {
-            let shown = run(
-                [man, "--no-hyphenation", "--no-justification", "-l", share + "/man/man1/streakd.1"],
-                env: ["PATH": searchPath, "MANWIDTH": "100", "LANG": "C.UTF-8", "HOME": home])
-            #expect(shown.code == 0, "man -l: \(shown)")
-            for word in ["streakd", "checkin", "status", "calendar", "config", "--store", "--now"] {
-                #expect(shown.out.contains(word), "the man page does not mention \(word)")
-            }
-        }
         let bash = run(
             [
                 "/bin/bash", "--norc", "-c", "source \"$1\" && complete -p streakd", "bash",
                 share + "/bash-completion/completions/streakd",
             ])
-        #expect(bash.code == 0 && bash.out.contains("streakd"), "bash completion: \(bash)")
+        #expect(bash.code == 0 && bash.out == "complete -o filenames -F _streakd streakd\n", "bash completion: \(bash)")
         #expect(try read(share + "/zsh/site-functions/_streakd").hasPrefix("#compdef streakd"))
         #expect(try read(share + "/fish/vendor_completions.d/streakd.fish").contains("complete -c 'streakd'"))
+        #expect(try read(share + "/icons/hicolor/scalable/apps/streakd.svg").contains("<svg"))
+    }
+
+    /// `make version` says what a build by the Makefile bakes into `streakd --version`: the
+    /// version and `git describe`.
+    @Test func theMakefileNamesTheCommit() throws {
+        let describe = run(["/usr/bin/git", "-C", packageRoot, "describe", "--always", "--dirty", "--tags"])
+        let version = make(["-s", "version"])
+        #expect(version.code == 0, "\(version)")
+        if describe.code == 0 {
+            #expect(version.out == "streakd \(madeVersion) (git \(describe.out.trimmingCharacters(in: .newlines)))\n")
+        } else {
+            #expect(version.out == "streakd \(madeVersion) (commit unknown: built without make)\n")
+        }
+        let built = run([builtStreakd, "--version"])
+        #expect(built.out.hasPrefix("streakd \(madeVersion) ("))
+    }
+
+    /// The version in Sources/streakd/Streakd.swift, as the Makefile reads it.
+    var madeVersion: String {
+        let text = (try? read(packageRoot + "/Sources/streakd/Streakd.swift")) ?? ""
+        return text.firstMatch(of: #/static let version = "([^"]+)"/#).map { String($0.1) } ?? "?"
     }
 
     /// deploy/streakd.toml.example: as shipped, and with every `#key = value` line uncommented,
@@ -218,10 +295,12 @@ struct InstallTests {
                 examples.append(line.hasPrefix("#") || line.hasPrefix("[") ? line : "")
             }
         }
-        let withExamples = try check(examples.joined(separator: "\n"))
+        // (Its hook's program made one that exists: config check says when a hook's cannot run.)
+        let withExamples = try check(
+            examples.joined(separator: "\n").replacingOccurrences(of: "/usr/local/bin/post-to-chat", with: "/bin/true"))
         for expected in [
             #"max_late = "1h""#, #"users = ["me"]"#, "[[hooks]]", "[streaks.workout]", "goal = 2",
-            #"id = "early_bird""#,
+            #"id = "early_bird""#, "[messages.fr]", #"at_risk_title = "Série en danger""#,
         ] {
             #expect(withExamples.contains(expected), "the examples do not set \(expected):\n\(withExamples)")
         }
@@ -229,17 +308,20 @@ struct InstallTests {
             "backfill_days", "initial", "max", "min_streak", "auto_use", "days", "max_late", "users", "burst",
             "interval_seconds", "name", "command", "timeout_seconds", "kinds", "goal", "leeway_hours", "per_day",
             "thresholds", "id", "title", "description", "category", "requirement", "value", "streak", "meta", "xp",
+            "default_language",
         ] {
             #expect(example.contains("\(key) = "), "deploy/streakd.toml.example does not show \(key)")
         }
     }
 
+    /// A notification of `kind`: an achievement names its badge (`streak_7`) or level (3).
     static func notification(_ kind: NotificationKind, user: String) -> StreakDelivery.Notification {
         Notification(
-            kind: kind, user: user, streak: "daily", localDate: LocalDate("2026-11-21")!,
+            kind: kind, user: user, streak: kind.isAchievement ? "" : "daily", localDate: LocalDate("2026-11-21")!,
             due: RFC3339.parse("2026-11-21T19:00:00Z")!, timezone: "Europe/Berlin",
             localDue: "2026-11-21T20:00:00+01:00", streakLength: 7,
-            message: "Your 7-day streak is at risk! Check in today to keep it going.")
+            message: "Your 7-day streak is at risk! Check in today to keep it going.",
+            badge: kind == .badgeUnlocked ? "streak_7" : nil, level: kind == .levelUp ? 3 : nil)
     }
 
     /// The `@NAME@` fields a catalog entry's text names.

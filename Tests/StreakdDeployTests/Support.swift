@@ -34,31 +34,18 @@ func files(under root: String) -> [String] {
     return found.sorted()
 }
 
-/// The man page `make man` made before the tests (scripts/test does, right after the build).
-let manPage = packageRoot + "/.build/deploy/streakd.1"
-
-/// `make` in the package root with these arguments, the built streakd as STREAKD. The man page
-/// is never remade here (`-o`): its plugin runs `swift package`, which waits for the lock that
-/// `swift test` holds until the tests end.
+/// `make` in the package root with these arguments, the built streakd as STREAKD.
 func make(_ targets: [String], _ variables: [String: String] = [:], env: [String: String] = [:]) -> Outcome {
     let vars = ["STREAKD": builtStreakd].merging(variables) { $1 }
     let argv =
-        ["/usr/bin/make", "--no-print-directory", "-C", packageRoot, "-o", ".build/deploy/streakd.1"] + targets
+        ["/usr/bin/make", "--no-print-directory", "-C", packageRoot] + targets
         + vars.keys.sorted().map { "\($0)=\(vars[$0]!)" }
     let base = ["PATH": searchPath, "LANG": "C.UTF-8", "HOME": NSHomeDirectory()]
     return run(argv, env: base.merging(env) { $1 }, timeout: .seconds(300))
 }
 
-/// The completions, made once per test process; the man page must be there already.
-let madeArtifacts: Outcome = {
-    guard FileManager.default.fileExists(atPath: manPage) else {
-        return Outcome(
-            code: 1, out: "",
-            err: "\(manPage) is missing: run `make man STREAKD=.build/debug/streakd` before `swift test` "
-                + "(scripts/test does)\n")
-    }
-    return make(["completions"])
-}()
+/// The man pages and the completions, made once per test process (`make man completions`).
+let madeArtifacts: Outcome = make(["man", "completions"])
 
 /// The unit files of a kind ("system" or "user"), as in the repository.
 let unitNames = ["streakd-tick.service", "streakd-tick.timer", "streakd-refill.service", "streakd-refill.timer"]

@@ -115,6 +115,8 @@ struct UnitFileTests {
             let text = try read("\(packageRoot)/deploy/\(kind)/\(service)")
             #expect(values("Type", in: text) == ["oneshot"], "\(kind)/\(service)")
             #expect(values("SuccessExitStatus", in: text) == ["75"], "\(kind)/\(service)")
+            // SIGTERM to streakd alone: it ends a hook in flight itself, after a grace (issue 17).
+            #expect(values("KillMode", in: text) == ["mixed"], "\(kind)/\(service)")
             #expect(values("TimeoutStartSec", in: text).count == 1, "\(kind)/\(service)")
             #expect(values("LogRateLimitIntervalSec", in: text) == ["0"], "\(kind)/\(service)")
             #expect(values("PrivateNetwork", in: text) == ["yes"], "\(kind)/\(service)")

@@ -137,7 +137,7 @@ struct UserManagerTests {
         #expect(!again.out.contains(#""kind":"at_risk""#), "sent twice: \(again)")
     }
 
-    /// A zone where it is now between 03:00 and 21:00, a reminder time two minutes ago there
+    /// A zone where it is now between 03:00 and 21:00, a reminder time at the last quarter hour there
     /// (so the reminder is due, and fresh until the date ends), and check-ins at noon on the
     /// seven dates before today: a 7-day streak alive through yesterday, today not done.
     static func plan(now: Date = Date()) throws -> (zone: String, remindAt: String, checkins: [String]) {
@@ -151,7 +151,10 @@ struct UserManagerTests {
             calendar.timeZone = tz
             let hour = calendar.component(.hour, from: now)
             guard (3...20).contains(hour) else { continue }
-            let remind = calendar.dateComponents([.hour, .minute], from: now.addingTimeInterval(-120))
+            // The last quarter hour (a reminder time must be one of the timer's firings): due already,
+            // so the first tick sends it.
+            let quarter = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 900).rounded(.down) * 900)
+            let remind = calendar.dateComponents([.hour, .minute], from: quarter)
             let remindAt = String(format: "%02d:%02d", remind.hour!, remind.minute!)
             let today = calendar.startOfDay(for: now)
             let checkins: [String] = try (1...7).map { back in

@@ -42,9 +42,10 @@ struct Hosts {
     func start(_ host: String, _ args: [String], env: [String: String] = [:]) throws -> Spawned {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        p.arguments = ["--uts", "/bin/sh", "-c", #"hostname "$0" && exec "$@""#, host, builtStreakd] + args + [
-            "--store", store,
-        ]
+        p.arguments =
+            ["--uts", "/bin/sh", "-c", #"hostname "$0" && exec "$@""#, host, builtStreakd] + args + [
+                "--store", store,
+            ]
         p.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": dir.path].merging(env) { $1 }
         return try Spawned(p, stdin: nil)
     }
@@ -53,14 +54,18 @@ struct Hosts {
         try start(host, args, env: env).wait()
     }
 
-    /// A configuration with a hook that appends `STREAKD_KEY host pid` to `hooks.log` (one
-    /// O_APPEND write a line: the oracle of what was delivered), after `pause` seconds.
+    /// A configuration with a hook that appends `STREAKD_KEY host pid started` to `hooks.log`
+    /// (one O_APPEND write a line: the oracle of what was delivered; `started`: when the hook
+    /// began, in nanoseconds of the realtime clock), after `pause` seconds.
     func hookConfig(pause: String = "0", timeout: Int = 10, lease: Int = 300, extra: String = "") throws -> String {
         let log = path("hooks.log")
-        let script = #"sleep \#(pause); echo "$STREAKD_KEY $(hostname) $PPID" >> '\#(log)'"#
+        let script = #"t=$(date +%s%N); sleep \#(pause); echo "$STREAKD_KEY $(hostname) $PPID $t" >> '\#(log)'"#
         return try file(
             "hook.toml",
+            // No badges: these tests count reminders (the badges' own are in StreakdCLITests).
             """
+            badges = []
+
             [runs]
             lease_seconds = \(lease)
             \(extra)
@@ -71,12 +76,12 @@ struct Hosts {
             """)
     }
 
-    /// The hook log's lines: key, host, pid.
-    func hookLines() throws -> [(key: String, host: String, pid: String)] {
+    /// The hook log's lines: key, host, pid, and when the hook started (ns since 1970).
+    func hookLines() throws -> [(key: String, host: String, pid: String, started: Int64)] {
         guard FileManager.default.fileExists(atPath: path("hooks.log")) else { return [] }
         return try String(contentsOfFile: path("hooks.log"), encoding: .utf8).split(separator: "\n").map { line in
             let f = line.split(separator: " ").map(String.init)
-            return (f[0], f.count > 1 ? f[1] : "", f.count > 2 ? f[2] : "")
+            return (f[0], f.count > 1 ? f[1] : "", f.count > 2 ? f[2] : "", f.count > 3 ? Int64(f[3]) ?? 0 : 0)
         }
     }
 
@@ -113,7 +118,8 @@ struct Hosts {
                 c.day! -= back
                 c.hour = 10
                 let at = calendar.date(from: c)!
-                rows += "u\(i),\(ISO8601DateFormatter.string(from: at, timeZone: tz, formatOptions: [.withInternetDateTime])),\(zone),\(streak)\n"
+                rows +=
+                    "u\(i),\(ISO8601DateFormatter.string(from: at, timeZone: tz, formatOptions: [.withInternetDateTime])),\(zone),\(streak)\n"
             }
         }
         let u = try run("h0", ["user", "import", try file("users.jsonl", people)], env: ["STREAKD_NOW": at])

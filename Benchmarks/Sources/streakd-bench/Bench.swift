@@ -98,6 +98,8 @@ struct Exec: ParsableCommand {
     @Option var runs = 1
     @Option(help: "Before each run, copy this store file (unmeasured)...") var copy: String?
     @Option(help: "...to this path.") var to: String?
+    @Option(help: "Before each run, this shell command (unmeasured): a fresh copy of a database.")
+    var prepare: String?
     @Option(help: "Where the command's standard output goes.") var stdout = "/dev/null"
     @Flag(help: "Read its output from a pipe and note when the first line came (first_line_seconds).")
     var firstLine = false
@@ -107,6 +109,10 @@ struct Exec: ParsableCommand {
         var all: [Child] = []
         for _ in 0..<runs {
             if let copy, let to { try Stores.copy(copy, to: to) }
+            if let prepare {
+                let p = try Child.run(["/bin/sh", "-c", prepare])
+                guard p.status == 0 else { throw BenchError("\(prepare): exit \(p.status)") }
+            }
             let c = try Child.run(command, stdout: stdout, firstLine: firstLine)
             guard c.status == 0 || c.status == 75 else {
                 throw BenchError("\(command.joined(separator: " ")): exit \(c.status)")

@@ -122,14 +122,39 @@ struct ResultTable {
         if let lines = Self.number(preview, "lines") {
             info("preview: notifications listed (information)", String(format: "%.0f", lines))
         }
+        postgresRows()
         for (measure, label) in [
             ("user-import", "user import of 1M users"), ("tick-catchup", "first tick after the import (every streak)"),
+            ("pg-user-import", "PostgreSQL: user import of 1M users"),
+            ("pg-tick-catchup", "PostgreSQL: first tick after the import (every streak)"),
         ] {
             let r = find(measure, "streakd")
             info(
                 label + " (information)",
                 Self.f(Self.number(r, "seconds"), "s") + ", " + Self.f(Self.number(r, "max_rss_mb"), "MB"))
         }
+    }
+
+    /// The PostgreSQL store (issue 16): one database on the reference's cluster.
+    mutating func postgresRows() {
+        guard find("pg-import", "streakd") != nil else { return }
+        ratioRow(
+            "PostgreSQL: import of check-ins (rows/s) beside psql \\copy", find("pg-import", "streakd"),
+            find("pg-import", "psql"), byTime: false, goal: 0.5)
+        for (measure, label) in [
+            ("pg-tick-busy", "PostgreSQL: busy quarter-hour tick, one host (wall)"),
+            ("pg-tick-busy-2", "PostgreSQL: busy quarter-hour tick, two hosts at once (wall)"),
+            ("pg-preview", "PostgreSQL: preview --until 24h (wall)"),
+        ] {
+            let r = find(measure, "streakd")
+            let cpu = Self.number(r, "cpu_seconds").map { String(format: ", %.2f s CPU", $0) } ?? ""
+            limitRow(label, Self.number(r, "seconds"), unit: "s", limit: 2, note: cpu)
+        }
+        let split = find("pg-tick-busy-2-split", "streakd")
+        info(
+            "PostgreSQL: notifications each of the two hosts recorded (information)",
+            "h1 \(Self.number(split, "h1").map { String(Int($0)) } ?? "?"), h2 \(Self.number(split, "h2").map { String(Int($0)) } ?? "?")"
+        )
     }
 
     var allMet: Bool { rows.allSatisfy { $0.met != false } }

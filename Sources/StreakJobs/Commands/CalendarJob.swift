@@ -10,6 +10,7 @@ extension Context {
         let streak = try streakID(streak)
         let (user, history) = try store.read { r -> (User, StreakHistory) in
             let user = try self.user(id, in: r)
+            noteUnknownStreak(streak, of: id, stored: try r.streaks(of: id))
             return (user, try self.history(of: user, streak: streak, in: r))
         }
         let state = Engine.evaluate(history, at: now)

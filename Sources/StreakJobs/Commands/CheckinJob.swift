@@ -7,26 +7,10 @@ extension Context {
         throws
     {
         var input = CheckinInput(user: id, streak: streak, at: at, tz: tz, id: eventID)
-        for item in meta {
-            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
-                throw StreakdError.data("--meta: \(quoted(item)) is not KEY=VALUE; use e.g. --meta reps=20")
-            }
-            let key = String(item[..<eq])
-            let raw = String(item[item.index(after: eq)...])
-            guard !input.meta.contains(where: { $0.key == key }) else {
-                throw StreakdError.data("--meta: key \(quoted(key)) is given twice; give each key once")
-            }
-            // Integers only as written canonically: "007" and "+5" stay strings.
-            let integer = Int64(raw).flatMap { String($0) == raw ? MetaValue.integer($0) : nil }
-            let value: MetaValue = raw == "true" ? .bool(true) : raw == "false" ? .bool(false) : integer ?? .string(raw)
-            input.meta.append((key, value))
-        }
+        input.meta = try Self.metadata(meta)
         let (user, stored, state) = try store.write { w -> (User, InsertResult, StreakState) in
             let user = try self.user(id, in: w)
-            var rules = CheckinRules(zones: zones, now: now)
-            rules.names = [
-                "user": "ID", "streak": "--streak", "at": "--at", "tz": "--tz", "id": "--id", "meta": "--meta",
-            ]
+            let rules = CheckinRules(zones: zones, now: now, names: Self.checkinOptions)
             let checkin = try rules.check(input) { $0 == user.id ? user.zone : nil }.mapError(\.asError).get()
             let result = try w.insertCheckins([checkin], storedAt: now)
             try recordSettings(for: [streak], in: w)
@@ -41,6 +25,33 @@ extension Context {
             ]),
             short: "\(user.id) \(verb) (\(streak)): today \(state.today) \(state.todayCount) of \(state.goal),"
                 + " current streak \(days(state.current)), longest \(days(state.longest))")
+    }
+}
+
+extension Context {
+    /// The options of `checkin` that carry each field, for messages.
+    static let checkinOptions = [
+        "user": "ID", "streak": "--streak", "at": "--at", "tz": "--tz", "id": "--id", "meta": "--meta",
+    ]
+
+    /// `--meta KEY=VALUE` items: `true`/`false` are booleans, integers written as
+    /// Swift writes them are integers, anything else is a string (`007`, `+5`).
+    static func metadata(_ items: [String]) throws -> Metadata {
+        var meta: Metadata = []
+        for item in items {
+            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
+                throw StreakdError.data("--meta: \(quoted(item)) is not KEY=VALUE; use e.g. --meta reps=20")
+            }
+            let key = String(item[..<eq])
+            let raw = String(item[item.index(after: eq)...])
+            guard !meta.contains(where: { $0.key == key }) else {
+                throw StreakdError.data("--meta: key \(quoted(key)) is given twice; give each key once")
+            }
+            let integer = Int64(raw).flatMap { String($0) == raw ? MetaValue.integer($0) : nil }
+            let value: MetaValue = raw == "true" ? .bool(true) : raw == "false" ? .bool(false) : integer ?? .string(raw)
+            meta.append((key, value))
+        }
+        return meta
     }
 }
 

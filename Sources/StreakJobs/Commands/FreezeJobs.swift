@@ -69,7 +69,10 @@ extension Context {
     }
 
     /// `streakd config check`.
-    public func checkConfig() {
+    /// `config check`: every problem of the file (hooks whose program cannot be run included),
+    /// else the effective configuration.
+    public func checkConfig() throws {
+        if let source = config.source { try ConfigLoader.check(path: source) }
         printer.record(config.json, short: config.toml)
     }
 }

@@ -13,41 +13,62 @@ extension Context {
     }
 
     public func importCheckins(path: String, format: ImportFormat?, skipInvalid: Bool) throws {
-        let file = try InputFile(path)
+        do {
+            try importCheckins(from: try InputFile(path), format: format, skipInvalid: skipInvalid)
+        } catch let stop as InputFile.NotText {
+            throw StreakdError.data(stop.message + "\nnothing was imported")
+        } catch let error as StoreError where error.kind == .full {
+            throw storeFull(nothing: "nothing was imported")
+        }
+    }
+
+    /// The file system under the store is full: the transaction rolled back, so nothing changed,
+    /// and the same command works once there is room. 69, as for any full store (docs/RULES.md,
+    /// "Faults"): not 74, the store is not damaged; not 75, which a timer's unit counts as success.
+    func storeFull(nothing: String) -> StoreError {
+        StoreError(
+            .full,
+            "store \(store.location): the disk (file system) holding the store is full: \(nothing), and the store is "
+                + "as it was; free some space there and run the command again")
+    }
+
+    private func importCheckins(from file: InputFile, format: ImportFormat?, skipInvalid: Bool) throws {
+        let path = file.name
         let format = format ?? (path.lowercased().hasSuffix(".csv") ? .csv : .jsonl)
         let csv = format == .csv ? try CheckinCSV.header(file) : nil
-        var problems = Problems(file: file.name)
         let progress = Progress(printer: printer, total: file.size, label: "importing")
-        let result = try store.write(.bulkImport) { w -> InsertResult in
+        let (result, problems) = try store.write(.bulkImport) { w -> (InsertResult, Problems) in
             var rules = CheckinRules(zones: zones, now: now)
             if format == .jsonl { rules.names = [:] }
-            var checker = try ImportChecker(store: w, rules: rules)
+            let checker = try ImportChecker(store: w, rules: rules)
             let bulk = try w.checkinImport(storedAt: now, expectedRows: try file.estimatedLines())
-            var lines: [InputFile.Line] = []
-            var quick: [QuickCheckin?] = []
-            while format == .jsonl || csv != nil, try file.nextRecords(into: &lines, max: 64) {
-                progress.update(file.bytesRead)
-                if let csv { checker.quick(lines, csv, into: &quick) }
-                for (k, line) in lines.enumerated() {
-                    // After an invalid record without --skip-invalid all rolls back: only check the rest.
-                    let checkOnly = problems.count > 0 && !skipInvalid
-                    if csv != nil, let q = quick[k] {
-                        if !checkOnly { try checker.insert(q, from: line.text, into: bulk) }
-                        continue
-                    }
-                    let input: Result<CheckinInput, FieldProblem>
-                    if let why = line.problem {
-                        input = .failure(FieldProblem(field: "", message: why))
-                    } else {
-                        input = csv?.record(line.string) ?? CheckinJSONLines.record(line.string)
-                    }
-                    switch input.flatMap({ checker.check($0) }) {
-                    case .success(let c): if !checkOnly { try bulk.insert(c) }
-                    case .failure(let p): problems.add(line: line.number, p)
-                    }
+            // The file is read and checked on a thread of its own while this one stores
+            // what it checked: on two cores the reading takes no time of its own.
+            let handoff = Handoff<CheckedRows>(capacity: 4)
+            // The reading thread takes the file, the checker and the progress bar along: this one
+            // does not touch them again.
+            let taken = Handover(value: (file, checker, progress, csv))
+            let reading = Background { [self] () throws -> (Problems, Set<String>) in
+                var (file, checker, progress, csv) = taken.value
+                defer {
+                    progress.finish()
+                    handoff.finish()
+                }
+                guard format == .jsonl || csv != nil else { return (Problems(file: path), []) }  // an empty CSV file
+                let problems = try check(file, csv: csv, with: &checker, skipInvalid: skipInvalid, progress, handoff)
+                _ = csv
+                return (problems, checker.streaksUsed)
+            }
+            var storing: (any Error)?
+            while storing == nil, let rows = handoff.take() {
+                do { try rows.insert(into: bulk) } catch {
+                    storing = error
+                    handoff.close()
                 }
             }
-            progress.finish()
+            let read = Result { try reading.wait() }
+            if let storing { throw storing }
+            let (problems, streaksUsed) = try read.get()
             if problems.count > 0 && !skipInvalid {
                 throw StreakdError.data(
                     problems.listed(more: true)
@@ -56,8 +77,8 @@ extension Context {
             }
             for p in problems.first { printer.warn("skipped \(p)") }
             let total = try bulk.finish()
-            try recordSettings(for: checker.streaksUsed, in: w)
-            return total
+            try recordSettings(for: streaksUsed, in: w)
+            return (total, problems)
         }
         printer.record(
             .object([
@@ -66,6 +87,64 @@ extension Context {
             ]),
             short: "imported \(result.inserted) check-in\(result.inserted == 1 ? "" : "s") from \(file.name)"
                 + " (\(result.duplicates) already stored, \(problems.count) invalid skipped)")
+    }
+
+    /// Reads and checks every record of `file`, handing the valid ones over in batches
+    /// (only until the first invalid one without `skipInvalid`: then all rolls back, and the
+    /// rest is only checked). Answers the invalid ones.
+    private func check(
+        _ file: InputFile, csv: CheckinCSV?, with checker: inout ImportChecker, skipInvalid: Bool,
+        _ progress: Progress, _ handoff: Handoff<CheckedRows>
+    ) throws -> Problems {
+        var problems = Problems(file: file.name)
+        var lines: [InputFile.Line] = []
+        var quick: [QuickCheckin?] = []
+        var rows = CheckedRows()
+        // A CSV row whose quoted value did not end on its line: told when the next line shows why.
+        var openQuote: (line: Int, problem: FieldProblem)?
+        while try file.nextRecords(into: &lines, max: 64) {
+            progress.update(file.bytesRead)
+            if let csv {
+                checker.quick(lines, csv, into: &quick)
+            } else {
+                checker.quickJSON(lines, into: &quick)
+            }
+            for (k, line) in lines.enumerated() {
+                if let open = openQuote {
+                    openQuote = nil
+                    if line.problem == nil && CheckinCSV.closesQuote(line.text) {
+                        // The line break was inside the quotes: this line is the rest of that record.
+                        problems.add(line: open.line, CheckinCSV.lineBreak(open.problem, goesOnTo: line.number))
+                        continue
+                    }
+                    problems.add(line: open.line, open.problem)
+                }
+                let store = problems.count == 0 || skipInvalid
+                if let q = quick[k] {
+                    if store { checker.append(q, from: line.text, to: rows) }
+                    continue
+                }
+                let input: Result<CheckinInput, FieldProblem>
+                if let why = line.problem {
+                    input = .failure(FieldProblem(field: "", message: why))
+                } else {
+                    input = csv?.record(line.string) ?? CheckinJSONLines.record(line.string)
+                }
+                switch input.flatMap({ checker.check($0) }) {
+                case .success(let c): if store { rows.append(c) }
+                case .failure(let p) where csv != nil && p.message == CheckinCSV.notClosedMessage:
+                    openQuote = (line.number, p)
+                case .failure(let p): problems.add(line: line.number, p)
+                }
+            }
+            if rows.isFull {
+                guard handoff.put(rows) else { return problems }  // the store failed: it says why
+                rows = CheckedRows()
+            }
+        }
+        if let open = openQuote { problems.add(line: open.line, open.problem) }
+        _ = handoff.put(rows)
+        return problems
     }
 }
 

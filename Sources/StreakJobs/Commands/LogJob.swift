@@ -2,40 +2,104 @@ import Logging
 import StreakCore
 import StreakDelivery
 
+/// What `log` is asked for (SPEC §6, and journalctl's options where streakd has the same).
+public struct LogRequest: Sendable {
+    /// `-o`: one line per entry (`short`), a JSON object (`json`), the message alone (`cat`), or
+    /// every field of the entry (`verbose`).
+    public enum Format: String, CaseIterable, Sendable {
+        case short, json, cat, verbose
+    }
+
+    /// Whose entries: one store's (by its identity), every store's, or those that carry no store
+    /// (written before streakd recorded its store, for a store that has no identity yet).
+    public enum Stores: Sendable, Equatable {
+        case one(String)
+        case all
+        case withoutIdentity
+    }
+
+    public var follow = false
+    /// `N`, `+N` (the first N) or `all`.
+    public var lines: String?
+    public var since: String?
+    public var until: String?
+    public var user: String?
+    public var kind: String?
+    /// Newest first.
+    public var reverse = false
+    /// Times in UTC rather than in the local zone (shown and read).
+    public var utc = false
+    /// No `-- No entries --` line when nothing matched.
+    public var quiet = false
+    public var format = Format.short
+    public var deliveries = JournalReader.Deliveries.all
+    public var source = JournalReader.Source.local
+    public var stores = Stores.all
+
+    public init() {}
+}
+
 extension Context {
-    /// `log` (SPEC §6): streakd's notifications and given-up deliveries, read from the journal,
-    /// oldest first. `lines` is `N` or `all` (default: all, or the last 10 when following and no
-    /// `since` is given). With `follow`, prints entries as they arrive until `stop()` answers
-    /// true (SIGINT or SIGTERM by default).
-    public func log(
-        follow: Bool = false, lines: String? = nil, since: String? = nil, until: String? = nil, user: String? = nil,
-        kind: String? = nil, stop: () -> Bool = { StopSignals.requested }
-    ) throws {
-        let filter = JournalReader.Filter(user: try logUser(user), kind: try logKind(kind))
-        let from = try since.map { try logTime($0, option: "--since") }
-        let to = try until.map { try logTime($0, option: "--until") }
+    /// `log` (SPEC §6): streakd's notifications and failed or given-up deliveries, read from the
+    /// journal, oldest first (newest first with `reverse`), times in `localZone` (or UTC). With
+    /// `follow`, prints entries as they arrive until `stop()` answers true (SIGINT or SIGTERM by
+    /// default).
+    public func log(_ request: LogRequest, localZone: Zone, stop: () -> Bool = { StopSignals.requested }) throws {
+        let zone = request.utc ? LocalZone.utc : localZone
+        var filter = JournalReader.Filter(
+            user: try logUser(request.user), kind: try logKind(request.kind), deliveries: request.deliveries)
+        if case .one(let id) = request.stores { filter.store = id }
+        let from = try request.since.map { try logTime($0, option: "--since", zone: zone) }
+        let to = try request.until.map { try logTime($0, option: "--until", zone: zone) }
         if let from, let to, from > to {
-            throw StreakdError.usage("--since \(from) is after --until \(to); give --since an earlier time")
+            throw StreakdError.usage(
+                "--since \(show(from, in: zone)) is after --until \(show(to, in: zone)); give --since an earlier time")
         }
-        if follow && to != nil {
+        if request.follow && to != nil {
             throw StreakdError.usage("-f and --until cannot be combined: a followed log has no end")
         }
-        // `-n all` is .some(nil): no limit, even when following.
-        let limit = try lines.map(logLimit) ?? (follow && from == nil ? 10 : nil)
-        if follow { StopSignals.install() }
+        if request.follow && request.reverse {
+            throw StreakdError.usage("-f and -r cannot be combined: a followed log grows at its end")
+        }
+        let limit = try request.lines.map(logLimit) ?? (request.follow && from == nil ? .last(10) : .all)
+        if request.follow, case .first = limit {
+            throw StreakdError.usage("-f and -n +N cannot be combined: a followed log shows its last entries")
+        }
+        if request.follow { StopSignals.install() }
+        var shown = 0
+        func emit(_ entry: LogEntry) {
+            printer.out(Self.line(entry, format: request.format, zone: zone))
+            shown += 1
+        }
         do {
-            let reader = try JournalReader(filter: filter)
-            if let limit {
-                for entry in try reader.last(limit, since: from, until: to) where !stop() { show(entry) }
-            } else {
-                try reader.forward(since: from, until: to) { entry in
+            let reader = try JournalReader(source: request.source, filter: filter)
+            reader.keepAllFields = request.format == .verbose
+            if request.stores == .withoutIdentity { reader.accept = { $0.store == nil } }
+            switch limit {
+            case .last(let n):
+                let found = try reader.last(n, since: from, until: to)
+                for entry in request.reverse ? found.reversed() : found where !stop() { emit(entry) }
+            case .first(let n):
+                var found: [LogEntry] = []
+                do {
+                    try reader.forward(since: from, until: to) { entry in
+                        if found.count >= n || stop() { throw Stopped() }
+                        found.append(entry)
+                    }
+                } catch is Stopped {
+                    // The first N are read.
+                }
+                for entry in request.reverse ? found.reversed() : found { emit(entry) }
+            case .all:
+                let walk = request.reverse ? reader.backward : reader.forward
+                try walk(from, to) { entry in
                     if stop() { throw Stopped() }
-                    show(entry)
+                    emit(entry)
                 }
             }
-            while follow && !stop() {
+            while request.follow && !stop() {
                 while !stop(), let entry = try reader.next() {
-                    if from.map({ entry.logged >= $0 }) ?? true { show(entry) }
+                    if from.map({ entry.logged >= $0 }) ?? true { emit(entry) }
                 }
                 if !stop() { try reader.wait(timeout: .milliseconds(200)) }
             }
@@ -45,35 +109,80 @@ extension Context {
         } catch let error as JournalError {
             throw StreakdError(.unavailable, error.description)
         } catch is Stopped {
-            // A stop signal during the first read: done, as after following.
+            // A stop signal during the first read, or the first N read: done.
+        }
+        if shown == 0 && !request.follow && !request.quiet && request.format != .json {
+            printer.out("-- No entries --")
         }
     }
 
     private struct Stopped: Error {}
 
-    /// One record: the JSON object, or `LOGGED KIND USER/STREAK DATE: MESSAGE`, or for a dead
-    /// delivery `LOGGED DEAD SINK KIND USER/STREAK DATE after N attempts: ERROR`.
-    private func show(_ entry: LogEntry) {
-        printer.record(entry.json, short: Self.shortLine(entry))
+    enum Limit: Equatable {
+        case all
+        case last(Int)
+        case first(Int)
     }
 
-    static func shortLine(_ entry: LogEntry) -> String {
+    /// One entry as `format` shows it, times in `zone`.
+    static func line(_ entry: LogEntry, format: LogRequest.Format, zone: Zone) -> String {
+        switch format {
+        case .json: return entry.json.text
+        case .short: return shortLine(entry, zone: zone)
+        case .cat: return oneLine(entry.notification.message)
+        case .verbose:
+            let time = timeWithMicroseconds(entry.realtimeMicroseconds, in: zone)
+            let head = entry.cursor.map { "\(time) [\($0)]" } ?? time
+            return ([head] + entry.allFields.map { "    \($0.name)=\(oneLine($0.value))" }).joined(separator: "\n")
+        }
+    }
+
+    /// `LOGGED HOST KIND USER/STREAK DATE: MESSAGE`; for a failed delivery `LOGGED HOST FAILED SINK
+    /// KIND USER/STREAK DATE (attempt N, next try from T): ERROR`; for a dead one `LOGGED HOST DEAD
+    /// SINK KIND USER/STREAK DATE after N attempts: ERROR`. An achievement says `USER badge B` or
+    /// `USER level N` for `USER/STREAK`. One line, control characters as spaces.
+    static func shortLine(_ entry: LogEntry, zone: Zone = LocalZone.utc) -> String {
         let n = entry.notification
-        let about = "\(n.kind.rawValue) \(n.user)/\(n.streak) \(n.localDate)"
+        let about = "\(n.kind.rawValue) \(n.about) \(n.localDate)"
+        let head = show(entry.logged, in: zone) + (entry.host.map { " " + $0 } ?? "")
         let line: String
         if let dead = entry.dead {
             let attempts = "\(dead.attempts) attempt\(dead.attempts == 1 ? "" : "s")"
-            line = "\(entry.logged) DEAD \(dead.sink) \(about) after \(attempts): \(dead.error)"
+            line = "\(head) DEAD \(dead.sink) \(about) after \(attempts): \(dead.error)"
+        } else if let failed = entry.failed {
+            line =
+                "\(head) FAILED \(failed.sink) \(about) (attempt \(failed.attempts), next try from "
+                + "\(show(failed.retry, in: zone))): \(failed.error)"
         } else {
-            line = "\(entry.logged) \(about): \(n.message)"
+            line = "\(head) \(about): \(n.message)"
         }
-        // One line per entry, and nothing a terminal would act on: control characters become spaces.
-        // (0xC2 leads the UTF-8 of U+0080...U+00BF, where the C1 controls are.)
+        return oneLine(line)
+    }
+
+    /// One line, and nothing a terminal would act on: control characters become spaces.
+    /// (0xC2 leads the UTF-8 of U+0080...U+00BF, where the C1 controls are.)
+    static func oneLine(_ line: String) -> String {
         guard line.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f || $0 == 0xc2 }) else { return line }
         return String(
             String.UnicodeScalarView(
                 line.unicodeScalars.map { $0.value < 0x20 || (0x7f...0x9f).contains($0.value) ? " " : $0 }))
     }
+
+    /// RFC 3339 in `zone`: `2026-11-21T20:00:03+01:00`, or `…Z` in UTC.
+    static func show(_ instant: Instant, in zone: Zone) -> String {
+        RFC3339.format(instant, offset: zone.offset(at: instant), utcZ: true)
+    }
+
+    /// As `show`, with the microseconds: `2026-11-21T20:00:03.500000+01:00`.
+    static func timeWithMicroseconds(_ microseconds: UInt64, in zone: Zone) -> String {
+        let text = show(Instant(seconds: Int64(microseconds / 1_000_000)), in: zone)
+        let fraction = String(microseconds % 1_000_000)
+        let padded = String(repeating: "0", count: 6 - fraction.count) + fraction
+        let cut = text.index(text.startIndex, offsetBy: 19)
+        return text[..<cut] + "." + padded + text[cut...]
+    }
+
+    private func show(_ instant: Instant, in zone: Zone) -> String { Self.show(instant, in: zone) }
 
     private func logUser(_ user: String?) throws -> String? {
         guard let user else { return nil }
@@ -92,18 +201,26 @@ extension Context {
         return known
     }
 
-    private func logTime(_ text: String, option: String) throws -> Instant {
-        guard let instant = TimeArgument.parse(text, now: now) else {
+    private func logTime(_ text: String, option: String, zone: Zone) throws -> Instant {
+        guard let instant = TimeArgument.parse(text, now: now, zone: zone, zones: zones) else {
+            if DurationText.seconds(text) != nil || TimeArgument.span(text) != nil {
+                throw StreakdError.usage(
+                    "\(option): \(quoted(text)) is a length of time, not a time; write \"\(text) ago\" or -\(text) for "
+                        + "the past, +\(text) for the future")
+            }
             throw StreakdError.usage("\(option): \(quoted(text)) is not a time; \(TimeArgument.rule)")
         }
         return instant
     }
 
-    private func logLimit(_ text: String) throws -> Int? {
-        if text == "all" { return nil }
-        guard let n = Int(text), n >= 0, text.first != "+" else {
-            throw StreakdError.usage("-n: \(quoted(text)) is not a number of entries; use 0 or more, or all")
+    private func logLimit(_ text: String) throws -> Limit {
+        if text == "all" { return .all }
+        let first = text.hasPrefix("+")
+        let digits = first ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(digits) else {
+            throw StreakdError.usage(
+                "-n: \(quoted(text)) is not a number of entries; use N (the last N), +N (the first N), or all")
         }
-        return n
+        return first ? .first(n) : .last(n)
     }
 }

@@ -20,7 +20,10 @@ extension Context {
         var lines = PreviewLines()
         let peak = try eachUpcoming(through: end, user: user, kind: kindFilter) { batch in
             lines.bytes.removeAll(keepingCapacity: true)
-            for e in batch.entries { lines.append(e, zone: batch.zone(of: e), json: printer.format == .json) }
+            for e in batch.entries {
+                let message = config.messages.render(e.notice, streak: e.streak, tag: e.language).text
+                lines.append(e, zone: batch.zone(of: e), message: message, json: printer.format == .json)
+            }
             lines.bytes.removeLast()  // the printer ends what it prints with a line break
             printer.out(String(decoding: lines.bytes, as: UTF8.self))
             printed += batch.entries.count
@@ -34,22 +37,36 @@ extension Context {
         var all: [Notification] = []
         try eachUpcoming(through: end, user: id) { batch in
             all += batch.entries.map { e in
-                notification(e.notice, user: e.user, streak: e.streak, zone: batch.zone(of: e))
+                notification(e.notice, user: e.user, language: e.language, streak: e.streak, zone: batch.zone(of: e))
             }
         }
         return all
     }
 
-    /// `--until`: a duration after now (`24h`, `90m`, `2d`) or an RFC 3339 instant; default 24h.
+    /// How far `preview` looks: a year (365 days; `52w` fits). Each streak is evaluated at every
+    /// reminder instant it could have, and a preview is meant for what the timer will do soon.
+    static let previewHorizon = 365 * Instant.day
+
+    /// `--until`: a duration after now (`24h`, `90m`, `2d`) or an RFC 3339 instant; default 24h; at
+    /// most `previewHorizon` after now.
     func untilInstant(_ text: String?) throws -> Instant {
         guard let text else { return now + 24 * Instant.hour }
-        if let s = DurationText.seconds(text) { return now + s }
-        guard let instant = RFC3339.parse(text) else {
+        let instant: Instant
+        if let s = DurationText.seconds(text) {
+            instant = s > Self.previewHorizon ? now + Self.previewHorizon + 1 : now + s
+        } else if let parsed = RFC3339.parse(text) {
+            instant = parsed
+        } else {
             throw StreakdError.usage(
                 "--until: \(quoted(text)) is not a duration or an instant; use \(DurationText.rule), or RFC 3339 such as 2026-11-22T20:00:00Z"
             )
         }
         guard instant > now else { throw StreakdError.usage("--until: \(instant) is not after now (\(now))") }
+        guard instant - now <= Self.previewHorizon else {
+            throw StreakdError.usage(
+                "--until: \(quoted(text)) is more than a year ahead; preview looks at most 365 days after now (\(now + Self.previewHorizon)), such as 52w or 365d"
+            )
+        }
         return instant
     }
 }

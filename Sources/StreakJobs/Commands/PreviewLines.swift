@@ -6,10 +6,9 @@ import StreakCore
 struct PreviewLines {
     var bytes: [UInt8] = []
 
-    /// One notice's line and its line break.
-    mutating func append(_ e: UpcomingQueue.Entry, zone: Zone, json: Bool) {
+    /// One notice's line and its line break, `message` its text in the user's language.
+    mutating func append(_ e: UpcomingQueue.Entry, zone: Zone, message: String, json: Bool) {
         let n = e.notice
-        let message = Messages.text(n, streak: e.streak)
         if !json {
             instant(n.due, offset: 0, utcZ: true)
             byte(0x20)

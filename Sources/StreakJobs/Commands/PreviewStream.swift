@@ -26,23 +26,23 @@ extension Context {
         let every = id == nil ? try configChanged(write: false) : false
         let handoff = Handoff<PlannedBatch>(capacity: 2)
         let planning = Background { [self] in
+            defer { handoff.finish() }
             do {
                 try planUpcoming(
                     through: end, user: id, kind: kind, every: every, readLedgerAfter: readLedgerAfter, into: handoff)
-                _ = handoff.send(.done)
             } catch is PreviewStopped {
             } catch {
-                _ = handoff.send(.failed(error))
+                _ = handoff.put(.failed(error))
             }
         }
         defer {
-            handoff.stop()
+            handoff.close()
             _ = try? planning.wait()
         }
         var queue = UpcomingQueue()
         var zones: [Zone] = []
-        while true {
-            switch handoff.receive() {
+        while let planned = handoff.take() {
+            switch planned {
             case .notices(let entries, let zonesNow, let frontier):
                 zones = zonesNow
                 for e in entries { queue.push(e) }
@@ -52,12 +52,11 @@ extension Context {
                 if !due.isEmpty { try emit(UpcomingBatch(entries: due, zones: zones)) }
             case .failed(let error):
                 throw error
-            case .done:
-                let rest = queue.pop(before: nil)
-                if !rest.isEmpty { try emit(UpcomingBatch(entries: rest, zones: zones)) }
-                return queue.peak
             }
         }
+        let rest = queue.pop(before: nil)
+        if !rest.isEmpty { try emit(UpcomingBatch(entries: rest, zones: zones)) }
+        return queue.peak
     }
 
     /// The planning thread's part: reads the streaks in `eachUpcoming`'s order and hands their
@@ -70,7 +69,7 @@ extension Context {
         plan.readLedgerAfter = readLedgerAfter
         func send(_ entries: [UpcomingQueue.Entry], before frontier: Instant?) throws {
             guard !entries.isEmpty || frontier != nil else { return }
-            guard handoff.send(.notices(entries, zones: plan.zones, before: frontier)) else { throw PreviewStopped() }
+            guard handoff.put(.notices(entries, zones: plan.zones, before: frontier)) else { throw PreviewStopped() }
         }
         try store.read { r in
             if let id {
@@ -104,7 +103,6 @@ enum PlannedBatch: Sendable {
     /// there is has been handed over (nil: not known yet).
     case notices([UpcomingQueue.Entry], zones: [Zone], before: Instant?)
     case failed(any Error)
-    case done
 }
 
 /// The printing thread stopped (it failed): planning stops too.
@@ -191,7 +189,7 @@ struct PreviewPlan {
             // Most carried histories are simple: their notices straight from the packed bytes.
             let policy = context.noticePolicy(for: c.user, reminders: reminders)
             if let zone = try simpleNotices(packed: c.packed, streak: streaks[i].streak, policy: policy, reader) {
-                add(notices, user: c.user.id, streak: streaks[i].streak, zone: zone, to: &found)
+                add(notices, user: c.user, streak: streaks[i].streak, zone: zone, to: &found)
             } else if let h = c.history(streak: streaks[i].streak) {
                 histories[i] = h
             } else {
@@ -205,7 +203,7 @@ struct PreviewPlan {
             guard let read else { continue }
             let policy = context.noticePolicy(for: read.user, reminders: reminders)
             if let zone = try simpleNotices(read.stored, policy: policy, reader) {
-                add(notices, user: read.user.id, streak: d.streak, zone: zone, to: &found)
+                add(notices, user: read.user, streak: d.streak, zone: zone, to: &found)
                 continue
             }
             let history = try context.history(of: read.stored, epochs: try settings(of: d.streak, reader).epochs)
@@ -213,8 +211,8 @@ struct PreviewPlan {
             for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
                 found.append(
                     UpcomingQueue.Entry(
-                        notice: n, user: read.user.id, streak: d.streak, zone: zone(history.zone(at: n.due)),
-                        order: Int32(i)))
+                        notice: n, user: read.user.id, language: read.user.language, streak: d.streak,
+                        zone: zone(history.zone(at: n.due)), order: Int32(i)))
             }
         }
         guard !found.isEmpty else { return [] }
@@ -223,9 +221,11 @@ struct PreviewPlan {
     }
 
     /// One streak's notices (of `kind`, when given), all in `zone`.
-    func add(_ notices: [Notice], user: String, streak: String, zone: Int32, to found: inout [UpcomingQueue.Entry]) {
+    func add(_ notices: [Notice], user: User, streak: String, zone: Int32, to found: inout [UpcomingQueue.Entry]) {
         for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
-            found.append(UpcomingQueue.Entry(notice: n, user: user, streak: streak, zone: zone, order: Int32(i)))
+            found.append(
+                UpcomingQueue.Entry(
+                    notice: n, user: user.id, language: user.language, streak: streak, zone: zone, order: Int32(i)))
         }
     }
 

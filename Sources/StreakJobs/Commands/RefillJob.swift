@@ -13,7 +13,11 @@ public struct RefillReport: Equatable, Sendable {
 /// `streakd refill`: the daily freeze refill of SPEC §3.
 extension Context {
     public func refillCommand(dryRun: Bool) throws {
+        // As `tick`: on SIGTERM or SIGINT, refill no further streak, record the deliveries in
+        // flight, exit 75 (SPEC §5).
+        StopSignals.install()
         try failIfPending(try refill(dryRun: dryRun, delivery: standardDelivery()).pending)
+        if StopSignals.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
     }
 
     @discardableResult
@@ -23,13 +27,17 @@ extension Context {
         var report = RefillReport()
         var jobs: [DeliveryJob] = []
         let users = try store.read { r in try r.users().map { ($0, try r.streaks(of: $0.id)) } }
-        for (user, streaks) in users {
-            for streak in streaks {
-                // Checked and written in one transaction: two refills at once add one freeze.
-                let outcome = try store.write {
-                    w -> (JSON, String, (Notification, id: Int64, sinks: [String])?, Bool)? in
-                    if !dryRun { try w.lockStreak(user: user.id, streak: streak) }
-                    let history = try history(of: user, streak: streak, in: w)
+        // Checked and written in one transaction: two refills at once add one freeze. A dry run
+        // only reads (it may run on a read-only store).
+        func transaction<T>(_ body: (any StoreReader, (any StoreWriter)?) throws -> T) throws -> T {
+            dryRun ? try store.read { try body($0, nil) } : try store.write { try body($0, $0) }
+        }
+        for (user, streaks) in users where !StopSignals.requested {
+            for streak in streaks where !StopSignals.requested {
+                let outcome = try transaction {
+                    r, writer -> (JSON, String, (Notification, id: Int64, sinks: [String])?, Bool)? in
+                    try writer?.lockStreak(user: user.id, streak: streak)
+                    let history = try history(of: user, streak: streak, in: r)
                     let state = Engine.evaluate(history, at: now)
                     let last = history.freezeEvents.filter { $0.kind == .refill }.map(\.at).max()
                     guard Refill.isDue(lastRefill: last, firstStored: state.firstStored, now: now) else { return nil }
@@ -40,10 +48,10 @@ extension Context {
                         let notice = Notice(
                             kind: .freezeRefilled, date: history.zone(at: now).date(of: now), due: now,
                             length: state.current, freezes: after)
-                        made = notification(notice, user: user.id, streak: streak, history: history)
+                        made = notification(notice, user: user, streak: streak, history: history)
                     }
                     var n: (Notification, id: Int64, sinks: [String])?
-                    if !dryRun {
+                    if let w = writer {
                         try w.addFreezeEvent(FreezeEvent(at: now, kind: .refill), user: user.id, streak: streak)
                         if let made {
                             let sinks = dispatcher.sinkNames(for: made)
@@ -85,6 +93,12 @@ extension Context {
             try dispatcher.drain()
             try dispatcher.lease.end()
             pending = try store.read { try $0.waitingDeliveries() }
+            try recordRun(
+                MetaKey.lastRefill,
+                [
+                    ("refilled", report.refilled), ("at_maximum", report.atMaximum), ("not_due", report.notDue),
+                    ("pending", pending),
+                ])
         }
         printer.err(
             "refill at \(now)\(dryRun ? " (dry run)" : ""): \(report.refilled) refilled, \(report.atMaximum) at the maximum, "

@@ -4,18 +4,24 @@ import StreakStore
 /// `streakd status`: each streak as of now, every ended date settled.
 extension Context {
     public func status(user id: String, streak: String?) throws {
-        let reports = try store.read { r -> [(User, String, StreakHistory)] in
+        let (reports, achieved) = try store.read { r -> ([(User, String, StreakHistory)], AchievementState) in
             let user = try self.user(id, in: r)
-            let streaks = try streak.map { [try streakID($0)] } ?? Set(try r.streaks(of: id) + ["daily"]).sorted()
-            return try streaks.map { (user, $0, try history(of: user, streak: $0, in: r)) }
+            let stored = try r.streaks(of: id)
+            if let streak { try noteUnknownStreak(streakID(streak), of: id, stored: stored) }
+            let streaks = try streak.map { [try streakID($0)] } ?? Set(stored + ["daily"]).sorted()
+            return (
+                try streaks.map { (user, $0, try history(of: user, streak: $0, in: r)) },
+                try achievements(of: user, in: r)
+            )
         }
         for (i, (user, streak, history)) in reports.enumerated() {
             if i > 0 && printer.format == .short { printer.out("") }
-            report(user: user, streak: streak, history: history)
+            report(user: user, streak: streak, history: history, achieved: achieved)
         }
     }
 
-    func report(user: User, streak: String, history: StreakHistory) {
+    /// `achieved`: the user's XP and level (SPEC §9), the same on each of their streaks' reports.
+    func report(user: User, streak: String, history: StreakHistory, achieved: AchievementState) {
         let state = Engine.evaluate(history, at: now)
         let zone = history.zone(at: now)
         let lastRefill = history.freezeEvents.filter { $0.kind == .refill }.map(\.at).max()
@@ -25,6 +31,7 @@ extension Context {
             ? Planner.next(
                 history: history, remindAt: user.remindAt, policy: ReminderPolicy(days: config.reminderDays), now: now,
                 stateNow: state) : nil
+        let why = next == nil ? noReminderReason(user: user, state: state) : nil
         let reminderJSON: JSON =
             next.map { r in
                 .object([
@@ -41,10 +48,11 @@ extension Context {
             ("total_checkins", .int(state.totalCheckins)),
             ("last_qualifying_date", .optional(state.lastQualifying?.description)),
             ("next_refill", .optional(nextRefill?.description)), ("next_reminder", reminderJSON),
+            ("xp", .int(achieved.xp)), ("level", .int(achieved.level)),
+            ("next_level_xp", achieved.nextLevelXP.map { .int($0) } ?? .null),
         ])
         let reminderText =
-            next.map { "\(local($0.due, in: zone)) (\($0.due)), for a \($0.length)-day streak" }
-            ?? (user.remind ? "none due" : "off for this user")
+            next.map { "\(local($0.due, in: zone)) (\($0.due)), for a \($0.length)-day streak" } ?? why ?? ""
         let lines = [
             "\(user.id) · \(streak) · \(zone.identifier) · today \(state.today)",
             "  current streak   \(days(state.current))"
@@ -54,7 +62,33 @@ extension Context {
             "  check-ins        \(state.totalCheckins) in all, last qualifying date \(state.lastQualifying?.description ?? "none")",
             "  freezes          \(state.freezes)" + (nextRefill.map { ", next refill from \($0)" } ?? ""),
             "  next reminder    \(reminderText)",
+            "  level            \(achieved.level), \(achieved.xp) XP"
+                + (achieved.nextLevelXP.map { ", level \(achieved.level + 1) at \($0) XP" } ?? " (the highest)"),
         ]
         printer.record(json, short: lines.joined(separator: "\n"))
+    }
+}
+
+extension Context {
+    /// Why a streak has no next reminder (SPEC §6's `status`): reminders off, no streak, a length
+    /// that `reminders.days` does not name, or none left before the streak ends.
+    func noReminderReason(user: User, state: StreakState) -> String {
+        let listed = config.reminderDays.map(String.init).joined(separator: ", ")
+        if !user.remind { return "off for this user (streakd user set \(user.id) --remind turns them on)" }
+        if config.reminderDays.isEmpty { return "none: reminders.days is empty in the configuration" }
+        if state.current == 0 { return "none: no streak to keep yet (reminders at \(listed) days)" }
+        if !config.reminderDays.contains(state.current) {
+            return "none: \(days(state.current)); reminders at \(listed) days"
+        }
+        return "none due: today's was due already, or today is done or frozen"
+    }
+
+    /// A streak a read command was asked about that the user does not have, is not `daily` and is
+    /// not configured: shown with zeros (SPEC §6), with a word on standard error naming the user's
+    /// streaks, in case it was a typo.
+    func noteUnknownStreak(_ streak: String, of user: String, stored: [String]) {
+        guard streak != "daily", !stored.contains(streak), config.streaks[streak] == nil else { return }
+        let known = Set(stored + ["daily"]).sorted().joined(separator: ", ")
+        printer.warn("\(user) has no streak \(quoted(streak)) (their streaks: \(known)); showing it with no check-ins")
     }
 }

@@ -8,6 +8,8 @@ struct UpcomingQueue {
     struct Entry {
         var notice: Notice
         var user: String
+        /// The user's language (nil: the configuration's default).
+        var language: String?
         var streak: String
         /// The user's zone at the due instant, as an index into the run's zone list.
         var zone: Int32

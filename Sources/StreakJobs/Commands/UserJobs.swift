@@ -3,30 +3,38 @@ import StreakStore
 
 /// `streakd user add|set|list|remove|import`.
 extension Context {
-    public func addUser(id: String, tz: String, remindAt: String?, remind: Bool) throws {
+    public func addUser(id: String, tz: String, remindAt: String?, remind: Bool, language: String? = nil) throws {
         let user = try checkedUser(
-            id: id, tz: tz, remindAt: remindAt ?? "20:00", remind: remind, fields: ("ID", "--tz", "--remind-at")
+            id: id, tz: tz, remindAt: remindAt ?? "20:00", remind: remind, fields: ("ID", "--tz", "--remind-at"),
+            language: language
         )
         .mapError(\.asError).get()
         let added = try store.write { w in try w.addUser(user, at: now) }
         guard added else {
             throw StreakdError.data("user \(quoted(id)) exists already; change it with: streakd user set \(id)")
         }
-        printer.record(userJSON(user), short: "added user \(id) (\(user.zone), reminders \(reminderText(user)))")
+        printer.record(
+            userJSON(user),
+            short: "added user \(id) (\(user.zone), reminders \(reminderText(user))\(languageNote(user)))")
     }
 
-    public func setUser(id: String, tz: String?, remindAt: String?, remind: Bool?) throws {
+    public func setUser(id: String, tz: String?, remindAt: String?, remind: Bool?, language: String? = nil) throws {
         let user = try store.write { w -> User in
             var user = try self.user(id, in: w)
-            let checked = try checkedUser(
+            // A reminder time kept from before is not checked against the grid again.
+            var checked = try checkedUser(
                 id: id, tz: tz ?? user.zone, remindAt: remindAt ?? Validate.wallTimeText(user.remindAt),
-                remind: remind ?? user.remind, fields: ("ID", "--tz", "--remind-at")
+                remind: remind ?? user.remind, fields: ("ID", "--tz", "--remind-at"), language: language,
+                onGrid: remindAt != nil
             ).mapError(\.asError).get()
+            if language == nil { checked.language = user.language }
             user = checked
             try w.updateUser(user, at: now)
             return user
         }
-        printer.record(userJSON(user), short: "updated user \(id) (\(user.zone), reminders \(reminderText(user)))")
+        printer.record(
+            userJSON(user),
+            short: "updated user \(id) (\(user.zone), reminders \(reminderText(user))\(languageNote(user)))")
     }
 
     public func listUsers() throws {
@@ -36,10 +44,13 @@ extension Context {
         }
         let width = max(4, users.map(\.id.count).max() ?? 0)
         if printer.format == .short && !users.isEmpty {
-            printer.out(pad("USER", width) + "  " + pad("ZONE", 30) + "  REMINDERS")
+            printer.out(pad("USER", width) + "  " + pad("ZONE", 30) + "  " + pad("REMINDERS", 9) + "  LANGUAGE")
         }
         for u in users {
-            printer.record(userJSON(u), short: pad(u.id, width) + "  " + pad(u.zone, 30) + "  " + reminderText(u))
+            printer.record(
+                userJSON(u),
+                short: pad(u.id, width) + "  " + pad(u.zone, 30) + "  " + pad(reminderText(u), 9) + "  "
+                    + languageText(u))
         }
     }
 
@@ -57,7 +68,16 @@ extension Context {
     /// Read, checked and stored a line at a time in one transaction, which an
     /// invalid record rolls back.
     public func importUsers(path: String) throws {
-        let file = try InputFile(path)
+        do {
+            try importUsers(from: try InputFile(path))
+        } catch let stop as InputFile.NotText {
+            throw StreakdError.data(stop.message + "\nno user was added or changed")
+        } catch let error as StoreError where error.kind == .full {
+            throw storeFull(nothing: "no user was added or changed")
+        }
+    }
+
+    private func importUsers(from file: InputFile) throws {
         var problems = Problems(file: file.name)
         let (added, updated) = try store.write { w -> (Int, Int) in
             let bulk = try w.userImport(at: now)
@@ -93,8 +113,7 @@ extension Context {
         let o = try JSONInput.object(line).get()
         let fields = ["user", "tz", "remind_at", "remind"]
         if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
-            throw FieldProblem(
-                field: unknown, message: "unknown field; valid fields: \(fields.joined(separator: ", "))")
+            throw JSONInput.unknownField(unknown, valid: fields)
         }
         let id = try JSONInput.string(o, "user", required: true).get()!
         let tz = try JSONInput.string(o, "tz", required: true).get()!
@@ -108,32 +127,88 @@ extension Context {
         return try checkedUser(id: id, tz: tz, remindAt: at, remind: remind, fields: ("user", "tz", "remind_at")).get()
     }
 
-    /// A user whose id, zone and reminder time are valid, or the field that is not.
+    /// A user whose id, zone, reminder time and language are valid, or the field that is not.
+    /// `onGrid`: the reminder time must fall on one of the timer's firings.
     func checkedUser(
-        id: String, tz: String, remindAt: String, remind: Bool, fields: (String, String, String)
+        id: String, tz: String, remindAt: String, remind: Bool, fields: (String, String, String),
+        language: String? = nil, languageField: String = "--lang", onGrid: Bool = true
     ) -> Result<User, FieldProblem> {
         if let problem = Validate.userID(id) {
             return .failure(FieldProblem(field: fields.0, message: "\(quoted(id)) is not a user id; use \(problem)"))
         }
-        if case .failure(let e) = zones.zone(tz) { return .failure(FieldProblem(field: fields.1, message: e.message)) }
+        let zone: Zone
+        switch zones.zone(tz) {
+        case .success(let z): zone = z
+        case .failure(let e): return .failure(FieldProblem(field: fields.1, message: e.message))
+        }
         guard let seconds = Validate.wallTime(remindAt) else {
             return .failure(
                 FieldProblem(
                     field: fields.2, message: "\(quoted(remindAt)) is not a time of day; use HH:MM from 00:00 to 23:59")
             )
         }
-        return .success(User(id: id, zone: tz, remindAt: seconds, remind: remind))
+        if onGrid, let problem = offGrid(seconds, in: zone) {
+            return .failure(FieldProblem(field: fields.2, message: problem))
+        }
+        var tag: String?
+        if let language {
+            switch checkedLanguage(language) {
+            case .success(let t): tag = t
+            case .failure(let message): return .failure(FieldProblem(field: languageField, message: message.text))
+            }
+        }
+        return .success(User(id: id, zone: tz, remindAt: seconds, remind: remind, language: tag))
+    }
+
+    struct Message: Error {
+        var text: String
+    }
+
+    /// A language tag in canonical case, if streakd has messages it can be served in.
+    func checkedLanguage(_ text: String) -> Result<String, Message> {
+        guard let tag = LanguageTag.canonical(text) else {
+            return .failure(Message(text: "\(quoted(text)) is not a language tag; \(LanguageTag.rule)"))
+        }
+        guard config.messages.language(for: tag) != nil else {
+            let languages = config.messages.languages.joined(separator: ", ")
+            return .failure(
+                Message(
+                    text: "streakd has no messages in \(tag); use one of \(languages), or add a [messages.\(tag)] "
+                        + "table to the configuration"))
+        }
+        return .success(tag)
+    }
+
+    /// Why a reminder time is refused: the timer fires every quarter hour of UTC (:00, :15, :30,
+    /// :45), so a time between two firings would be reminded at the next one, minutes late.
+    /// Every zone's offset today is a multiple of 15 minutes, so this is a local :00/:15/:30/:45.
+    func offGrid(_ seconds: Int, in zone: Zone) -> String? {
+        let quarter = 900
+        let offset = zone.offset(at: now)
+        let past = ((seconds - offset) % quarter + quarter) % quarter
+        guard past != 0 else { return nil }
+        let earlier = (seconds - past + 86400) % 86400
+        let later = (earlier + quarter) % 86400
+        return "\(Validate.wallTimeText(seconds)) falls between the timer's firings (every quarter hour, "
+            + ":00, :15, :30 and :45 UTC), so its reminders would come minutes late; use "
+            + "\(Validate.wallTimeText(earlier)) or \(Validate.wallTimeText(later))"
     }
 
     func userJSON(_ u: User) -> JSON {
         .object([
             ("user", .string(u.id)), ("timezone", .string(u.zone)),
             ("remind_at", .string(Validate.wallTimeText(u.remindAt))),
-            ("remind", .bool(u.remind)),
+            ("remind", .bool(u.remind)), ("language", .optional(u.language)),
         ])
     }
 
     func reminderText(_ u: User) -> String { u.remind ? "at \(Validate.wallTimeText(u.remindAt))" : "off" }
+
+    /// `, language zh-Hans` for a user with a language of their own.
+    func languageNote(_ u: User) -> String { u.language.map { ", language \($0)" } ?? "" }
+
+    /// The user's language, or the default's with a note that it is one.
+    func languageText(_ u: User) -> String { u.language ?? "\(config.messages.defaultLanguage) (default)" }
 }
 
 func pad(_ s: String, _ width: Int) -> String {

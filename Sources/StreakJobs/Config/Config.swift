@@ -25,6 +25,8 @@ public struct Config: Equatable, Sendable {
     public var streaks: [String: StreakSettings] = [:]
     /// Badges, XP and levels (`[[badges]]`, `[xp]`, `[levels]`).
     public var achievements = AchievementSettings()
+    /// Messages by language (`[messages]`, `[messages.LANG]`).
+    public var messages = MessageBook()
     /// The file it came from, or nil for the built-in defaults.
     public var source: String?
 
@@ -66,6 +68,7 @@ public struct Config: Equatable, Sendable {
             }
         }
         lines += achievementLines
+        lines += messages.tomlLines
         return lines.joined(separator: "\n")
     }
 
@@ -115,7 +118,7 @@ public struct Config: Equatable, Sendable {
             ("journal", .object([("burst", .int(journalBurst)), ("interval_seconds", .int(journalInterval))])),
             ("runs", .object([("lease_seconds", .int(leaseSeconds))])),
             ("streaks", .object(streakItems)),
-            ("xp", xpJSON), ("levels", levelsJSON), ("badges", badgesJSON),
+            ("xp", xpJSON), ("levels", levelsJSON), ("badges", badgesJSON), ("messages", messages.json),
         ])
     }
 }

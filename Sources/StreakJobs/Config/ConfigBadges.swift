@@ -9,12 +9,19 @@ extension ConfigLoader {
         "must be a list of 4 whole numbers from 1 to 1000000000, each larger than the one before, "
         + "such as [500, 1500, 4000, 10000]: the XP at which levels 2, 3, 4 and 5 begin"
 
-    static func readAchievements(_ table: TOMLTable, reader: TableReader, into config: inout Config) throws {
-        if let t = try reader.table(table, "xp", in: "") {
+    /// Each part is read on its own (`TableReader.attempt`), so that every problem is reported.
+    static func readAchievements(_ table: TOMLTable, reader: TableReader, into config: inout Config) {
+        reader.attempt {
+            guard let t = try reader.table(table, "xp", in: "") else { return }
             try reader.keys(t, in: "xp", allowed: ["per_day"])
             config.achievements.xpPerDay =
                 try reader.int(t, "per_day", in: "xp", range: 0...1_000_000) ?? config.achievements.xpPerDay
         }
+        reader.attempt { try readLevels(table, reader: reader, into: &config) }
+        reader.attempt { try readBadges(table, reader: reader, into: &config) }
+    }
+
+    static func readLevels(_ table: TOMLTable, reader: TableReader, into config: inout Config) throws {
         if let t = try reader.table(table, "levels", in: "") {
             try reader.keys(t, in: "levels", allowed: ["thresholds"])
             if let v = t["thresholds"] {
@@ -26,19 +33,25 @@ extension ConfigLoader {
                 config.achievements.levelThresholds = numbers
             }
         }
+    }
+
+    static func readBadges(_ table: TOMLTable, reader: TableReader, into config: inout Config) throws {
         // A [[badges]] list, even an empty `badges = []`, replaces the defaults entirely.
         guard let value = table["badges"] else { return }
         let arrayRule = "must be an array of tables, each under a [[badges]] header (or badges = [] for none)"
         guard let array = value.array, value.type == .array else { throw reader.error("badges", nil, arrayRule) }
         var badges: [BadgeDefinition] = []
         for (i, item) in array.enumerated() {
-            guard let t = item.table else { throw reader.error("badges", nil, arrayRule) }
-            let badge = try readBadge(t, index: i, reader: reader)
-            if badges.contains(where: { $0.id == badge.id }) {
-                throw reader.error(
-                    "badges", "id", "\(quoted(badge.id)) names two badges; give each badge its own id", occurrence: i)
+            reader.attempt {
+                guard let t = item.table else { throw reader.error("badges", nil, arrayRule) }
+                let badge = try readBadge(t, index: i, reader: reader)
+                if badges.contains(where: { $0.id == badge.id }) {
+                    throw reader.error(
+                        "badges", "id", "\(quoted(badge.id)) names two badges; give each badge its own id",
+                        occurrence: i)
+                }
+                badges.append(badge)
             }
-            badges.append(badge)
         }
         config.achievements.badges = badges
     }

@@ -7,43 +7,87 @@ import TOMLKit
 extension ConfigLoader {
     static let hookNameRule = "1 to 32 characters of a-z, 0-9, '_' and '-'"
 
-    static func readDelivery(_ table: TOMLTable, reader: TableReader, into config: inout Config) throws {
-        if let t = try reader.table(table, "desktop", in: "") {
+    /// Each part is read on its own (`TableReader.attempt`), so that every problem is reported.
+    static func readDelivery(_ table: TOMLTable, reader: TableReader, into config: inout Config, checkPrograms: Bool) {
+        reader.attempt {
+            guard let t = try reader.table(table, "desktop", in: "") else { return }
             try reader.keys(t, in: "desktop", allowed: ["users"])
             if let users = try reader.stringArray(t, "users", in: "desktop") {
-                for u in users where Validate.userID(u) != nil {
-                    throw reader.error("desktop", "users", "\(quoted(u)) is not a user id; use \(Validate.userID(u)!)")
+                for u in users {
+                    if let rule = Validate.userID(u) {
+                        throw reader.error("desktop", "users", "\(quoted(u)) is not a user id; use \(rule)")
+                    }
                 }
                 config.desktopUsers = users
             }
         }
-        if let t = try reader.table(table, "journal", in: "") {
+        reader.attempt {
+            guard let t = try reader.table(table, "journal", in: "") else { return }
             try reader.keys(t, in: "journal", allowed: ["burst", "interval_seconds"])
             config.journalBurst = try reader.int(t, "burst", in: "journal", range: 0...1_000_000) ?? config.journalBurst
             config.journalInterval =
                 try reader.int(t, "interval_seconds", in: "journal", range: 1...3600) ?? config.journalInterval
         }
-        if let t = try reader.table(table, "runs", in: "") {
+        reader.attempt {
+            guard let t = try reader.table(table, "runs", in: "") else { return }
             try reader.keys(t, in: "runs", allowed: ["lease_seconds"])
             config.leaseSeconds =
                 try reader.int(t, "lease_seconds", in: "runs", range: 5...86_400) ?? config.leaseSeconds
         }
         guard let value = table["hooks"] else { return }
         guard let array = value.array, value.type == .array else {
-            throw reader.error("hooks", nil, "must be an array of tables, each under a [[hooks]] header")
+            reader.note(reader.error("hooks", nil, "must be an array of tables, each under a [[hooks]] header"))
+            return
         }
         for (i, item) in array.enumerated() {
-            guard let t = item.table else {
-                throw reader.error("hooks", nil, "must be an array of tables, each under a [[hooks]] header")
+            reader.attempt {
+                guard let t = item.table else {
+                    throw reader.error("hooks", nil, "must be an array of tables, each under a [[hooks]] header")
+                }
+                let hook = try readHook(t, index: i, reader: reader)
+                if config.hooks.contains(where: { $0.name == hook.name }) {
+                    throw reader.error(
+                        "hooks", "name", "\(quoted(hook.name)) names two hooks; give each hook its own name",
+                        occurrence: i)
+                }
+                config.hooks.append(hook)
+                // SPEC §5: the program an absolute path. A relative one runs whatever is at that path
+                // in the folder of whoever runs `tick`; a bare name, whatever their PATH finds first
+                // (a unit's PATH is not a terminal's).
+                let program = hook.argv[0]
+                guard program.hasPrefix("/") else {
+                    let name = program.split(separator: "/").last.map(String.init) ?? program
+                    throw reader.error(
+                        "hooks", "command",
+                        "\(quoted(program)) is not an absolute path; name the program by its full path, such as "
+                            + "\"/usr/local/bin/\(name)\" (`command -v \(name)` shows it): streakd runs hooks in no "
+                            + "particular folder and looks nothing up in PATH", occurrence: i)
+                }
+                if checkPrograms, let reason = cannotRun(program) {
+                    throw reader.error(
+                        "hooks", "command",
+                        "\(quoted(program)) cannot be run: \(reason); give the path of an executable file",
+                        occurrence: i)
+                }
             }
-            let hook = try readHook(t, index: i, reader: reader)
-            if config.hooks.contains(where: { $0.name == hook.name }) {
-                throw reader.error(
-                    "hooks", "name", "\(quoted(hook.name)) names two hooks; give each hook its own name",
-                    occurrence: i)
-            }
-            config.hooks.append(hook)
         }
+    }
+
+    /// Why a program at an absolute path cannot be run from here, or nil.
+    static func cannotRun(_ program: String) -> String? {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: program, isDirectory: &isFolder), isFolder.boolValue {
+            return String(cString: strerror(EISDIR))
+        }
+        return access(program, X_OK) == 0 ? nil : String(cString: strerror(errno))
+    }
+
+    /// Reads the file again as `config check` does: every problem, and hooks whose program cannot
+    /// be run from here (not there, not executable, a folder) too.
+    public static func check(path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+        else { return }  // `load` has said why already
+        _ = try parse(text, file: path, checkPrograms: true)
     }
 
     static func readHook(_ t: TOMLTable, index i: Int, reader: TableReader) throws -> HookCommand {

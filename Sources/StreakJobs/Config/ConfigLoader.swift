@@ -11,18 +11,65 @@ public enum ConfigLoader {
             if explicit { throw StreakdError(.noInput, "\(path): no such configuration file") }
             return Config()
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw StreakdError.config("\(path): cannot read the configuration file")
-        }
-        guard let text = String(validating: data, as: UTF8.self) else {
-            throw StreakdError.config("\(path): the configuration is not valid UTF-8")
+        let bytes = try read(path)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let (line, column) = invalidUTF8(bytes)
+            throw StreakdError.config("\(path):\(line): the configuration is not valid UTF-8 text (column \(column))")
         }
         var config = try parse(text, file: path)
         config.source = path
         return config
     }
 
-    public static func parse(_ text: String, file: String) throws -> Config {
+    /// A configuration is a small text file: more than this is not one.
+    static let maxSize = 1 << 20
+
+    /// The file's bytes, read as a stream until its end, so that `/dev/null`
+    /// (like any empty file) is an empty configuration: the defaults.
+    static func read(_ path: String) throws -> [UInt8] {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw StreakdError.config("\(path): a folder, not a configuration file")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StreakdError.config("\(path): cannot read the configuration file")
+        }
+        defer { try? handle.close() }
+        var bytes: [UInt8] = []
+        do {
+            while let data = try handle.read(upToCount: 1 << 16), !data.isEmpty {
+                bytes += data
+                guard bytes.count <= maxSize else {
+                    throw StreakdError.config(
+                        "\(path): over \(maxSize >> 20) MiB; a configuration is a small text file (is this the right path?)"
+                    )
+                }
+            }
+        } catch let error as StreakdError {
+            throw error
+        } catch {
+            throw StreakdError.config("\(path): cannot read the configuration file")
+        }
+        return bytes
+    }
+
+    /// Where the first byte that is not UTF-8 is: line and column, for the message.
+    static func invalidUTF8(_ bytes: [UInt8]) -> (Int, Int) {
+        var line = 1
+        var column = 1
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while case .scalarValue(let c) = decoder.decode(&iterator) {
+            (line, column) = c == "\n" ? (line + 1, 1) : (line, column + 1)
+        }
+        return (line, column)
+    }
+
+    /// Reads the configuration's text. With `checkPrograms` (`config check`), a hook whose
+    /// program cannot be run from here is a problem too. Every problem is reported, not only the
+    /// first.
+    public static func parse(_ text: String, file: String, checkPrograms: Bool = false) throws -> Config {
+        try TOMLPrecheck.check(text, file: file)
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -31,17 +78,20 @@ public enum ConfigLoader {
         }
         let reader = TableReader(file: file, text: text)
         var config = Config()
-        let sections = ["import", "freeze", "reminders", "desktop", "hooks", "journal", "runs", "streaks"]
+        let sections = ["import", "freeze", "reminders", "desktop", "hooks", "journal", "runs", "streaks", "messages"]
         try reader.keys(table, in: "", allowed: sections + ["xp", "levels", "badges"])
-        if let t = try reader.table(table, "import", in: "") {
+        reader.attempt {
+            guard let t = try reader.table(table, "import", in: "") else { return }
             try reader.keys(t, in: "import", allowed: ["backfill_days"])
             config.backfillDays =
                 try reader.int(t, "backfill_days", in: "import", range: 0...365) ?? config.backfillDays
         }
-        if let t = try reader.table(table, "freeze", in: "") {
+        reader.attempt {
+            guard let t = try reader.table(table, "freeze", in: "") else { return }
             config.freeze = try reader.freeze(t, in: "freeze", base: config.freeze)
         }
-        if let t = try reader.table(table, "reminders", in: "") {
+        reader.attempt {
+            guard let t = try reader.table(table, "reminders", in: "") else { return }
             try reader.keys(t, in: "reminders", allowed: ["days", "max_late"])
             config.reminderDays =
                 try reader.intArray(t, "days", in: "reminders", range: 1...100_000) ?? config.reminderDays
@@ -53,27 +103,32 @@ public enum ConfigLoader {
                 config.maxLate = s
             }
         }
-        try readDelivery(table, reader: reader, into: &config)
-        try readAchievements(table, reader: reader, into: &config)
-        if let streaks = try reader.table(table, "streaks", in: "") {
-            for id in streaks.keys {
-                if let problem = Validate.streakID(id) {
-                    throw reader.error(
-                        "streaks", nil, "\(quoted(id)) is not a streak id; use \(problem)", header: "streaks.\(id)")
+        readDelivery(table, reader: reader, into: &config, checkPrograms: checkPrograms)
+        readAchievements(table, reader: reader, into: &config)
+        reader.attempt { try readMessages(table, reader: reader, into: &config) }
+        reader.attempt {
+            guard let streaks = try reader.table(table, "streaks", in: "") else { return }
+            for id in streaks.keys.sorted() {
+                reader.attempt {
+                    if let problem = Validate.streakID(id) {
+                        throw reader.error(
+                            "streaks", nil, "\(quoted(id)) is not a streak id; use \(problem)", header: "streaks.\(id)")
+                    }
+                    guard let t = try reader.table(streaks, id, in: "streaks") else { return }
+                    let section = "streaks.\(id)"
+                    try reader.keys(t, in: section, allowed: ["goal", "leeway_hours", "freeze"])
+                    var s = StreakSettings()
+                    s.freeze = config.freeze
+                    s.goal = try reader.int(t, "goal", in: section, range: 1...100) ?? s.goal
+                    s.leewayHours = try reader.int(t, "leeway_hours", in: section, range: 0...24) ?? s.leewayHours
+                    if let f = try reader.table(t, "freeze", in: section) {
+                        s.freeze = try reader.freeze(f, in: section + ".freeze", base: config.freeze)
+                    }
+                    config.streaks[id] = s
                 }
-                guard let t = try reader.table(streaks, id, in: "streaks") else { continue }
-                let section = "streaks.\(id)"
-                try reader.keys(t, in: section, allowed: ["goal", "leeway_hours", "freeze"])
-                var s = StreakSettings()
-                s.freeze = config.freeze
-                s.goal = try reader.int(t, "goal", in: section, range: 1...100) ?? s.goal
-                s.leewayHours = try reader.int(t, "leeway_hours", in: section, range: 0...24) ?? s.leewayHours
-                if let f = try reader.table(t, "freeze", in: section) {
-                    s.freeze = try reader.freeze(f, in: section + ".freeze", base: config.freeze)
-                }
-                config.streaks[id] = s
             }
         }
+        try reader.finish()
         return config
     }
 }

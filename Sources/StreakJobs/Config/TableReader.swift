@@ -3,9 +3,55 @@ import StreakCore
 import TOMLKit
 
 /// Typed access to a TOML table, with errors that name file, line and key.
+///
+/// A value of the wrong type or out of range is noted in `problems` and read as absent (so the
+/// default stands), and reading goes on: `config check` reports every problem of the file at
+/// once. Rules that span several values still throw; `attempt` notes those and goes on too.
 struct TableReader {
     let file: String
     let text: String
+    let problems = Problems()
+
+    init(file: String, text: String) {
+        self.file = file
+        self.text = text
+    }
+
+    /// The problems found so far, in the order they were found.
+    final class Problems {
+        var list: [StreakdError] = []
+    }
+
+    func note(_ error: StreakdError) { problems.list.append(error) }
+
+    /// Runs one part of the reading; its error is noted, and reading goes on.
+    func attempt(_ body: () throws -> Void) {
+        do {
+            try body()
+        } catch let error as StreakdError {
+            note(error)
+        } catch {
+            note(.config("\(file): \(error)"))
+        }
+    }
+
+    /// Throws what was noted: one problem as it is, several as one error of a line each (by line
+    /// number), with their count.
+    func finish() throws {
+        guard let first = problems.list.first else { return }
+        guard problems.list.count > 1 else { throw first }
+        let lines = problems.list.map(\.message).enumerated().sorted { a, b in
+            let (la, lb) = (lineNumber(a.element), lineNumber(b.element))
+            return la != lb ? la < lb : a.offset < b.offset
+        }.map(\.element)
+        throw StreakdError.config((lines + ["\(lines.count) problems in \(file)"]).joined(separator: "\n"))
+    }
+
+    /// The line a message names after the file (`FILE:LINE: …`).
+    private func lineNumber(_ message: String) -> Int {
+        guard message.hasPrefix(file + ":") else { return 0 }
+        return Int(message.dropFirst(file.count + 1).prefix { $0.isNumber }) ?? 0
+    }
 
     func error(_ section: String, _ key: String?, _ message: String, header: String? = nil) -> StreakdError {
         let name = [section, key].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ".")
@@ -40,18 +86,20 @@ struct TableReader {
     }
 
     func keys(_ table: TOMLTable, in section: String, allowed: [String]) throws {
-        for key in table.keys where !allowed.contains(key) {
+        for key in table.keys.sorted() where !allowed.contains(key) {
             let place = section.isEmpty ? "the top level" : "[\(section)]"
-            throw error(
-                section, key, "unknown setting; valid in \(place): \(allowed.joined(separator: ", "))",
-                header: section.isEmpty ? key : section + "." + key)
+            note(
+                error(
+                    section, key, "unknown setting; valid in \(place): \(allowed.joined(separator: ", "))",
+                    header: section.isEmpty ? key : section + "." + key))
         }
     }
 
     func table(_ t: TOMLTable, _ key: String, in section: String) throws -> TOMLTable? {
         guard let v = t[key] else { return nil }
         guard let table = v.table else {
-            throw error(section, key, "must be a table ([\(section.isEmpty ? key : section + "." + key)])")
+            note(error(section, key, "must be a table ([\(section.isEmpty ? key : section + "." + key)])"))
+            return nil
         }
         return table
     }
@@ -59,35 +107,50 @@ struct TableReader {
     func int(_ t: TOMLTable, _ key: String, in section: String, range: ClosedRange<Int>) throws -> Int? {
         guard let v = t[key] else { return nil }
         guard v.type == .int, let i = v.int else {
-            throw error(section, key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            note(error(section, key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)"))
+            return nil
         }
         guard range.contains(i) else {
-            throw error(
-                section, key, "\(i) is out of range; use a whole number from \(range.lowerBound) to \(range.upperBound)"
-            )
+            note(
+                error(
+                    section, key,
+                    "\(i) is out of range; use a whole number from \(range.lowerBound) to \(range.upperBound)"))
+            return nil
         }
         return i
     }
 
     func bool(_ t: TOMLTable, _ key: String, in section: String) throws -> Bool? {
         guard let v = t[key] else { return nil }
-        guard v.type == .bool, let b = v.bool else { throw error(section, key, "must be true or false") }
+        guard v.type == .bool, let b = v.bool else {
+            note(error(section, key, "must be true or false"))
+            return nil
+        }
         return b
     }
 
     func string(_ t: TOMLTable, _ key: String, in section: String) throws -> String? {
         guard let v = t[key] else { return nil }
-        guard v.type == .string, let s = v.string else { throw error(section, key, "must be a string in quotes") }
+        guard v.type == .string, let s = v.string else {
+            note(error(section, key, "must be a string in quotes"))
+            return nil
+        }
         return s
     }
 
     func intArray(_ t: TOMLTable, _ key: String, in section: String, range: ClosedRange<Int>) throws -> [Int]? {
         guard let v = t[key] else { return nil }
         let rule = "must be a list of whole numbers from \(range.lowerBound) to \(range.upperBound), such as [5, 7, 14]"
-        guard v.type == .array, let array = v.array else { throw error(section, key, rule) }
+        guard v.type == .array, let array = v.array else {
+            note(error(section, key, rule))
+            return nil
+        }
         var result: [Int] = []
         for item in array {
-            guard item.type == .int, let i = item.int, range.contains(i) else { throw error(section, key, rule) }
+            guard item.type == .int, let i = item.int, range.contains(i) else {
+                note(error(section, key, rule))
+                return nil
+            }
             result.append(i)
         }
         return Array(Set(result)).sorted()

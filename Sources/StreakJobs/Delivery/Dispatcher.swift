@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import StreakCore
 import StreakDelivery
 import StreakStore
@@ -19,6 +20,8 @@ public struct DispatchReport: Equatable, Sendable {
     public var waiting = 0
     /// Left for the next run: the run was stopped, ran out of time, or the sink kept failing.
     public var deferred = 0
+    /// Stopped in flight by a stop of the run (SIGTERM): pending, the attempt not counted.
+    public var interrupted = 0
 }
 
 /// One delivery to make now.
@@ -68,6 +71,11 @@ final class Dispatcher: Sendable {
     static let runBudget = Duration.seconds(480)
     /// Jobs waiting in one lane before the run waits for it to catch up (memory stays bounded).
     static let laneLimit = 32768
+    /// Outcome writes that find the store busy are tried again (each waits up to the store's busy
+    /// time-out) for this long: an outcome lost is a delivery the next run repeats. Once the run
+    /// is asked to stop, for `outcomeRetryStopping` only (systemd waits 90 s, SPEC §5 says a few).
+    static let outcomeRetry = Duration.seconds(120)
+    static let outcomeRetryStopping = Duration.seconds(10)
 
     init(context: Context, delivery: Delivery, owner: String, handOver: Bool = false) {
         self.context = context
@@ -191,14 +199,17 @@ final class Dispatcher: Sendable {
     private func run(_ jobs: [DeliveryJob], on lane: Lane) {
         var deferred = 0
         for job in jobs {
+            let sink = lane.sink
+            // What went before is written first; then the check, right before the delivery: a
+            // run stopped during the write (SIGSTOP) and resumed past its lease starts nothing.
+            if !handOver && !sink.deliversAtOnce { save(lane) }
             guard mayStart(lane) else {
                 deferred += 1
                 continue
             }
-            let sink = lane.sink
-            if !handOver && !sink.deliversAtOnce { save(lane) }
             let attempts = job.attempts + 1
             let outcome: Outcome
+            var failed: String?
             switch sink.deliver(job.notification) {
             case .delivered:
                 lane.failures = 0
@@ -210,9 +221,13 @@ final class Dispatcher: Sendable {
                     context.printer.warn("\(job.sink): \(reason); its notifications are skipped")
                 }
                 outcome = (job, .expired, attempts, reason)
+            case .interrupted(let reason):
+                shared.withLock { $0.report.interrupted += 1 }
+                outcome = (job, .pending, job.attempts, "interrupted: " + reason)
             case .failed(let error):
                 let dead = delivery.retry.isDead(attempts: attempts)
                 outcome = (job, dead ? .dead : .pending, attempts, error)
+                failed = error
                 shared.withLock { if dead { $0.report.dead += 1 } else { $0.report.failed += 1 } }
                 lane.failures += 1
                 if lane.failures >= Self.failureLimit {
@@ -227,6 +242,12 @@ final class Dispatcher: Sendable {
                 context.printer.warn(
                     "\(job.sink) gave up on \(job.notification.key) after \(attempts) attempts: \(outcome.error ?? "")")
                 delivery.recordDead(job.notification, job.sink, attempts, outcome.error ?? "")
+            } else if let error = failed {
+                // Each failure with its reason (a missing journal socket, what a hook said last).
+                let retry = context.now + delivery.retry.delay(afterAttempts: attempts)
+                context.printer.err(
+                    Self.failureLine(job, error: error, attempts: attempts, of: delivery.retry, retry: retry))
+                delivery.recordFailed(job.notification, job.sink, attempts, error, retry)
             }
             if handOver {
                 shared.withLock { $0.handed += lane.takeUnsaved() }
@@ -240,6 +261,18 @@ final class Dispatcher: Sendable {
         if !handOver { save(lane) }
     }
 
+    /// `failed hook:webhook (exit 3): 503 Service Unavailable [at_risk/ana/daily/2026-11-21, attempt 1 of 5, next
+    /// try from 2026-11-21T19:01:00Z]`: the sink's error split into its reason and what the sink said.
+    static func failureLine(_ job: DeliveryJob, error: String, attempts: Int, of retry: RetryPolicy, retry at: Instant)
+        -> String
+    {
+        let split = error.firstRange(of: ": ")
+        let reason = split.map { String(error[..<$0.lowerBound]) } ?? error
+        let said = split.map { ": " + error[$0.upperBound...] } ?? ""
+        return "failed \(job.sink) (\(reason))\(said) [\(job.notification.key), attempt \(attempts) of "
+            + "\(retry.maxAttempts), next try from \(at)]"
+    }
+
     /// Commits a lane's outcomes so far; an error stops nothing else but is rethrown by `drain`.
     private func save(_ lane: Lane) {
         keep(lane.takeUnsaved(), commitNow: true)
@@ -251,24 +284,27 @@ final class Dispatcher: Sendable {
             shared.withLock { $0.handed += outcomes }
             return
         }
-        // A store busy or unreachable for a moment (a lock held, a database restarting) is tried
-        // again for a while: an outcome lost means a delivery repeated by the next run.
-        let patience = ContinuousClock.now + Self.outcomePatience
+        do {
+            try writeOutcomes(outcomes)
+        } catch {
+            shared.withLock { if $0.failure == nil { $0.failure = error } }
+        }
+    }
+
+    /// Commits outcomes, trying again while the store is busy (`outcomeRetry`).
+    private func writeOutcomes(_ outcomes: [Outcome]) throws {
+        let start = ContinuousClock.now
         while true {
             do {
                 try context.store.write { w in try Self.write(outcomes, w, at: context.now, owner: owner) }
                 return
-            } catch let e as StoreError where e.kind == .busy && ContinuousClock.now < patience {
-                usleep(200_000)
-            } catch {
-                shared.withLock { if $0.failure == nil { $0.failure = error } }
-                return
+            } catch let error as StoreError where error.kind == .busy {
+                let limit = StopSignals.requested ? Self.outcomeRetryStopping : Self.outcomeRetry
+                guard ContinuousClock.now - start < limit else { throw error }
+                Thread.sleep(forTimeInterval: 0.05)
             }
         }
     }
-
-    /// How long an outcome's write is tried again while the store is busy or unreachable.
-    static let outcomePatience = Duration.seconds(15)
 
     /// Writes outcomes; only for deliveries `owner` still holds (a run that lost them while it
     /// was stopped writes nothing).

@@ -9,8 +9,7 @@ enum CheckinJSONLines {
         Result {
             let o = try JSONInput.object(line).get()
             if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
-                throw FieldProblem(
-                    field: unknown, message: "unknown field; valid fields: \(fields.joined(separator: ", "))")
+                throw JSONInput.unknownField(unknown, valid: fields)
             }
             return CheckinInput(
                 user: try JSONInput.string(o, "user", required: true).get()!,
@@ -41,8 +40,10 @@ struct CheckinCSV {
     static func header(_ file: InputFile) throws -> CheckinCSV? {
         guard let line = try file.next() else { return nil }
         if let why = line.problem { throw StreakdError.data("\(file.name):1: \(why)") }
-        guard case .success(let header) = fields(line.string) else {
-            throw StreakdError.data("\(file.name):1: the header row is not valid CSV")
+        let header: [String]
+        switch fields(line.string) {
+        case .success(let names): header = names
+        case .failure(let p): throw StreakdError.data("\(file.name):1: the header row is not valid CSV: \(p.message)")
         }
         let names = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         for name in names where !columns.contains(name) {
@@ -69,7 +70,9 @@ struct CheckinCSV {
 
     /// A row as a check-in, or what is wrong with it.
     func record(_ line: Substring) -> Result<CheckinInput, FieldProblem> {
-        Self.fields(line).flatMap { values -> Result<CheckinInput, FieldProblem> in
+        Self.fields(line).mapError { p in
+            FieldProblem(field: p.field < names.count ? names[p.field] : "", message: "malformed CSV: \(p.message)")
+        }.flatMap { values -> Result<CheckinInput, FieldProblem> in
             guard values.count == names.count else {
                 return .failure(
                     FieldProblem(
@@ -112,8 +115,27 @@ struct CheckinCSV {
         return true
     }
 
-    /// Splits one CSV record (RFC 4180 quoting; no line breaks inside fields).
-    static func fields(_ line: Substring) -> Result<[String], FieldProblem> {
+    /// What `fields` found wrong, and in which field (from 0).
+    struct Malformed: Error {
+        var field: Int
+        var message: String
+    }
+
+    static let notClosed = "a quote is not closed on its line"
+    static let notClosedMessage = "malformed CSV: " + notClosed
+
+    /// The problem of a row whose quoted value the next line closes: a line break inside quotes.
+    static func lineBreak(_ open: FieldProblem, goesOnTo line: Int) -> FieldProblem {
+        FieldProblem(
+            field: open.field,
+            message:
+                "malformed CSV: a line break inside a quoted value (the value goes on to line \(line)); no check-in field holds one, and streakd reads one record a line"
+        )
+    }
+
+    /// Splits one CSV record (RFC 4180 quoting; no line breaks inside fields:
+    /// no check-in field can hold one, so streakd reads one record a line).
+    static func fields(_ line: Substring) -> Result<[String], Malformed> {
         var fields: [String] = []
         var current = ""
         var quoted = false
@@ -140,13 +162,30 @@ struct CheckinCSV {
                 quoted = true
                 wasQuoted = true
             } else if wasQuoted {
-                return .failure(FieldProblem(field: "", message: "malformed CSV: text after a closing quote"))
+                return .failure(Malformed(field: fields.count, message: "text after a closing quote"))
             } else {
                 current.append(c)
             }
         }
-        if quoted { return .failure(FieldProblem(field: "", message: "malformed CSV: a quote is not closed")) }
+        if quoted { return .failure(Malformed(field: fields.count, message: notClosed)) }
         fields.append(current)
         return .success(fields)
+    }
+
+    /// Whether a line closes a quote left open by the line before: it holds a
+    /// quote that is not doubled, so the line break was inside a quoted value.
+    static func closesQuote(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        while i < text.count {
+            if text[i] == 34 {
+                if i + 1 < text.count && text[i + 1] == 34 {
+                    i += 2
+                    continue
+                }
+                return true
+            }
+            i += 1
+        }
+        return false
     }
 }

@@ -46,60 +46,87 @@ struct ImportChecker {
     /// where a row needs `check` (which then says what is wrong). The rows'
     /// users are looked up together (`ByteTable.values`).
     mutating func quick(_ lines: [InputFile.Line], _ csv: CheckinCSV, into checkins: inout [QuickCheckin?]) {
-        checkins.removeAll(keepingCapacity: true)
-        while fields.count < lines.count { fields.append([]) }
-        keys.removeAll(keepingCapacity: true)
-        for (k, line) in lines.enumerated() {
-            let plain = line.problem == nil && line.isASCII && csv.split(line.text, into: &fields[k])
-            // No user has an empty id.
-            keys.append(UnsafeBufferPointer(rebasing: line.text[plain ? fields[k][csv.user] : 0..<0]))
+        rows.removeAll(keepingCapacity: true)
+        for line in lines {
+            var f = RowFields()
+            // ASCII only: `CheckinCSV.fields` splits characters, and a combining mark after a comma joins it.
+            if line.problem == nil && line.isASCII && csv.split(line.text, into: &split) {
+                func field(_ column: Int) -> Range<Int>? {
+                    column < 0 || split[column].isEmpty ? nil : split[column]
+                }
+                f.user = split[csv.user]
+                f.at = split[csv.at]
+                (f.streak, f.tz, f.id) = (field(csv.streak), field(csv.tz), field(csv.id))
+            }
+            rows.append(f)
         }
+        quick(lines, into: &checkins)
+    }
+
+    /// The same for JSON lines, read by `PlainCheckinLine`.
+    mutating func quickJSON(_ lines: [InputFile.Line], into checkins: inout [QuickCheckin?]) {
+        rows.removeAll(keepingCapacity: true)
+        for line in lines {
+            var f = RowFields()
+            if line.problem != nil || !plain.fields(line.text, into: &f) { f = RowFields() }
+            rows.append(f)
+        }
+        quick(lines, into: &checkins)
+    }
+
+    /// The check-ins of `rows`, their users looked up together; no user has an empty id.
+    private mutating func quick(_ lines: [InputFile.Line], into checkins: inout [QuickCheckin?]) {
+        checkins.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+        for (k, line) in lines.enumerated() { keys.append(UnsafeBufferPointer(rebasing: line.text[rows[k].user])) }
         users.values(keys, into: &userZones)
         for (k, line) in lines.enumerated() {
-            checkins.append(userZones[k].flatMap { quick(line.text, fields[k], csv, userZone: $0) })
+            checkins.append(userZones[k].flatMap { quick(line.text, rows[k], userZone: $0) })
         }
     }
 
     /// Scratch space for `quick`.
-    private var fields: [[Range<Int>]] = []
+    private var split: [Range<Int>] = []
+    private var rows: [RowFields] = []
     private var keys: [UnsafeBufferPointer<UInt8>] = []
     private var userZones: [UInt32?] = []
+    private var plain = PlainCheckinLine()
 
-    /// A plain CSV row's check-in when it passes every rule on its bytes.
-    private mutating func quick(
-        _ text: UnsafeBufferPointer<UInt8>, _ fields: [Range<Int>], _ csv: CheckinCSV, userZone: UInt32
-    ) -> QuickCheckin? {
-        func field(_ column: Int) -> UnsafeBufferPointer<UInt8>? {
-            column < 0 || fields[column].isEmpty ? nil : UnsafeBufferPointer(rebasing: text[fields[column]])
-        }
+    /// A row's check-in when it passes every rule on its bytes.
+    private mutating func quick(_ text: UnsafeBufferPointer<UInt8>, _ f: RowFields, userZone: UInt32) -> QuickCheckin? {
+        func bytes(_ r: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: text[r]) }
         var streak = daily
-        if let s = field(csv.streak) {
-            guard let n = streakNumber(s) else { return nil }
+        if let s = f.streak {
+            guard let n = streakNumber(bytes(s)) else { return nil }
             streak = n
         }
-        guard let at = RFC3339.parse(utf8: UnsafeBufferPointer(rebasing: text[fields[csv.at]])),
+        guard let at = RFC3339.parse(utf8: bytes(f.at)),
             at <= rules.now + CheckinRules.futureSlack, at >= rules.now - CheckinRules.maxAge
         else { return nil }
         var zone = Int(userZone)
-        if let tz = field(csv.tz) {
-            guard let n = zoneNumber(tz) else { return nil }
+        if let tz = f.tz {
+            guard let n = zoneNumber(bytes(tz)) else { return nil }
             zone = n
         }
         guard valid(zone) else { return nil }
-        if let id = field(csv.id), !Validate.isEventID(id) { return nil }
+        if let id = f.id, !Validate.isEventID(bytes(id)) { return nil }
+        var meta: String?
+        if let m = f.meta, !plain.metaText(text, m, into: &meta) { return nil }
         markUsed(streak)
-        return QuickCheckin(
-            user: fields[csv.user], streak: streak, at: at, zone: zone, eventID: csv.id < 0 ? nil : fields[csv.id])
+        return QuickCheckin(user: f.user, streak: streak, at: at, zone: zone, eventID: f.id, meta: meta)
     }
 
-    /// Stores a checked row.
-    func insert(_ c: QuickCheckin, from text: UnsafeBufferPointer<UInt8>, into bulk: any CheckinImport) throws {
-        try streaks.withKey(c.streak) { streak in
-            try zones.withKey(c.zone) { zone in
-                try bulk.insert(
-                    user: UnsafeBufferPointer(rebasing: text[c.user]), streak: streak, at: c.at, zone: zone,
-                    eventID: c.eventID.flatMap { $0.isEmpty ? nil : UnsafeBufferPointer(rebasing: text[$0]) },
-                    meta: nil)
+    /// Adds a checked row to a batch for the store.
+    func append(_ c: QuickCheckin, from text: UnsafeBufferPointer<UInt8>, to rows: CheckedRows) {
+        streaks.withKey(c.streak) { streak in
+            zones.withKey(c.zone) { zone in
+                var meta = c.meta
+                func add(_ meta: UnsafeBufferPointer<UInt8>?) {
+                    rows.append(
+                        user: UnsafeBufferPointer(rebasing: text[c.user]), streak: streak, at: c.at, zone: zone,
+                        eventID: c.eventID.map { UnsafeBufferPointer(rebasing: text[$0]) }, meta: meta)
+                }
+                if meta == nil { add(nil) } else { meta!.withUTF8 { add($0) } }
             }
         }
     }
@@ -136,11 +163,13 @@ struct ImportChecker {
     }
 }
 
-/// A CSV row that passed every rule: positions in its line, and numbers in the checker's tables.
+/// A row that passed every rule: positions in its line, and numbers in the checker's tables.
 struct QuickCheckin {
     var user: Range<Int>
     var streak: Int
     var at: Instant
     var zone: Int
     var eventID: Range<Int>?
+    /// The metadata as stored (compact JSON), when there is any.
+    var meta: String?
 }

@@ -11,6 +11,14 @@ final class InputFile {
     private(set) var bytesRead = 0
 
     static let maxLine = 64 * 1024
+    /// A line is counted to its end up to this length; past it the input is not lines of text
+    /// (`/dev/zero`, an endless line), and reading stops.
+    static let maxCounted = 16 << 20
+
+    /// Why reading stopped before the end: the input is not a file of text lines.
+    struct NotText: Error {
+        let message: String
+    }
 
     private let handle: FileHandle
     /// Bytes read at a time: 1 MiB (tests use less).
@@ -76,16 +84,16 @@ final class InputFile {
     /// holds nothing is no line (a file "a\n" has one line, as does "a").
     func next() throws -> Line? {
         while true {
-            if let newline = buffer[start..<end].firstIndex(of: 10) {
+            if let newline = newline(start..<end) {
                 let raw = start..<newline
                 start = newline + 1
-                return line(raw)
+                return try line(raw)
             }
             if atEnd {
                 guard start < end else { return nil }
                 let raw = start..<end
                 start = end
-                let last = line(raw)
+                let last = try line(raw)
                 return last.problem == nil && last.text.isEmpty ? nil : last
             }
             if end - start > Self.maxLine { return try tooLong() }
@@ -117,17 +125,18 @@ final class InputFile {
         lines.removeAll(keepingCapacity: true)
         guard let first = try nextRecord() else { return false }
         lines.append(first)
-        while lines.count < max, let newline = buffer[start..<end].firstIndex(of: 10) {
+        while lines.count < max, let newline = newline(start..<end) {
             let raw = start..<newline
             start = newline + 1
-            let line = line(raw)
+            let line = try line(raw)
             if !line.isBlank { lines.append(line) }
         }
         return true
     }
 
-    private func line(_ raw: Range<Int>) -> Line {
+    private func line(_ raw: Range<Int>) throws -> Line {
         lineNumber += 1
+        try checkText(raw)
         if raw.count > Self.maxLine { return problem("the line is \(raw.count) bytes long; at most \(Self.maxLine)") }
         var text = UnsafeBufferPointer(rebasing: buffer[raw])
         var isASCII = Self.isASCII(text)
@@ -146,23 +155,45 @@ final class InputFile {
         Line(number: lineNumber, text: UnsafeBufferPointer(start: nil, count: 0), problem: why, isASCII: true)
     }
 
-    /// A line longer than any valid one: counted to its end, never held.
+    /// A line longer than any valid one: counted to its end, never held, up to `maxCounted`.
     private func tooLong() throws -> Line {
+        lineNumber += 1
+        try checkText(start..<end)
         var length = end - start
         start = end
-        while true {
+        var ended = false
+        while !ended && !atEnd {
             try fill()
-            if let newline = buffer[start..<end].firstIndex(of: 10) {
-                length += newline - start
-                start = newline + 1
-                break
+            let newline = newline(start..<end)
+            try checkText(start..<(newline ?? end))
+            length += (newline ?? end) - start
+            start = newline.map { $0 + 1 } ?? end
+            ended = newline != nil
+            if length > Self.maxCounted {
+                throw NotText(
+                    message:
+                        "\(name):\(lineNumber): the line goes on for over \(Self.maxCounted >> 20) MiB without a line break; this is not a file of lines (a device, or a binary file?)"
+                )
             }
-            length += end - start
-            start = end
-            if atEnd { break }
         }
-        lineNumber += 1
         return problem("the line is \(length) bytes long; at most \(Self.maxLine)")
+    }
+
+    /// Where the first line break in `range` is (glibc's `memchr` reads many bytes a step).
+    private func newline(_ range: Range<Int>) -> Int? {
+        guard !range.isEmpty, let found = memchr(buffer.baseAddress! + range.lowerBound, 10, range.count) else {
+            return nil
+        }
+        return UnsafeMutableRawPointer(found).assumingMemoryBound(to: UInt8.self) - buffer.baseAddress!
+    }
+
+    /// A NUL byte is in no text: the input is binary, UTF-16 or a device such as
+    /// `/dev/zero`, and reading on would only find more invalid lines.
+    private func checkText(_ raw: Range<Int>) throws {
+        guard !raw.isEmpty, memchr(buffer.baseAddress! + raw.lowerBound, 0, raw.count) != nil else { return }
+        throw NotText(
+            message:
+                "\(name):\(lineNumber): a NUL byte; the input must be UTF-8 text (is it binary, UTF-16, or a device?)")
     }
 
     /// Moves the unread bytes to the front and reads the next chunk after them.

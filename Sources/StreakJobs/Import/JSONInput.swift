@@ -1,40 +1,23 @@
-import Foundation
 import StreakCore
 
-/// Any JSON value, as read from input.
-enum JSONInput: Decodable {
+/// Any JSON value, as read from input (`JSONReader`).
+enum JSONInput {
     case string(String)
     case bool(Bool)
     case integer(Int64)
-    case number
+    /// A whole number beyond Int64, as written.
+    case largeInteger(String)
+    /// A number with a fraction, as written.
+    case number(String)
     case null
     case array
     case object([String: JSONInput])
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() {
-            self = .null
-        } else if let b = try? c.decode(Bool.self) {
-            self = .bool(b)
-        } else if let i = try? c.decode(Int64.self) {
-            self = .integer(i)
-        } else if (try? c.decode(Double.self)) != nil {
-            self = .number
-        } else if let s = try? c.decode(String.self) {
-            self = .string(s)
-        } else if let o = try? c.decode([String: JSONInput].self) {
-            self = .object(o)
-        } else {
-            self = .array
-        }
-    }
 
     var kind: String {
         switch self {
         case .string: "a string"
         case .bool: "a boolean"
-        case .integer: "an integer"
+        case .integer, .largeInteger: "an integer"
         case .number: "a fractional number"
         case .null: "null"
         case .array: "an array"
@@ -44,27 +27,17 @@ enum JSONInput: Decodable {
 
     /// Parses one line holding one JSON object.
     static func object(_ line: Substring) -> Result<[String: JSONInput], FieldProblem> {
-        guard line.first == "{" else {
-            return .failure(FieldProblem(field: "", message: "malformed JSON: expected one object {...} per line"))
-        }
         var line = line
-        if let fields = line.withUTF8({ JSONLine.object($0) }) { return .success(fields) }
-        do {
-            guard case .object(let fields) = try JSONDecoder().decode(JSONInput.self, from: Data(line.utf8)) else {
-                return .failure(FieldProblem(field: "", message: "malformed JSON: expected an object {...}"))
-            }
-            return .success(fields)
-        } catch {
-            return .failure(FieldProblem(field: "", message: "malformed JSON: \(JSONInput.reason(error))"))
-        }
+        return line.withUTF8 { JSONReader.object($0) }
     }
 
-    static func reason(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
+    /// A field no record has. One with an empty name says so: the message names it.
+    static func unknownField(_ key: String, valid: [String]) -> FieldProblem {
+        let rule = "valid fields: \(valid.joined(separator: ", "))"
+        guard !key.isEmpty else {
+            return FieldProblem(field: "", message: "unknown field \"\" (an empty name); \(rule)")
         }
-        return "not a JSON object"
+        return FieldProblem(field: key, message: "unknown field; \(rule)")
     }
 
     /// A string field, or a problem naming the field.
@@ -96,6 +69,13 @@ enum JSONInput: Decodable {
             case .string(let s): result.append((key, .string(s)))
             case .bool(let b): result.append((key, .bool(b)))
             case .integer(let i): result.append((key, .integer(i)))
+            case .largeInteger(let written):
+                return .failure(
+                    FieldProblem(
+                        field: "meta",
+                        message:
+                            "value of \(quoted(key)) is \(shortened(written)), out of range; metadata integers must be from \(Int64.min) to \(Int64.max)"
+                    ))
             case let other:
                 return .failure(
                     FieldProblem(
@@ -107,4 +87,9 @@ enum JSONInput: Decodable {
         }
         return .success(result)
     }
+}
+
+/// A number as written, cut when absurdly long.
+private func shortened(_ written: String) -> String {
+    written.count > 40 ? "\(written.prefix(20))... (\(written.count) characters)" : written
 }

@@ -14,15 +14,18 @@ public struct Printer: Sendable {
     public var err: @Sendable (String) -> Void
     /// Whether standard error is a terminal (progress bars only then).
     public var errIsTerminal: Bool
+    /// Whether standard output is a terminal (`badges` draws its bars only then).
+    public var outIsTerminal: Bool
 
     public init(
         format: OutputFormat, out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
-        errIsTerminal: Bool = false
+        errIsTerminal: Bool = false, outIsTerminal: Bool = false
     ) {
         self.format = format
         self.out = out
         self.err = err
         self.errIsTerminal = errIsTerminal
+        self.outIsTerminal = outIsTerminal
     }
 
     /// Prints to the process's standard output and error.
@@ -31,7 +34,7 @@ public struct Printer: Sendable {
             format: format,
             out: { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) },
             err: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) },
-            errIsTerminal: isatty(2) == 1)
+            errIsTerminal: isatty(2) == 1, outIsTerminal: isatty(1) == 1)
     }
 
     public func warn(_ message: String) { err("streakd: warning: " + message) }

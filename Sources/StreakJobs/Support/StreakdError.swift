@@ -5,6 +5,7 @@ public enum ExitStatus: Int32, Sendable {
     case dataError = 65
     case noInput = 66
     case unavailable = 69
+    case damaged = 74
     case tempFail = 75
     case config = 78
 }

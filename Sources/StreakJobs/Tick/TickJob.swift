@@ -34,7 +34,21 @@ extension Context {
         let changed = try configChanged(write: !dryRun)
         let due = try store.read { try $0.dueStreaks(through: dryRun && changed ? nil : now) }
         if dryRun { return try dryTick(due.streaks, everySettlement: changed) }
-        return try TickRun(context: self, delivery: delivery, due: due).run()
+        let report = try TickRun(context: self, delivery: delivery, due: due).run()
+        let d = report.deliveries
+        try recordRun(
+            MetaKey.lastTick,
+            [
+                ("sent", report.sent), ("expired", report.expired), ("delivered", d.delivered), ("failed", d.failed),
+                ("dead", d.dead), ("retried", d.retried), ("pending", report.pending), ("streaks", report.streaks),
+            ])
+        return report
+    }
+
+    /// Notes in the store's meta when a run ran and what it did, for `status` without an ID.
+    func recordRun(_ key: String, _ counts: [(String, Int)]) throws {
+        let summary = JSON.object([("at", .string(now.description))] + counts.map { ($0.0, .int($0.1)) })
+        try store.write { try $0.setMeta(key, summary.text) }
     }
 
     /// What a run now would send or record, planned in reads: nothing is claimed or written.
@@ -62,25 +76,26 @@ extension Context {
     func configChanged(write: Bool) throws -> Bool {
         let fingerprint = noticeFingerprint
         // A read first: a run with nothing to do writes nothing (and closes without a checkpoint's sync).
-        let unchanged = try store.read { try $0.meta("notice-settings") } == fingerprint
+        let unchanged = try store.read { try $0.meta(MetaKey.noticeSettings) } == fingerprint
         if !write || unchanged { return !unchanged }
         return try store.write { w in
-            guard try w.meta("notice-settings") != fingerprint else { return false }
+            guard try w.meta(MetaKey.noticeSettings) != fingerprint else { return false }
             try w.rescheduleAll()
-            try w.setMeta("notice-settings", fingerprint)
+            try w.setMeta(MetaKey.noticeSettings, fingerprint)
             return true
         }
     }
 
-    /// The settings that decide a streak's notices: not where they go, nor badges and levels
-    /// (left out of the text, so a store keeps the fingerprint it had before they existed).
+    /// The settings that decide a streak's notices: not where they go, nor badges and levels, nor
+    /// the messages' words (left out of the text, so a store keeps the fingerprint it had before
+    /// they existed).
     var noticeFingerprint: String {
         var c = config
         c.source = nil
         c.desktopUsers = []
         c.hooks = []
         guard case .object(let items) = c.json else { return c.json.text }
-        return JSON.object(items.filter { !["xp", "levels", "badges", "runs"].contains($0.0) }).text
+        return JSON.object(items.filter { !["xp", "levels", "badges", "runs", "messages"].contains($0.0) }).text
     }
 }
 

@@ -27,6 +27,7 @@ extension Context {
         var epochs: [String: [SettingsEpoch]] = [:]
         let reminders = ReminderPolicy(days: config.reminderDays)
         let streaks = Array(batch)
+        var changed: [Changed] = []
         for (d, read) in zip(streaks, try reader.dueHistories(of: streaks)) {
             guard let read else { continue }
             if epochs[d.streak] == nil { epochs[d.streak] = try reader.settingsEpochs(of: d.streak) }
@@ -34,8 +35,15 @@ extension Context {
                 d, read, epochs: epochs[d.streak]!, reminders: reminders, everySettlement: everySettlement)
             plan.notices += found.notices
             plan.of += repeatElement(plan.runs.count, count: found.notices.count)
+            if d.marked {
+                changed.append(
+                    Changed(
+                        user: read.user, run: plan.runs.count,
+                        known: KnownStreak(streak: d.streak, history: found.history, state: found.state)))
+            }
             plan.runs.append(found.run)
         }
+        try planAchievements(changed, into: &plan, reader, epochs: &epochs)
         // The keys the ledger has, asked for the whole batch at once.
         if checkLedger && !plan.notices.isEmpty {
             let recorded = try reader.ledgerStates(keys: plan.notices.map(\.notification.key))
@@ -49,7 +57,7 @@ extension Context {
     /// One streak: the notices a run now finds due for it, and its next run. Pure: the history is read.
     func planStreak(
         _ d: DueStreak, _ read: DueHistory, epochs: [SettingsEpoch], reminders: ReminderPolicy, everySettlement: Bool
-    ) throws -> (notices: [TickPlan.Found], run: PlannedRun) {
+    ) throws -> (notices: [TickPlan.Found], run: PlannedRun, history: StreakHistory, state: StreakState) {
         let history = try history(of: read.stored, epochs: epochs)
         let state = Engine.evaluate(history, at: now)
         let policy = noticePolicy(for: read.user, reminders: reminders)
@@ -58,12 +66,15 @@ extension Context {
             settledThrough: d.marked || everySettlement ? nil : d.handledThrough)
         let notices = found.map {
             (
-                notification: notification($0.notice, user: read.user.id, streak: d.streak, history: history),
+                notification: notification($0.notice, user: read.user, streak: d.streak, history: history),
                 fresh: $0.fresh
             )
         }
         let next = Notices.next(history, policy: policy, now: now, state: state)
         // A history read from the tables goes to the store to keep; a copy it kept needs no second look.
-        return (notices, PlannedRun(streak: d, next: next, history: read.fromCopy ? nil : read, user: read.user))
+        return (
+            notices, PlannedRun(streak: d, next: next, history: read.fromCopy ? nil : read, user: read.user), history,
+            state
+        )
     }
 }

@@ -25,6 +25,16 @@ final class TickRun {
     let output = DispatchQueue(label: "streakd.output")
     /// Streaks claimed at a time.
     let batchSize: Int
+    /// Where in the list the run starts (it goes round to the start after the end).
+    let first: Int
+
+    /// The due streaks at places `range` of the run's order: the list from `first` on, then
+    /// the part before it.
+    func batch(_ range: Range<Int>) -> [DueStreak] {
+        let n = due.streaks.count
+        if first == 0 { return Array(due.streaks[range]) }
+        return range.map { due.streaks[($0 + first) % n] }
+    }
     var report = TickReport()
 
     /// Streaks planned at a time.
@@ -42,20 +52,17 @@ final class TickRun {
 
     init(context: Context, delivery: Delivery, due: DueList) {
         self.context = context
-        var due = due
+        self.due = due
         if context.store.concurrentClaims {
             // Runs going at once on one database split the work: each claims small batches, a
             // transaction each, starting at a batch of its own choosing (it takes the rest after).
             batchSize = min(Self.batchSize, max(64, due.streaks.count / 32))
             let batches = (due.streaks.count + batchSize - 1) / batchSize
-            if batches > 1 {
-                let first = Int.random(in: 0..<batches) * batchSize
-                due.streaks = Array(due.streaks[first...] + due.streaks[..<first])
-            }
+            first = batches > 1 ? Int.random(in: 0..<batches) * batchSize : 0
         } else {
             batchSize = Self.batchSize
+            first = 0
         }
-        self.due = due
         overlap = Dispatcher.alwaysAtOnce(delivery)
         dispatcher = Dispatcher(
             context: context, delivery: delivery, owner: RunOwner.token(now: context.now), handOver: overlap)
@@ -136,7 +143,7 @@ final class TickRun {
     /// claim checks (a streak changed since is not claimed).
     func planAhead(from start: Int, count: Int? = nil) -> Background<(TickPlan, end: Int)> {
         let end = min(start + (count ?? min(batchSize, Self.overlapBatch)), due.streaks.count)
-        let batch = due.streaks[start..<end]
+        let batch = self.batch(start..<end)
         return Background { [context] in
             (try context.store.readBeside { r in try context.plan(batch, r, checkLedger: false) }, end)
         }
@@ -148,10 +155,11 @@ final class TickRun {
     func claimAndRecord(from start: Int, _ w: any StoreWriter) throws -> (recorded: [Recorded], end: Int) {
         var recorded: [Recorded] = []
         var end = start
-        while end < due.streaks.count && recorded.count < Self.recordLimit && (end == start || !store.concurrentClaims) {
-            let batch = due.streaks[end..<min(end + batchSize, due.streaks.count)]
+        while end < due.streaks.count && recorded.count < Self.recordLimit && (end == start || !store.concurrentClaims)
+        {
+            let batch = self.batch(end..<min(end + batchSize, due.streaks.count))
             end += batch.count
-            let claimed = try w.claim(Array(batch), listed: due.mark, now: now).compactMap { $0 }
+            let claimed = try w.claim(batch, listed: due.mark, now: now).compactMap { $0 }
             let planned = try context.plan(claimed, w, checkLedger: false)
             recorded += try record(planned, claimed: planned.runs.map(\.streak), w)
         }

@@ -103,7 +103,14 @@ final class PGUserImport: UserImport {
             old[u.id] = u
         }
         let new = batch.filter { old[$0.id] == nil }
-        let changed = batch.filter { user in old[user.id].map { $0 != user } ?? false }
+        // A user import carries no language: the stored one stays, and does not count as a change.
+        let changed = batch.filter { user in
+            old[user.id].map { o in
+                var user = user
+                user.language = o.language
+                return o != user
+            } ?? false
+        }
         added += new.count
         updated += batch.count - new.count
         if !new.isEmpty {

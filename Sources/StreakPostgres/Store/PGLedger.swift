@@ -33,7 +33,7 @@ extension PGAccess {
     }
 
     static let notificationColumns =
-        "n.id, n.kind, n.user_id, n.streak, n.local_date, n.due, n.timezone, n.local_due, n.streak_length, n.message"
+        "n.id, n.kind, n.user_id, n.streak, n.local_date, n.due, n.timezone, n.local_due, n.streak_length, n.message, n.title"
 
     func pendingDeliveries() throws -> [PendingDelivery] {
         try pg.query(
@@ -44,8 +44,8 @@ extension PGAccess {
             """
         ).rows.map { r in
             PendingDelivery(
-                id: try r.get(0), notification: try Self.notification(r), sink: try r.string(10),
-                attempts: try r.get(11), lastAttempt: try r.get(12), owner: try r.get(13))
+                id: try r.get(0), notification: try Self.notification(r), sink: try r.string(11),
+                attempts: try r.get(12), lastAttempt: try r.get(13), owner: try r.get(14))
         }
     }
 
@@ -59,10 +59,10 @@ extension PGAccess {
                 "the ledger holds notification \(try r.get(0, as: Int64.self)) of an unknown kind \"\(name)\" (written by a newer streakd?)"
             )
         }
-        return Notification(
+        return Notification.fromLedger(
             kind: kind, user: try r.string(2), streak: try r.string(3), localDate: LocalDate(day: try r.get(4)),
             due: try r.get(5), timezone: try r.string(6), localDue: try r.string(7), streakLength: try r.get(8),
-            message: try r.string(9))
+            message: try r.string(9), title: try r.get(10))
     }
 
     func deliveryStates(key: String) throws -> [String: DeliveryState] {
@@ -102,17 +102,17 @@ extension PGAccess {
         let inserted = try pg.query(
             """
             INSERT INTO notifications (key, user_id, streak, kind, local_date, due, timezone, local_due,
-                streak_length, message, state, recorded_at)
-            SELECT key, u, s, k, d, due, tz, ld, len, msg, st, $12
+                streak_length, message, state, recorded_at, title)
+            SELECT key, u, s, k, d, due, tz, ld, len, msg, st, $12, title
             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[],
-                $8::text[], $9::int[], $10::text[], $11::text[])
-                WITH ORDINALITY AS v(key, u, s, k, d, due, tz, ld, len, msg, st, n)
+                $8::text[], $9::int[], $10::text[], $11::text[], $13::text[])
+                WITH ORDINALITY AS v(key, u, s, k, d, due, tz, ld, len, msg, st, title, n)
             ORDER BY n
             ON CONFLICT DO NOTHING
             RETURNING id, key
-            """, n.map(\.key), n.map(\.user), n.map(\.streak), n.map(\.kind.rawValue), n.map(\.localDate.day),
+            """, n.map(\.key), n.map(\.user), n.map(\.ledgerStreak), n.map(\.kind.rawValue), n.map(\.ledgerDate.day),
             n.map(\.due.seconds), n.map(\.timezone), n.map(\.localDue), n.map(\.streakLength), n.map(\.message),
-            items.map(\.state.rawValue), at)
+            items.map(\.state.rawValue), at, n.map(\.title))
         var ids: [String: Int64] = [:]
         for r in inserted.rows { ids[try r.string(1)] = try r.get(0) }
         var (notification, sink, state, owners) = ([Int64](), [String](), [String](), [String?]())
@@ -178,5 +178,35 @@ extension PGAccess {
         try pg.query("DELETE FROM runners WHERE run = $1", run)
         // Runs whose lease ran out go too: killed, or stopped (it then fences itself on resuming).
         try pg.query("DELETE FROM runners WHERE beat_at + make_interval(secs => lease) < statement_timestamp()")
+    }
+}
+
+/// The store at a glance, for `status` without an ID: counts and scans (a rare command).
+extension PGAccess {
+    func userCounts() throws -> UserCounts {
+        let r = try pg.query("SELECT count(*), count(*) FILTER (WHERE remind) FROM users")
+        return UserCounts(users: try r.get(0, 0), reminded: try r.get(0, 1))
+    }
+
+    func streakCount() throws -> Int {
+        try pg.query("SELECT count(*) FROM schedule").get(0, 0)
+    }
+
+    func deliveryCount(_ state: DeliveryState) throws -> Int {
+        try pg.query("SELECT count(*) FROM deliveries WHERE state = $1", state.rawValue).get(0, 0)
+    }
+
+    func deliveries(_ state: DeliveryState, limit: Int) throws -> [DeliveryRecord] {
+        try pg.query(
+            """
+            SELECT \(Self.notificationColumns), d.sink, d.attempts, d.last_attempt, d.last_error
+            FROM deliveries d JOIN notifications n ON n.id = d.notification
+            WHERE d.state = $1 ORDER BY d.last_attempt DESC NULLS LAST, n.due, n.id, d.sink COLLATE "C" LIMIT $2
+            """, state.rawValue, limit
+        ).rows.map { r in
+            DeliveryRecord(
+                notification: try Self.notification(r), sink: try r.string(11), state: state, attempts: try r.get(12),
+                lastAttempt: try r.get(13), lastError: try r.get(14))
+        }
     }
 }

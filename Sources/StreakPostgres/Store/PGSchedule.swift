@@ -26,7 +26,7 @@ extension PGAccess {
         let rows = try pg.query(
             """
             SELECT user_id, streak, handled_through, version, id, next_at, zone, remind_at, remind,
-                CASE WHEN history_version = version THEN history END
+                CASE WHEN history_version = version THEN history END, language
             FROM schedule
             WHERE next_at IS NOT NULL AND (next_at, id) > ($2, $3) AND next_at <= $1 AND NOT changed
             ORDER BY next_at, id LIMIT $4
@@ -37,7 +37,9 @@ extension PGAccess {
                 row: try r.get(4), marked: false)
             var carried: CarriedHistory?
             if !r.isNull(6), !r.isNull(9) {
-                let user = User(id: streak.user, zone: try r.string(6), remindAt: try r.get(7), remind: try r.bool(8))
+                let user = User(
+                    id: streak.user, zone: try r.string(6), remindAt: try r.get(7), remind: try r.bool(8),
+                    language: try r.get(10))
                 carried = CarriedHistory(user: user, packed: try r.bytes(9))
             }
             return PlannedStreak(streak: streak, position: RunPosition(at: try r.get(5), row: streak.row!), carried: carried)
@@ -62,7 +64,7 @@ extension PGAccess {
         // Each streak's user, and its packed history when still at the version listed.
         let found = try pg.query(
             """
-            SELECT v.n, u.id, u.zone, u.remind_at, u.remind,
+            SELECT v.n, u.id, u.zone, u.remind_at, u.remind, u.language,
                 CASE WHEN s.history_version = s.version AND s.version = v.version THEN s.history END
             FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS v(u, s, version, n)
             JOIN users u ON u.id = v.u LEFT JOIN schedule s ON s.user_id = v.u AND s.streak = v.s
@@ -72,9 +74,11 @@ extension PGAccess {
         for row in found.rows {
             let i = Int(try row.get(0, as: Int64.self)) - 1
             let user = try Self.user(row, from: 1)
-            if !row.isNull(5), let packed = try row.bytes(5).withUnsafeBufferPointer({
-                PackedHistory.unpack($0, user: user.id, streak: streaks[i].streak)
-            }) {
+            if !row.isNull(6),
+                let packed = try row.bytes(6).withUnsafeBufferPointer({
+                    PackedHistory.unpack($0, user: user.id, streak: streaks[i].streak)
+                })
+            {
                 result[i] = DueHistory(user: user, stored: packed, fromCopy: true)
             } else {
                 result[i] = DueHistory(
@@ -178,13 +182,15 @@ extension PGAccess {
                 handled_through = greatest(coalesce(s.handled_through, $5), $5),
                 history = coalesce(decode(v.history, 'hex'), s.history),
                 history_version = CASE WHEN v.history IS NOT NULL THEN v.version ELSE s.history_version END,
-                zone = v.zone, remind_at = v.remind_at, remind = v.remind <> 0
-            FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $6::text[], $7::bigint[], $8::bigint[])
-                AS v(id, version, next_at, history, zone, remind_at, remind)
+                zone = v.zone, remind_at = v.remind_at, remind = v.remind <> 0, language = v.language
+            FROM unnest(
+                    $1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $6::text[], $7::bigint[], $8::bigint[],
+                    $9::text[])
+                AS v(id, version, next_at, history, zone, remind_at, remind, language)
             WHERE s.id = v.id AND s.version = v.version
             """, runs.map { $0.streak.row! }, runs.map { Int64($0.streak.version) }, runs.map { $0.next?.seconds },
             histories, handledThrough, runs.map { $0.user?.zone }, runs.map { $0.user.map { Int64($0.remindAt) } },
-            runs.map { $0.user.map { Int64($0.remind ? 1 : 0) } })
+            runs.map { $0.user.map { Int64($0.remind ? 1 : 0) } }, runs.map { $0.user?.language })
     }
 
     /// The streak's schedule row, locked (made first when it has none, which also moves nothing on).

@@ -3,10 +3,12 @@ import StreakStore
 
 /// Users and what decides a streak, in PostgreSQL.
 extension PGAccess {
-    static let userColumns = "id, zone, remind_at, remind"
+    static let userColumns = "id, zone, remind_at, remind, language"
 
     static func user(_ row: PGRow, from c: Int = 0) throws -> User {
-        User(id: try row.string(c), zone: try row.string(c + 1), remindAt: try row.get(c + 2), remind: try row.bool(c + 3))
+        User(
+            id: try row.string(c), zone: try row.string(c + 1), remindAt: try row.get(c + 2),
+            remind: try row.bool(c + 3), language: try row.get(c + 4))
     }
 
     func user(_ id: String) throws -> User? {
@@ -33,12 +35,13 @@ extension PGAccess {
     }
 
     func addUser(_ user: User, at: Instant) throws -> Bool {
-        let added = try pg.query(
-            """
-            INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES ($1, $2, $3, $4, $5)
-            ON CONFLICT DO NOTHING
-            """, user.id, user.zone, user.remindAt, user.remind, at
-        ).affectedRows == 1
+        let added =
+            try pg.query(
+                """
+                INSERT INTO users (id, zone, remind_at, remind, language, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+                ON CONFLICT DO NOTHING
+                """, user.id, user.zone, user.remindAt, user.remind, user.language, at
+            ).affectedRows == 1
         if added {
             try pg.query("INSERT INTO user_zones (user_id, since, zone) VALUES ($1, $2, $3)", user.id, at, user.zone)
         }
@@ -51,8 +54,8 @@ extension PGAccess {
         guard found.count == 1 else { return }
         let old = try Self.user(found[0])
         try pg.query(
-            "UPDATE users SET zone = $1, remind_at = $2, remind = $3 WHERE id = $4", user.zone, user.remindAt,
-            user.remind, user.id)
+            "UPDATE users SET zone = $1, remind_at = $2, remind = $3, language = $4 WHERE id = $5", user.zone,
+            user.remindAt, user.remind, user.language, user.id)
         if old != user { try reschedule(users: [user.id]) }
         if old.zone != user.zone { try recordZones([(user.id, user.zone)], at: at) }
     }
@@ -100,7 +103,8 @@ extension PGAccess {
 
     static func checkin(_ row: PGRow, from c: Int) throws -> StoredCheckin {
         StoredCheckin(
-            instant: try row.get(c), zone: try row.string(c + 1), eventID: try row.get(c + 2), storedAt: try row.get(c + 3))
+            instant: try row.get(c), zone: try row.string(c + 1), eventID: try row.get(c + 2),
+            storedAt: try row.get(c + 3))
     }
 
     func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent] {
@@ -116,6 +120,36 @@ extension PGAccess {
         case "refill": return FreezeEvent(at: at, kind: .refill)
         default: return FreezeEvent(at: at, kind: .use(LocalDate(day: try row.get(c + 2))))
         }
+    }
+
+    func achievementFacts(of users: [String]) throws -> [AchievementFacts] {
+        guard !users.isEmpty else { return [] }
+        var slot: [String: Int] = [:]
+        for (i, u) in users.enumerated() { slot[u] = i }
+        var result = [AchievementFacts](repeating: AchievementFacts(), count: users.count)
+        for r in try pg.query(
+            """
+            SELECT user_id, streak, handled_through, version, id FROM schedule WHERE user_id = ANY($1::text[])
+            ORDER BY user_id, streak COLLATE "C"
+            """, users
+        ).rows {
+            guard let i = slot[try r.string(0)] else { continue }
+            result[i].streaks.append(
+                DueStreak(
+                    user: users[i], streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
+                    row: try r.get(4)))
+        }
+        for r in try pg.query(
+            """
+            SELECT user_id, streak, at, meta FROM checkins WHERE user_id = ANY($1::text[]) AND meta IS NOT NULL
+            ORDER BY user_id, streak COLLATE "C", at
+            """, users
+        ).rows {
+            guard let i = slot[try r.string(0)] else { continue }
+            result[i].tagged.append(
+                TaggedCheckin(streak: try r.string(1), instant: try r.get(2), meta: try r.string(3)))
+        }
+        return result
     }
 
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch] {

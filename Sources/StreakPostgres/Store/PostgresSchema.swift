@@ -104,15 +104,30 @@ enum PostgresSchema {
                 value text NOT NULL
             );
             """),
-        // A planned run carries its user's zone and reminder settings, beside the packed history
+        // Each user's language and each notification's heading in it (SPEC §10), and the store's
+        // identity, which journal entries carry (STREAKD_STORE): SQLite's 8 and 9.
+        PGMigration(
+            "2-language-and-identity",
+            """
+            ALTER TABLE users ADD COLUMN language text;
+            ALTER TABLE notifications ADD COLUMN title text;
+            INSERT INTO meta (key, value) VALUES ('store_id', replace(gen_random_uuid()::text, '-', ''))
+                ON CONFLICT (key) DO NOTHING;
+            """),
+        // Check-ins with metadata, which tagged badges count (SPEC §9), by user: SQLite's 10.
+        PGMigration(
+            "3-tagged-checkins",
+            "CREATE INDEX checkins_tagged ON checkins (user_id) INCLUDE (streak, at, meta) WHERE meta IS NOT NULL;"),
+        // A planned run carries its user's zone, reminder settings and language, beside the packed history
         // the row keeps: `preview` reads the schedule in run order without looking each user up
         // (a lookup each was most of its time at a million streaks). Kept while the version is
         // the run's: every user change moves it on. The queue's order is (next_at, id), an index
         // of its own, which `dueStreaks` uses too.
         PGMigration(
-            "2-runs-carry-users",
+            "4-runs-carry-users",
             """
-            ALTER TABLE schedule ADD COLUMN zone text, ADD COLUMN remind_at integer, ADD COLUMN remind boolean;
+            ALTER TABLE schedule ADD COLUMN zone text, ADD COLUMN remind_at integer, ADD COLUMN remind boolean,
+                ADD COLUMN language text;
             CREATE INDEX schedule_runs ON schedule (next_at, id) WHERE next_at IS NOT NULL;
             DROP INDEX schedule_next;
             """),

@@ -14,6 +14,9 @@ public final class PostgresStore: Store {
     public let url: PGURL
     let settings: PGSettings
     private let idle = Mutex<[Connection]>([])
+    /// Set once the first connection was made: a database out of reach after that is a run that
+    /// lost it (75, "for now"), not one that could not start (69).
+    private let reached = Atomic<Bool>(false)
 
     /// A connection handed from thread to thread through the pool's lock, used by one at a time.
     final class Connection: @unchecked Sendable {
@@ -21,34 +24,102 @@ public final class PostgresStore: Store {
         init(_ pg: PGConnection) { self.pg = pg }
     }
 
-    /// Connects and, when `create`, migrates the schema forward (serialised across hosts). Without
-    /// `create` (read commands), a database streakd has not set up yet is `missing`.
-    public init(url: String, create: Bool = true, settings: PGSettings = PGSettings()) throws {
+    public let access: StoreAccess
+
+    /// Connects and, for `write`, migrates the schema forward (serialised across hosts). For
+    /// `read` (commands that only read) nothing is created or changed: a database streakd has not
+    /// set up yet is `missing`, one an older streakd set up is `outdated` (the next writing
+    /// command upgrades it) unless `anyVersion`, and one a newer streakd set up is `newer`.
+    public init(
+        url: String, access: StoreAccess = .write, anyVersion: Bool = false, settings: PGSettings = PGSettings()
+    ) throws {
         switch Result(catching: { try PGURL(url) }) {
         case .success(let parsed): self.url = parsed
         case .failure(let e): throw StoreError(.unavailable, "--store: \(e)")
         }
         self.settings = settings
+        self.access = access
         try withConnection { pg in
-            if create {
+            if access == .write {
                 _ = try pg.migrate(PostgresSchema.migrations)
-            } else {
-                let known = try pg.query("SELECT to_regclass('schema_migrations') IS NOT NULL").get(0, 0, as: Bool.self)
-                guard known else {
-                    throw StoreError(.missing, "no streakd store in the database at \(self.url) yet")
-                }
+                return
+            }
+            let applied = try Self.appliedMigrations(pg)
+            guard let applied else {
+                throw StoreError(
+                    .missing,
+                    "no store at \(self.url) yet (the database has no streakd tables); the first command that "
+                        + "writes (such as `streakd user add`) sets them up; check --store")
+            }
+            let known = Set(PostgresSchema.migrations.map(\.name))
+            if let newer = applied.first(where: { !known.contains($0) }) {
+                throw StoreError(.newer, "the store at \(self.url) was set up by a newer streakd (migration \(newer))")
+            }
+            if !anyVersion && applied.count < known.count {
+                throw StoreError(
+                    .outdated,
+                    "the store at \(self.url) is from an older streakd; the next command that writes (tick) upgrades it"
+                )
             }
         }
     }
 
+    /// The names of the migrations applied, or nil when streakd has not set the database up.
+    static func appliedMigrations(_ pg: PGConnection) throws -> [String]? {
+        guard try pg.query("SELECT to_regclass('schema_migrations') IS NOT NULL").get(0, 0, as: Bool.self) else {
+            return nil
+        }
+        return try pg.query("SELECT name FROM schema_migrations").rows.map { try $0.string(0) }
+    }
+
+    /// PostgreSQL keeps its own pages whole (WAL, checksums when on); what is checked here is
+    /// what streakd relies on: the schema's version and that every reference resolves.
+    public func check() throws -> StoreCheck {
+        try withConnection { pg in
+            var problems: [String] = []
+            let applied = try Self.appliedMigrations(pg) ?? []
+            for m in PostgresSchema.migrations where !applied.contains(m.name) {
+                problems.append("migration \(m.name) is not applied")
+            }
+            let orphans = [
+                ("check-ins without a user", "checkins c LEFT JOIN users u ON u.id = c.user_id WHERE u.id IS NULL"),
+                ("schedule rows without a user", "schedule s LEFT JOIN users u ON u.id = s.user_id WHERE u.id IS NULL"),
+                (
+                    "deliveries without a notification",
+                    "deliveries d LEFT JOIN notifications n ON n.id = d.notification WHERE n.id IS NULL"
+                ),
+            ]
+            for (what, from) in orphans {
+                let n: Int64 = try pg.query("SELECT count(*) FROM \(from)").get(0, 0)
+                if n > 0 { problems.append("\(n) \(what)") }
+            }
+            return StoreCheck(
+                problems: problems,
+                checked: "the schema's \(applied.count) migrations and the references of check-ins, schedule rows "
+                    + "and deliveries (PostgreSQL's own pages: amcheck, pg_checksums)")
+        }
+    }
+
+    /// A database server's store is not a file to copy: pg_dump makes the consistent copy.
+    public func backup(to path: String) throws {
+        throw StoreError(
+            .unavailable,
+            "a PostgreSQL store is backed up by PostgreSQL's own tools, while streakd runs: "
+                + "pg_dump --format=custom --file=\(path) '\(url)' (restore with pg_restore)")
+    }
+
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+        // Read commands' transactions are READ ONLY: the server refuses any write in them.
         try withConnection { pg in
             try pg.transaction(isolation: .repeatableRead, readOnly: true) { try body(PGAccess(pg: $0)) }
         }
     }
 
     public func write<T>(_ mode: WriteMode, _ body: (any StoreWriter) throws -> T) throws -> T {
-        try withConnection { pg in
+        guard access == .write else {
+            throw StoreError(.readOnly, "the store at \(url) was opened to read only")
+        }
+        return try withConnection { pg in
             try pg.transaction {
                 // A bulk import may take longer than a statement's usual minute.
                 if mode == .bulkImport { try $0.execute("SET LOCAL statement_timeout = '1h'") }
@@ -60,6 +131,7 @@ public final class PostgresStore: Store {
     public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T { try read(body) }
 
     public var concurrentClaims: Bool { true }
+    public var location: String { url.description }
 
     public func clock() throws -> Instant? {
         try withConnection { try $0.databaseNow() }
@@ -70,10 +142,16 @@ public final class PostgresStore: Store {
     func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
         do {
             let connection = try idle.withLock { $0.popLast() } ?? Connection(PGConnection(url, settings: settings))
-            defer { if connection.pg.isOpen && !connection.pg.inTransaction { idle.withLock { $0.append(connection) } } }
+            reached.store(true, ordering: .relaxed)
+            defer {
+                if connection.pg.isOpen && !connection.pg.inTransaction { idle.withLock { $0.append(connection) } }
+            }
             return try body(connection.pg)
         } catch let e as PGError {
-            throw StoreError(Self.kind(of: e), e.message)
+            // 53100 disk_full: the server's disk.
+            var kind = e.sqlState == "53100" ? .full : Self.kind(of: e)
+            if kind == .unavailable && e.kind == .unreachable && reached.load(ordering: .relaxed) { kind = .busy }
+            throw StoreError(kind, e.message)
         }
     }
 

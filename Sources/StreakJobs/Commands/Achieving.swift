@@ -1,0 +1,75 @@
+import StreakCore
+import StreakStore
+
+/// A user's badges, XP and level (SPEC §9) from the store: what `status`, `badges` and `tick`
+/// evaluate. The rules are StreakCore's `Achievements`; this reads what they need.
+extension Context {
+    /// One of a user's streaks as a caller read and evaluated it already.
+    struct KnownStreak {
+        var streak: String
+        var history: StreakHistory
+        var state: StreakState
+    }
+
+    /// Every streak of the user as achievements see it, with its check-ins' metadata: the ones
+    /// in `known` as they are, the others read by `read` (nil: gone meanwhile, left out).
+    func userStreaks(
+        _ facts: AchievementFacts, known: [KnownStreak], read: ([DueStreak]) throws -> [StreakHistory?]
+    ) throws -> [UserStreak] {
+        var result = known.map { UserStreak(streak: $0.streak, history: $0.history, state: $0.state) }
+        let others = facts.streaks.filter { s in !known.contains { $0.streak == s.streak } }
+        for (s, history) in zip(others, try read(others)) {
+            if let history { result.append(UserStreak(streak: s.streak, history: history)) }
+        }
+        for i in result.indices {
+            let tagged = facts.tagged.filter { $0.streak == result[i].streak }
+            if !tagged.isEmpty { result[i].meta = Self.meta(of: result[i].history.checkins, tagged) }
+        }
+        return result.sorted { $0.streak < $1.streak }
+    }
+
+    /// `meta[i]` for `checkins[i]`: both in instant order, matched by instant (two check-ins at
+    /// one instant count alike, whichever carries the metadata).
+    static func meta(of checkins: [CheckIn], _ tagged: [TaggedCheckin]) -> [Metadata] {
+        var meta = [Metadata](repeating: [], count: checkins.count)
+        var j = 0
+        for i in checkins.indices {
+            while j < tagged.count && tagged[j].instant < checkins[i].instant { j += 1 }
+            guard j < tagged.count, tagged[j].instant == checkins[i].instant else { continue }
+            meta[i] = storedMeta(tagged[j].meta)
+            j += 1
+        }
+        return meta
+    }
+
+    /// A check-in's metadata from the JSON object streakd stored (none if it does not read).
+    static func storedMeta(_ text: String) -> Metadata {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard case .success(let object) = JSONReader.object(bytes),
+                case .success(let meta) = JSONInput.meta(.object(object))
+            else { return [] }
+            return meta
+        }
+    }
+
+    /// One user's achievements as of now, read in `reader` (`status`, `badges`).
+    func achievements(of user: User, in reader: any StoreReader) throws -> AchievementState {
+        let facts = try reader.achievementFacts(of: [user.id]).first ?? AchievementFacts()
+        let streaks = try userStreaks(facts, known: []) { list in
+            try list.map { try history(of: user, streak: $0.streak, in: reader) }
+        }
+        return Achievements.evaluate(streaks, settings: config.achievements, at: now)
+    }
+
+    /// The notification of an achievement, in the user's zone at its due instant and language.
+    func notification(_ e: AchievementEvent, user: User, zones history: StreakHistory) -> Notification {
+        let zone = history.zone(at: e.due)
+        let date = zone.date(of: e.due)
+        let (text, title) = config.messages.render(e, date: date, tag: user.language)
+        return Notification(
+            kind: e.kind, user: user.id, streak: "", localDate: date, due: e.due, timezone: zone.identifier,
+            localDue: local(e.due, in: zone), streakLength: e.badge?.value ?? e.level ?? 0, message: text,
+            title: title, badge: e.badge?.id, level: e.level)
+    }
+}

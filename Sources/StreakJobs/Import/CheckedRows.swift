@@ -1,0 +1,127 @@
+import Foundation
+import StreakCore
+import StreakStore
+
+/// Check-ins that passed every rule on the reading thread, on their way to the
+/// store: their texts end to end in one buffer. One thread at a time owns a batch
+/// (the reader fills it, then hands it over through a `Handoff`).
+final class CheckedRows: @unchecked Sendable {
+    struct Row {
+        var user: Range<Int>
+        var streak: Range<Int>
+        var at: Instant
+        var zone: Range<Int>
+        var eventID: Range<Int>?
+        var meta: Range<Int>?
+    }
+
+    /// Rows a batch holds before it is handed over.
+    static let batch = 4096
+
+    private(set) var rows: [Row] = []
+    private var text: [UInt8] = []
+
+    init() {
+        rows.reserveCapacity(Self.batch)
+        text.reserveCapacity(Self.batch * 48)
+    }
+
+    var isFull: Bool { rows.count >= Self.batch }
+
+    func append(
+        user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>, at: Instant,
+        zone: UnsafeBufferPointer<UInt8>, eventID: UnsafeBufferPointer<UInt8>?, meta: UnsafeBufferPointer<UInt8>?
+    ) {
+        func copy(_ b: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+            let start = text.count
+            text.append(contentsOf: b)
+            return start..<text.count
+        }
+        rows.append(
+            Row(
+                user: copy(user), streak: copy(streak), at: at, zone: copy(zone), eventID: eventID.map(copy),
+                meta: meta.map(copy)))
+    }
+
+    /// A check-in the rules made of strings (one that the quick path left).
+    func append(_ c: NewCheckin) {
+        var (user, streak, zone, eventID, meta) = (c.user, c.streak, c.zone, c.eventID, c.meta)
+        user.withUTF8 { u in
+            streak.withUTF8 { s in
+                zone.withUTF8 { z in
+                    func rest(_ e: UnsafeBufferPointer<UInt8>?) {
+                        guard meta != nil else {
+                            return append(user: u, streak: s, at: c.instant, zone: z, eventID: e, meta: nil)
+                        }
+                        meta!.withUTF8 { append(user: u, streak: s, at: c.instant, zone: z, eventID: e, meta: $0) }
+                    }
+                    if eventID == nil { rest(nil) } else { eventID!.withUTF8 { rest($0) } }
+                }
+            }
+        }
+    }
+
+    /// Stores the rows, in order.
+    func insert(into bulk: any CheckinImport) throws {
+        try text.withUnsafeBufferPointer { b in
+            for r in rows {
+                try bulk.insert(
+                    user: UnsafeBufferPointer(rebasing: b[r.user]), streak: UnsafeBufferPointer(rebasing: b[r.streak]),
+                    at: r.at, zone: UnsafeBufferPointer(rebasing: b[r.zone]),
+                    eventID: r.eventID.map { UnsafeBufferPointer(rebasing: b[$0]) },
+                    meta: r.meta.map { String(decoding: b[$0], as: UTF8.self) })
+            }
+        }
+    }
+}
+
+/// Batches from one thread to another, at most `capacity` waiting: the reader
+/// stays a little ahead of the store, and memory stays bounded.
+final class Handoff<Item>: @unchecked Sendable {
+    private let capacity: Int
+    private let condition = NSCondition()
+    /// Guarded by `condition`.
+    private var items: [Item] = []
+    private var finished = false
+    private var closed = false
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Waits for room and hands `item` over; false when the taker has stopped.
+    func put(_ item: Item) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= capacity && !closed { condition.wait() }
+        guard !closed else { return false }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    /// The giver is done: `take` answers nil once the rest is taken.
+    func finish() {
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next item, waiting for it; nil when the giver is done and nothing is left.
+    func take() -> Item? {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty && !finished { condition.wait() }
+        guard !items.isEmpty else { return nil }
+        condition.broadcast()
+        return items.removeFirst()
+    }
+
+    /// The taker stops (an error): a waiting or later `put` answers false.
+    func close() {
+        condition.lock()
+        closed = true
+        items.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+import StreakStore
+
+/// `store check` and `store backup` for a SQLite file.
+extension SQLiteStore {
+    /// `PRAGMA integrity_check` (every page, index and constraint) and `PRAGMA foreign_key_check`
+    /// (some writes skip SQLite's reference checks: the caller checked), in one read transaction.
+    public func check() throws -> StoreCheck {
+        try wrap {
+            try queue.read { db in
+                var problems = try String.fetchAll(db, sql: "PRAGMA integrity_check(100)").filter { $0 != "ok" }
+                for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
+                    let table: String = row[0]
+                    let rowid: Int64? = row[1]
+                    let parent: String = row[2]
+                    problems.append(
+                        "\(table) row \(rowid.map(String.init) ?? "?") refers to a missing row of \(parent)")
+                    if problems.count >= 100 { break }
+                }
+                let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'table'") ?? 0
+                let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                return StoreCheck(
+                    problems: problems,
+                    checked: "integrity_check and foreign_key_check of \(tables) tables, \(pages) pages")
+            }
+        }
+    }
+
+    /// SQLite's online backup into a new file beside `path`, made self-contained (not WAL, so no
+    /// `-wal` file goes with it) and synced, then linked to `path`: `path` is never a half-made
+    /// copy, and `link` refuses a file that appeared meanwhile. The copy is one read transaction:
+    /// a snapshot as of its start, while ticks go on writing.
+    public func backup(to path: String) throws {
+        guard !path.isEmpty else { throw StoreError(.invalid, "backup: the file name is empty") }
+        if FileManager.default.fileExists(atPath: path) {
+            throw StoreError(
+                .invalid,
+                "backup: \(path) exists already; name a new file (to keep one copy, back up to a new name, then mv it over the old one)"
+            )
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder),
+            isFolder.boolValue
+        else { throw StoreError(.unavailable, "backup: no folder \(folder) to write \(path) in") }
+        let partial = path + ".partial-\(getpid())"
+        defer { unlink(partial) }
+        do {
+            try {
+                let copy = try DatabaseQueue(path: partial)
+                try queue.backup(to: copy)
+                try copy.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
+                try copy.close()
+            }()
+        } catch let error as DatabaseError {
+            // A full disk is the copy's; other errors are the store's (a damaged page, a lock).
+            if error.resultCode == .SQLITE_FULL || error.resultCode == .SQLITE_IOERR {
+                throw StoreError(.full, "backup: cannot write \(path): \(Self.reason(error)); the store is unchanged")
+            }
+            throw Self.storeError(error, path: self.path)
+        }
+        try Self.sync(partial)
+        guard link(partial, path) == 0 else {
+            throw StoreError(.unavailable, "backup: cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        try? Self.sync(folder.isEmpty ? "." : folder)
+    }
+
+    /// fsync of a file or folder.
+    static func sync(_ path: String) throws {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0, fsync(fd) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if fd >= 0 { close(fd) }
+            throw StoreError(.unavailable, "backup: cannot sync \(path): \(reason)")
+        }
+        close(fd)
+    }
+}

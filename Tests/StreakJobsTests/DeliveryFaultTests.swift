@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+import StreakCore
+import StreakDelivery
+import StreakStore
+import StreakTestKit
+import Testing
+
+@testable import StreakJobs
+@testable import StreakSQLite
+
+/// Issue 17: what a run tells and keeps when a sink fails or the store is busy.
+@Suite struct DeliveryFaultTests {
+    func due(_ context: Context, users: Int) throws {
+        for u in 0..<users {
+            try context.addUser(id: "u\(u)", tz: "UTC", remindAt: nil, remind: true)
+            for d in 14...20 {
+                try at(context, "2026-11-21T10:00:00Z").checkin(
+                    user: "u\(u)", streak: "daily", at: "2026-11-\(d)T10:00:00Z", tz: nil, eventID: nil, meta: [])
+            }
+        }
+    }
+
+    @Test func aMissingJournalIsToldWithItsReason() throws {
+        let (c, out) = try makeContext(now: "2026-11-21T10:00:00Z", format: .short)
+        try due(c, users: 3)
+        let journal = JournalSink(socketPath: "/nonexistent/journal/socket")
+        let report = try at(c, "2026-11-21T20:00:00Z").tick(delivery: Delivery(sinks: [journal]))
+        #expect(report.deliveries.failed == 3 && report.pending == 3)
+        // Each failure says why, with the key and when the next try comes.
+        let failures = out.err.filter { $0.hasPrefix("failed journal") }
+        #expect(failures.count == 3)
+        #expect(
+            failures.allSatisfy {
+                $0.hasPrefix(
+                    "failed journal (no journal socket at /nonexistent/journal/socket): No such file or directory [at_risk/u"
+                )
+            }, "\(failures)")
+    }
+
+    /// A sink whose delivery takes another connection's write lock and keeps it for `hold`: the
+    /// outcome's write then finds the store busy past its (short) wait.
+    final class LockingSink: Sink {
+        let name = "locking"
+        let path: String
+        let hold: Double
+        init(path: String, hold: Double) {
+            self.path = path
+            self.hold = hold
+        }
+
+        func deliver(_ notification: StreakCore.Notification) -> DeliveryOutcome {
+            let locked = DispatchSemaphore(value: 0)
+            let path = self.path
+            let hold = self.hold
+            Thread.detachNewThread {
+                var config = Configuration()
+                config.allowsUnsafeTransactions = true
+                guard let queue = try? DatabaseQueue(path: path, configuration: config) else { return }
+                try? queue.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+                locked.signal()
+                Thread.sleep(forTimeInterval: hold)
+                try? queue.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
+            }
+            locked.wait()
+            return .delivered
+        }
+    }
+
+    @Test func anOutcomeThatMeetsABusyStoreIsWrittenLaterNotLost() throws {
+        let path = NSTemporaryDirectory() + "streakd-jobs-\(UUID().uuidString)/s.sqlite"
+        let (c, _) = try makeContext(now: "2026-11-21T10:00:00Z", store: try SQLiteStore(path: path, busyTimeout: 0.3))
+        try due(c, users: 1)
+        let sink = LockingSink(path: path, hold: 1.5)
+        let report = try at(c, "2026-11-21T20:00:00Z").tick(delivery: Delivery(sinks: [sink]))
+        #expect(report.deliveries.delivered == 1 && report.pending == 0)
+        let states = try c.store.read { try $0.deliveryStates(key: "at_risk/u0/daily/2026-11-21") }
+        #expect(states == ["locking": .delivered], "a lost outcome is a delivery repeated by the next run")
+    }
+}

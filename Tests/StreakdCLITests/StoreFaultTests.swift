@@ -1,0 +1,179 @@
+import Foundation
+import StreakTestKit
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 17, items 3–6: a damaged store, a store another process holds, a read-only store, and a
+/// store named by mistake, as the built binary meets them.
+@Suite(
+    "damaged, locked, read-only and mistyped stores", .enabled(if: !TestStore.postgres, "the faults of a SQLite file"))
+struct StoreFaultTests {
+    /// The commands that only read (SPEC §6), with what each needs.
+    static let readCommands: [[String]] = [
+        ["status", "u1"], ["calendar", "u1"], ["preview"], ["user", "list"], ["tick", "--dry-run"],
+        ["refill", "--dry-run"], ["store", "check"],
+    ]
+
+    /// A store with u1 and a week of check-ins.
+    func stocked() throws -> Sandbox {
+        let s = try Sandbox()
+        s.addUser("u1")
+        try s.importLines(sevenDays)
+        return s
+    }
+
+    @Test func aDamagedStoreIsDamagedForEveryCommand() throws {
+        let s = try stocked()
+        for side in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: s.store + side) }
+        let bytes = try #require(FileManager.default.contents(atPath: s.store))
+        // Every page but the first (the schema's) overwritten, as by a bad disk or a stray write.
+        try Data(bytes.prefix(4096) + Data(repeating: 0xA5, count: bytes.count - 4096)).write(
+            to: URL(fileURLWithPath: s.store))
+        for args in [
+            ["tick"], ["status", "u1"], ["checkin", "u1"], ["user", "list"], ["store", "check"], ["refill"],
+        ] {
+            let r = s.run(args)
+            #expect(r.code == 74, "\(args): \(r)")
+            #expect(r.err.contains("damaged"), "\(args): \(r.err)")
+        }
+        // The header too: not a database any more.
+        try Data(repeating: 0xA5, count: bytes.count).write(to: URL(fileURLWithPath: s.store))
+        #expect(s.run(["status", "u1"]).code == 74)
+        #expect(s.run(["tick"]).code == 74)
+    }
+
+    @Test func storeCheckSaysOkAndBackupMakesARestorableCopy() throws {
+        let s = try stocked()
+        let check = s.run(["store", "check"])
+        #expect(check.code == 0 && check.out.hasPrefix("ok: integrity_check and foreign_key_check of "), "\(check)")
+        let copy = s.dir.appendingPathComponent("backup.sqlite").path
+        let backup = s.run(["store", "backup", copy])
+        #expect(backup.code == 0 && backup.out == "backed up the store to \(copy)\n", "\(backup)")
+        #expect(s.run(["store", "backup", copy]).code == 64, "an existing file is never overwritten")
+        // The restore of the README: the copy in place of the store (no -wal of the old one beside it).
+        try FileManager.default.removeItem(atPath: s.store)
+        for side in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: s.store + side) }
+        try FileManager.default.copyItem(atPath: copy, toPath: s.store)
+        #expect(s.run(["store", "check"]).code == 0)
+        #expect(try s.statusObject()["total_checkins"] as? Int == 7)
+    }
+
+    @Test func readersNeverWaitForAWriterAndWritersGiveUpAsBusy() throws {
+        let s = try stocked()
+        let holder = try LockHolder(store: s.store)
+        defer { holder.release() }
+        // Writers wait the store's 30 s, then give up: temporary (75), never "unavailable" (69).
+        let start = ContinuousClock.now
+        let writers = try [["checkin", "u1"], ["tick"]].map { try s.spawn($0) }
+        for args in Self.readCommands {
+            let t = ContinuousClock.now
+            let r = s.run(args)
+            #expect(r.code == 0, "\(args) with the write lock held: \(r)")
+            #expect(ContinuousClock.now - t < .seconds(5), "\(args) waited for the writer")
+        }
+        for w in writers {
+            let r = w.wait()
+            #expect(r.code == 75 && r.err.contains("database is locked"), "\(r)")
+        }
+        #expect(ContinuousClock.now - start >= .seconds(29))
+    }
+
+    @Test(.enabled(if: getuid() == 0, "mounting a read-only file system needs root"))
+    func readCommandsWorkOnAReadOnlyStoreAndFolder() throws {
+        let s = try stocked()
+        let mount = s.dir.appendingPathComponent("ro").path
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        try #require(run(["/bin/mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mount]).code == 0)
+        defer { _ = run(["/bin/umount", "-l", mount]) }
+        let store = mount + "/s.sqlite"
+        try FileManager.default.copyItem(atPath: s.store, toPath: store)
+        try #require(run(["/bin/mount", "-o", "remount,ro", mount]).code == 0)
+        for args in Self.readCommands {
+            let r = s.runBare(args + ["--store", store])
+            #expect(r.code == 0, "\(args) on a read-only store: \(r)")
+        }
+        let write = s.runBare(["checkin", "u1", "--store", store])
+        #expect(write.code == 69 && write.err.contains("read-only"), "\(write)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mount) == ["s.sqlite"])
+    }
+
+    @Test(.enabled(if: getuid() == 0, "running as another user needs root"))
+    func readCommandsWorkOnAStoreTheUserMayOnlyRead() throws {
+        let s = try stocked()
+        // The sandbox folder is root's (0755) and the file 0644: nobody may read, not write.
+        chmod(s.dir.path, 0o755)
+        for args in Self.readCommands {
+            let r = run(
+                ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", builtStreakd]
+                    + args + ["--store", s.store],
+                env: s.environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
+            #expect(r.code == 0, "\(args) as nobody: \(r)")
+        }
+    }
+
+    @Test func readCommandsNeverCreateAStoreOrItsFolders() throws {
+        let s = try Sandbox()
+        let missing = s.dir.appendingPathComponent("no/such/dir/s.sqlite").path
+        for args in Self.readCommands {
+            let r = s.runBare(args + ["--store", missing])
+            #expect(r.code == 66 && r.err.contains("no store at \(missing)"), "\(args): \(r)")
+        }
+        #expect(s.runBare(["config", "check", "--store", missing]).code == 0)
+        #expect(!FileManager.default.fileExists(atPath: s.dir.appendingPathComponent("no").path))
+        // The default store too.
+        #expect(s.runBare(["status", "u1"]).code == 66)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: s.dir.path).isEmpty)
+    }
+
+    @Test func whatIsNotAStoreFileIsAUsageError() throws {
+        let s = try Sandbox()
+        let uri = "file:" + s.dir.appendingPathComponent("u/s.sqlite").path
+        for store in ["", "/dev/null", s.dir.path, uri, "sqlite://"] {
+            for args in [["user", "list"], ["user", "add", "u1", "--tz", "UTC"]] {
+                let r = s.runBare(args + ["--store", store])
+                #expect(r.code == 64, "\(args) --store \"\(store)\": \(r)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/dev/null-journal"))
+        #expect(!FileManager.default.fileExists(atPath: "/dev/null-wal"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: s.dir.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/file:"))
+    }
+}
+
+struct Failure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Another process (sqlite3) holding the store's write lock until `release`.
+final class LockHolder {
+    let process = Process()
+    let input = Pipe()
+    let output = Pipe()
+
+    init(store: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [store]
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(
+            Data("BEGIN IMMEDIATE;\nINSERT INTO meta (key, value) VALUES ('held', '1');\nSELECT 'locked';\n".utf8))
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("locked") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw Failure(description: "sqlite3 ended before it held the lock") }
+            seen += chunk
+        }
+    }
+
+    /// Ends sqlite3 (its transaction rolls back).
+    func release() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}
