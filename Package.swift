@@ -92,8 +92,8 @@ let package = Package(
         .testTarget(
             name: "StreakJobsTests",
             dependencies: [
-                "StreakCore", "StreakStore", "StreakSQLite", "StreakDelivery", "StreakJobs", "StreakTestKit",
-                "InputGenerators",
+                "StreakCore", "StreakStore", "StreakSQLite", "StreakPostgres", "StreakDelivery", "StreakJobs",
+                "StreakTestKit", "InputGenerators",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),

@@ -15,6 +15,21 @@ extension SQLiteAccess {
         return result
     }
 
+    func eachLedgerKey(
+        dates: ClosedRange<LocalDate>, _ body: (String, String, String, LocalDate) throws -> Void
+    ) throws {
+        // The unique index holds the key's parts, date first: a range of it, read alone.
+        let s = try RawStatement(
+            db,
+            """
+            SELECT kind, user_id, streak, local_date FROM notifications INDEXED BY notifications_key
+            WHERE local_date BETWEEN ? AND ?
+            """)
+        s.bind(1, Int64(dates.lowerBound.day))
+        s.bind(2, Int64(dates.upperBound.day))
+        try s.rows { try body(s.text(0), s.text(1), s.text(2), LocalDate(day: s.int(3))) }
+    }
+
     func pendingDeliveries() throws -> [PendingDelivery] {
         try Row.fetchAll(
             db,

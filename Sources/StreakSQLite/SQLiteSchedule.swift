@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import StreakCore
 import StreakStore
 
@@ -49,6 +50,91 @@ extension SQLiteAccess {
             return last.map { $0 == (d.user, d.streak) } ?? false
         }
         return DueList(due, mark: mark)
+    }
+
+    func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak] {
+        // The queue in its own order (its primary key), from just after the last page. A run is
+        // valid while its version is the streak's, and a marked streak's runs are all stale (the
+        // change moved the version on): those are `changedStreaks`'. Few marked rows (the usual
+        // case after a tick) are read once and left out here, so the queue is read alone, with
+        // what its runs carry (migration 8); many are left out by a lookup of each run's row.
+        let marked = try markedRows()
+        let s = try RawStatement(
+            db,
+            """
+            SELECT r.user_id, r.streak, r.handled_through, r.version, r.row, r.next_at, r.zone, r.remind_at, r.remind,
+                r.history, r.language
+            FROM runs r \(marked == nil ? "JOIN schedule s ON s.rowid = r.row AND s.version = r.version AND s.next_at IS NULL" : "")
+            WHERE r.next_at <= ?1 AND (r.next_at, r.row) > (?2, ?3)
+            ORDER BY r.next_at, r.row
+            """)
+        s.bind(1, through.seconds)
+        s.bind(2, after?.at.seconds ?? .min)
+        s.bind(3, after?.row ?? .min)
+        defer { s.reset() }
+        var found: [PlannedStreak] = []
+        while found.count < limit, try s.step() {
+            let row = s.int64(4)
+            if let marked, marked.contains(row) { continue }
+            let streak = Self.dueStreak(s, handled: s.optionalInt64(2), marked: false)
+            var carried: CarriedHistory?
+            if !s.isNull(6) && !s.isNull(9) {
+                let user = User(
+                    id: streak.user, zone: s.text(6), remindAt: s.int(7), remind: s.int(8) != 0,
+                    language: s.optionalText(10))
+                carried = CarriedHistory(user: user, packed: Array(s.blob(9)))
+            }
+            found.append(
+                PlannedStreak(
+                    streak: streak, position: RunPosition(at: Instant(seconds: s.int64(5)), row: row), carried: carried))
+        }
+        return found
+    }
+
+    /// The rows marked changed, when there are few (nil: too many to hold), read once per
+    /// transaction (again after it writes: `sqlite3_total_changes` counts this connection's).
+    private func markedRows() throws -> Set<Int64>? {
+        let changes = sqlite3_total_changes64(db.sqliteConnection)
+        if let known = memo.marked, known.changes == changes { return known.rows }
+        let s = try RawStatement(db, "SELECT rowid FROM schedule WHERE next_at IS NOT NULL LIMIT ?")
+        s.bind(1, Int64(SQLiteMemo.markedLimit + 1))
+        var rows = Set<Int64>()
+        try s.rows { rows.insert(s.int64(0)) }
+        let kept = rows.count > SQLiteMemo.markedLimit ? nil : rows
+        memo.marked = (changes, kept)
+        return kept
+    }
+
+    func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak] {
+        // As `dueStreaks` lists them: handled since the later of the row's mark and its runs'.
+        // Few marked rows (after a tick) are found in the set `plannedStreaks` keeps, each looked
+        // up by its row: a scan for them would read the whole table. Many are read in row order.
+        let columns = """
+            SELECT user_id, streak, handled_through, version, rowid,
+                (SELECT max(handled_through) FROM runs WHERE row = schedule.rowid), next_at IS NOT NULL
+            FROM schedule
+            """
+        var found: [DueStreak] = []
+        func read(_ s: RawStatement) throws {
+            try s.rows {
+                let (row, runs) = (s.optionalInt64(2), s.optionalInt64(5))
+                found.append(Self.dueStreak(s, handled: row.map { max($0, runs ?? $0) } ?? runs, marked: s.int(6) != 0))
+            }
+        }
+        if !every, let marked = try markedRows() {
+            let s = try RawStatement(db, columns + " WHERE rowid = ? AND next_at IS NOT NULL")
+            for row in marked.filter({ $0 > after ?? .min }).sorted().prefix(limit) {
+                s.bind(1, row)
+                try read(s)
+            }
+            return found
+        }
+        let s = try RawStatement(
+            db, columns + " WHERE rowid > ?1 \(every ? "" : "AND next_at IS NOT NULL") ORDER BY rowid LIMIT ?2")
+        s.bind(1, after ?? .min)
+        s.bind(2, Int64(limit))
+        try read(s)
+        return found
     }
 
     /// A due streak from the columns `user_id, streak, _, version, row`.
@@ -165,48 +251,62 @@ extension SQLiteAccess {
             guard let row = run.streak.row else { continue }
             try schedule(
                 (row, run.streak.version, run.streak.marked), run.streak, nextAt: run.next,
-                handledThrough: handledThrough, read: run.history.flatMap { $0.fromCopy ? nil : $0.stored })
+                handledThrough: handledThrough, read: run.history.flatMap { $0.fromCopy ? nil : $0.stored },
+                user: run.user)
         }
     }
-    /// Plans the run of the streak in schedule row `found` (at the streak's version).
+    /// Plans the run of the streak in schedule row `found` (at the streak's version); `user` as the
+    /// run read it, carried in the run with the row's packed history (migration 8).
     private func schedule(
         _ found: (row: Int64, version: Int, changed: Bool), _ streak: DueStreak, nextAt: Instant?,
-        handledThrough: Instant, read: StoredStreak?
+        handledThrough: Instant, read: StoredStreak?, user: User?
     ) throws {
         let drop = try RawStatement(db, "DELETE FROM runs WHERE row = ?")
         drop.bind(1, found.row)
         try drop.run()
-        if let nextAt {
-            let add = try RawStatement(
-                db,
-                "INSERT INTO runs (next_at, row, version, handled_through, user_id, streak) VALUES (?, ?, ?, ?, ?, ?)")
-            add.bind(1, nextAt.seconds)
-            add.bind(2, found.row)
-            add.bind(3, streak.version)
-            add.bind(4, handledThrough.seconds)
-            add.bind(5, streak.user)
-            add.bind(6, streak.streak)
-            try add.run()
-        }
         // The row itself only when its mark goes or a history read from the tables is packed: an
-        // unchanged streak's run writes no page of the schedule.
-        guard found.changed || read != nil else { return }
-        func write(_ blob: UnsafeBufferPointer<UInt8>?) throws {
-            let s = try RawStatement(
-                db,
-                """
-                UPDATE schedule SET next_at = NULL, handled_through = max(coalesce(handled_through, ?1), ?1),
-                    history = coalesce(?2, history),
-                    history_version = CASE WHEN ?2 IS NOT NULL THEN ?3 ELSE history_version END
-                WHERE rowid = ?4
-                """)
-            s.bind(1, handledThrough.seconds)
-            s.bind(2, blob: blob)
-            s.bind(3, streak.version)
-            s.bind(4, found.row)
-            try s.run()
+        // unchanged streak's run writes no page of the schedule. First, so the run below copies
+        // a history packed just now.
+        if found.changed || read != nil {
+            func write(_ blob: UnsafeBufferPointer<UInt8>?) throws {
+                let s = try RawStatement(
+                    db,
+                    """
+                    UPDATE schedule SET next_at = NULL, handled_through = max(coalesce(handled_through, ?1), ?1),
+                        history = coalesce(?2, history),
+                        history_version = CASE WHEN ?2 IS NOT NULL THEN ?3 ELSE history_version END
+                    WHERE rowid = ?4
+                    """)
+                s.bind(1, handledThrough.seconds)
+                s.bind(2, blob: blob)
+                s.bind(3, streak.version)
+                s.bind(4, found.row)
+                try s.run()
+            }
+            if let read { try PackedHistory.pack(read).withUnsafeBufferPointer { try write($0) } } else { try write(nil) }
         }
-        if let read { try PackedHistory.pack(read).withUnsafeBufferPointer { try write($0) } } else { try write(nil) }
+        guard let nextAt else { return }
+        // SQLite copies the row's blob itself, when it stands for this version.
+        let add = try RawStatement(
+            db,
+            """
+            INSERT INTO runs (next_at, row, version, handled_through, user_id, streak, zone, remind_at, remind, language,
+                history)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
+                CASE WHEN ?7 IS NOT NULL THEN
+                    (SELECT history FROM schedule WHERE rowid = ?2 AND history_version = ?3 AND version = ?3) END)
+            """)
+        add.bind(1, nextAt.seconds)
+        add.bind(2, found.row)
+        add.bind(3, streak.version)
+        add.bind(4, handledThrough.seconds)
+        add.bind(5, streak.user)
+        add.bind(6, streak.streak)
+        add.bind(7, user?.zone)
+        add.bind(8, user.map { Int64($0.remindAt) })
+        add.bind(9, user.map { Int64($0.remind ? 1 : 0) })
+        add.bind(10, user?.language)
+        try add.run()
     }
 
     /// Marks a streak changed: the next run looks at it afresh.

@@ -199,6 +199,8 @@ public final class SQLiteStore: Store {
 /// The reader and writer over one open transaction.
 struct SQLiteAccess: StoreWriter {
     let db: Database
+    /// What the transaction has read once and may use again.
+    let memo = SQLiteMemo()
 
     static let userColumns = "id, zone, remind_at, remind, language"
 
@@ -351,4 +353,12 @@ struct SQLiteAccess: StoreWriter {
             sql: "INSERT OR REPLACE INTO settings_epochs (streak, since, goal, leeway_hours) VALUES (?, ?, ?, ?)",
             arguments: [streak, epoch.since.seconds, epoch.goal, epoch.leewayHours])
     }
+}
+
+/// What one transaction reads once and uses again (a class: `SQLiteAccess` is passed by value).
+final class SQLiteMemo {
+    /// The most marked rows `plannedStreaks` holds to leave them out of the queue it reads.
+    static let markedLimit = 65_536
+    /// The rows marked changed (nil: more than `markedLimit`), as of `changes`.
+    var marked: (changes: Int64, rows: Set<Int64>?)?
 }

@@ -253,6 +253,21 @@ enum Schema {
             try db.execute(
                 sql: "CREATE INDEX checkins_tagged ON checkins(user_id, streak, at, meta) WHERE meta IS NOT NULL;")
         }
+        // A planned run carries what planning its streak reads: the user's zone, reminder
+        // settings and language, and the packed history, at the run's version (its schedule row's copy). Read
+        // in the queue's order, they need no lookup of each streak's row and user: `preview`
+        // reads the queue front to back (docs/RULES.md, "Preview"). Runs planned before carry
+        // nothing (NULL) until a run plans them again; readers then look them up as before.
+        m.registerMigration("11-runs-carry-histories") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE runs ADD COLUMN zone TEXT;
+                    ALTER TABLE runs ADD COLUMN remind_at INTEGER;
+                    ALTER TABLE runs ADD COLUMN remind INTEGER;
+                    ALTER TABLE runs ADD COLUMN language TEXT;
+                    ALTER TABLE runs ADD COLUMN history BLOB;
+                    """)
+        }
         return m
     }
 }

@@ -5,6 +5,13 @@ import StreakCore
 public protocol LedgerReading {
     /// Which of these notification keys are recorded, sent or expired.
     func ledgerStates(keys: [String]) throws -> [String: LedgerState]
+    /// Calls `body` with the parts of the key of every notification recorded about a date in
+    /// `dates` (kind, user, streak, date), in no particular order: one read of a part of the
+    /// ledger's unique key, where asking key by key is a lookup each (`preview` asks about every
+    /// notice of its window, most of them not recorded).
+    func eachLedgerKey(
+        dates: ClosedRange<LocalDate>, _ body: (_ kind: String, _ user: String, _ streak: String, _ date: LocalDate) throws -> Void
+    ) throws
     /// Deliveries in state `pending`, oldest due first.
     func pendingDeliveries() throws -> [PendingDelivery]
     /// Deliveries by state, for one key.
@@ -67,13 +74,31 @@ public struct LedgerKey: Equatable, Sendable {
     /// `KIND/USER/STREAK/DATE`, or for an achievement `KIND/USER/SUBJECT`: kept with the subject
     /// as its streak and day 0 as its date, so the unique key holds it once ever.
     public init?(_ key: String) {
-        let parts = key.split(separator: "/", omittingEmptySubsequences: false)
-        if parts.count == 3, NotificationKind(rawValue: String(parts[0]))?.isAchievement == true {
-            (kind, user, streak, localDate) = (parts[0], parts[1], parts[2], Notification.achievementDate)
+        // By the bytes, with no array: a run asks the ledger about every notice it plans.
+        let utf8 = key.utf8
+        var cuts = (key.startIndex, key.startIndex, key.startIndex)
+        var found = 0
+        for i in utf8.indices where utf8[i] == UInt8(ascii: "/") {
+            switch found {
+            case 0: cuts.0 = i
+            case 1: cuts.1 = i
+            case 2: cuts.2 = i
+            default: return nil
+            }
+            found += 1
+        }
+        if found == 2, NotificationKind(rawValue: String(key[..<cuts.0]))?.isAchievement == true {
+            kind = key[..<cuts.0]
+            user = key[utf8.index(after: cuts.0)..<cuts.1]
+            streak = key[utf8.index(after: cuts.1)...]
+            localDate = Notification.achievementDate
             return
         }
-        guard parts.count == 4, let date = LocalDate(parts[3]) else { return nil }
-        (kind, user, streak, localDate) = (parts[0], parts[1], parts[2], date)
+        guard found == 3, let date = LocalDate(key[utf8.index(after: cuts.2)...]) else { return nil }
+        kind = key[..<cuts.0]
+        user = key[utf8.index(after: cuts.0)..<cuts.1]
+        streak = key[utf8.index(after: cuts.1)..<cuts.2]
+        localDate = date
     }
 }
 

@@ -11,6 +11,22 @@ public protocol ScheduleReading {
     /// What a run reads to plan due streaks, as of this snapshot, in their order; nil where the
     /// user is gone.
     func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?]
+    /// The streaks not marked changed whose planned run is due by `through`, in the order of their
+    /// runs: by instant, then by schedule row (`RunPosition`), from just after `after` (nil: the
+    /// front of the queue), at most `limit`. Only runs planned at the streak's current version.
+    /// Paging through one read transaction sees each such streak exactly once, in that order.
+    ///
+    /// What a reader may build on: no notification of such a streak that the ledger does not hold
+    /// yet is due before its run's instant, assuming no new check-ins. The run was planned as the
+    /// first instant a run could find anything due (`Notices.next`), and anything due before the
+    /// run that planned it was found then and recorded. So `preview` merges streaks read in this
+    /// order instead of collecting every one: once the queue has been read up to instant t, what
+    /// is due before t is known.
+    func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak]
+    /// The streaks marked changed since a run last handled them (`every`: all streaks), which have
+    /// no valid planned run: their notices may be due at any time. In schedule row order, from
+    /// just after row `after`, at most `limit`, each as `dueStreaks` lists it.
+    func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak]
 }
 
 public protocol ScheduleWriting {
@@ -53,6 +69,53 @@ public struct DueList: RandomAccessCollection, Sendable {
     public subscript(i: Int) -> DueStreak { streaks[i] }
 }
 
+/// A place in the queue of planned runs: a run's instant, then its schedule row.
+public struct RunPosition: Comparable, Sendable {
+    public var at: Instant
+    public var row: Int64
+
+    public init(at: Instant, row: Int64) {
+        self.at = at
+        self.row = row
+    }
+
+    public static func < (a: RunPosition, b: RunPosition) -> Bool { (a.at, a.row) < (b.at, b.row) }
+}
+
+/// A streak due by its planned run, and where that run stands in the queue.
+public struct PlannedStreak: Sendable {
+    public var streak: DueStreak
+    public var position: RunPosition
+    /// What a run reads to plan it, when the store keeps that with the run (one read of the queue
+    /// then needs no lookup of each streak); nil: ask `dueHistories`.
+    public var carried: CarriedHistory?
+
+    public init(streak: DueStreak, position: RunPosition, carried: CarriedHistory? = nil) {
+        self.streak = streak
+        self.position = position
+        self.carried = carried
+    }
+}
+
+/// A planned run's user and history as the run that planned it read them, the history still
+/// packed (`PackedHistory`): a reader of a million runs may take what it needs from the bytes.
+public struct CarriedHistory: Sendable {
+    public var user: User
+    public var packed: [UInt8]
+
+    public init(user: User, packed: [UInt8]) {
+        self.user = user
+        self.packed = packed
+    }
+
+    /// The history unpacked, as `dueHistories` answers it; nil when the bytes are not one.
+    public func history(streak: String) -> DueHistory? {
+        packed.withUnsafeBufferPointer { PackedHistory.unpack($0, user: user.id, streak: streak) }.map {
+            DueHistory(user: user, stored: $0, fromCopy: true)
+        }
+    }
+}
+
 /// A streak's user and history as a run read them to plan it.
 public struct DueHistory: Sendable {
     public var user: User
@@ -72,13 +135,18 @@ public struct DueHistory: Sendable {
 public struct PlannedRun: Sendable {
     public var streak: DueStreak
     public var next: Instant?
-    /// What the run read for it (the store may keep a copy).
+    /// What the run read for it from the tables (the store may keep a copy); nil when the run
+    /// read the copy the store keeps.
     public var history: DueHistory?
+    /// The user as the run read them: a store may keep their zone and reminder settings with the
+    /// planned run, beside its copy of the history, for readers of the queue (`plannedStreaks`).
+    public var user: User?
 
-    public init(streak: DueStreak, next: Instant?, history: DueHistory?) {
+    public init(streak: DueStreak, next: Instant?, history: DueHistory?, user: User? = nil) {
         self.streak = streak
         self.next = next
         self.history = history
+        self.user = user ?? history?.user
     }
 }
 

@@ -120,6 +120,74 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
         #expect(again[0]?.stored == histories[0]?.stored)
     }
 
+    /// The queue of planned runs reads in its order (instant, then row), a page at a time, each
+    /// streak once, with the user and history its run carries; a streak changed since is left
+    /// out there and listed among the changed ones. The ledger hands out its keys by date.
+    @Test(arguments: Engine.allCases) func theQueueReadsInRunOrderAndChangedStreaksApart(engine: Engine) throws {
+        let store = try engine.open()
+        let users = (0..<7).map { "u\($0)" }
+        try store.write { (w: any StoreWriter) throws in
+            for u in users {
+                _ = try w.addUser(User(id: u, zone: "Asia/Tokyo", remindAt: 3600 * 19), at: t0)
+                _ = try w.insertCheckins([NewCheckin(user: u, streak: "daily", instant: t0, zone: "UTC")], storedAt: t0)
+            }
+        }
+        let due = try store.read { r in try r.changedStreaks(every: false, after: nil, limit: 100) }
+        #expect(due.map(\.user) == users && due.allSatisfy(\.marked))
+        #expect(try store.read { r in try r.changedStreaks(every: false, after: due[4].row, limit: 100) }.count == 2)
+        let histories = try store.read { try $0.dueHistories(of: due) }
+        // Runs at three instants, out of user order; u6 has none.
+        let next = [3, 1, 2, 1, 3, 1].map { Self.at(Int64($0) * 3600) }
+        try store.write { (w: any StoreWriter) throws in
+            let claimed = try w.claim(due, listed: nil, now: t0)
+            try w.schedule(
+                claimed.indices.map { i in
+                    PlannedRun(streak: claimed[i]!, next: i < next.count ? next[i] : nil, history: histories[i])
+                }, handledThrough: t0)
+        }
+        #expect(try store.read { r in try r.changedStreaks(every: false, after: nil, limit: 100) }.isEmpty)
+        #expect(try store.read { r in try r.changedStreaks(every: true, after: nil, limit: 100) }.count == 7)
+        // u4 changes: its run is stale, and it is a changed streak again.
+        try store.write { w in try w.addFreezeEvent(FreezeEvent(at: t0, kind: .grant), user: "u4", streak: "daily") }
+        var pages: [[PlannedStreak]] = []
+        try store.read { (r: any StoreReader) throws in
+            var after: RunPosition?
+            while true {
+                let page = try r.plannedStreaks(through: Self.at(3 * 3600), after: after, limit: 2)
+                guard let last = page.last else { break }
+                pages.append(page)
+                after = last.position
+            }
+            #expect(try r.changedStreaks(every: false, after: nil, limit: 100).map(\.user) == ["u4"])
+        }
+        let read = pages.flatMap { $0 }
+        #expect(pages.map(\.count) == [2, 2, 1])
+        #expect(read.map(\.streak.user) == ["u1", "u3", "u5", "u2", "u0"])
+        #expect(zip(read, read.dropFirst()).allSatisfy { $0.position < $1.position })
+        #expect(read.map(\.position.at) == [1, 1, 1, 2, 3].map { Self.at(Int64($0) * 3600) })
+        // Each carries what its run read (or the caller looks it up).
+        for p in read {
+            let looked = try store.read { try $0.dueHistories(of: [p.streak])[0] }
+            let h = try #require(p.carried?.history(streak: p.streak.streak) ?? looked)
+            #expect(h.user == User(id: p.streak.user, zone: "Asia/Tokyo", remindAt: 3600 * 19))
+            #expect(h.stored.checkins.count == 1)
+        }
+        #expect(try store.read { try $0.plannedStreaks(through: Self.at(3599), after: nil, limit: 9) }.isEmpty)
+        // The ledger's keys about some dates.
+        try store.write { (w: any StoreWriter) throws in
+            for (u, date) in [("u1", "2026-11-20"), ("u2", "2026-11-21"), ("u3", "2026-11-23")] {
+                _ = try w.record(NewRecord(Self.notification(u, date), state: .sent, sinks: []), owner: nil, at: t0)
+            }
+        }
+        var keys: [String] = []
+        try store.read { r in
+            try r.eachLedgerKey(dates: LocalDate("2026-11-20")!...LocalDate("2026-11-21")!) { kind, user, streak, date in
+                keys.append("\(kind)/\(user)/\(streak)/\(date)")
+            }
+        }
+        #expect(keys.sorted() == ["at_risk/u1/daily/2026-11-20", "at_risk/u2/daily/2026-11-21"])
+    }
+
     /// The ledger's key decides: one record per key; a delivery is taken over only from a run
     /// that is gone (known so, or its lease out on the store's clock).
     @Test(arguments: Engine.allCases) func theLedgerKeyDecidesAndLeasesGuardTakeOvers(engine: Engine) throws {

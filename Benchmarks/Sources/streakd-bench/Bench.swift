@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StreakCore
+import StreakRecompute
 
 /// The streakd side of the benchmark suite (Benchmarks/run drives it). Each
 /// measuring subcommand prints one JSON line: `measure`, `subject`, `seconds`,
@@ -100,6 +101,8 @@ struct Exec: ParsableCommand {
     @Option(help: "Before each run, this shell command (unmeasured): a fresh copy of a database.")
     var prepare: String?
     @Option(help: "Where the command's standard output goes.") var stdout = "/dev/null"
+    @Flag(help: "Read its output from a pipe and note when the first line came (first_line_seconds).")
+    var firstLine = false
     @Argument(parsing: .postTerminator) var command: [String]
 
     func run() throws {
@@ -110,7 +113,7 @@ struct Exec: ParsableCommand {
                 let p = try Child.run(["/bin/sh", "-c", prepare])
                 guard p.status == 0 else { throw BenchError("\(prepare): exit \(p.status)") }
             }
-            let c = try Child.run(command, stdout: stdout)
+            let c = try Child.run(command, stdout: stdout, firstLine: firstLine)
             guard c.status == 0 || c.status == 75 else {
                 throw BenchError("\(command.joined(separator: " ")): exit \(c.status)")
             }
@@ -126,6 +129,12 @@ struct Exec: ParsableCommand {
         let median: Double = sorted[sorted.count / 2]
         fields["median_seconds"] = median
         fields["max_rss_mb"] = Double(all.map(\.maxRSSBytes).max()!) / 1_048_576
+        let firsts = all.compactMap(\.firstLineSeconds)
+        if !firsts.isEmpty {
+            // The slowest first line of the runs: what a user may wait for.
+            fields["first_line_seconds"] = firsts.max()!
+            fields["first_line_runs"] = firsts
+        }
         Measure.emit(fields)
     }
 }

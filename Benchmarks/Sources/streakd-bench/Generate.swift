@@ -7,7 +7,8 @@ import StreakJobs
 /// days ending today, yesterday or some days ago, in chronological order.
 ///
 /// Files: users.csv (`user,tz,remind_at`), users.jsonl (`streakd user import`),
-/// checkins.csv (`user,at`, `at` at the user's local offset), meta.json.
+/// checkins.csv (`user,at`, `at` at the user's local offset), checkins.jsonl (the same rows as
+/// JSON lines, `{"user":…,"at":…}`), meta.json.
 struct DataSet {
     var users = 1_000_000
     var checkins = 7_000_000
@@ -66,14 +67,19 @@ struct DataSet {
         }
         try out.close()
         try json.close()
+        // The same rows twice: as CSV and as JSON lines (`import` of each beside sqlite3's CSV).
         var csv = Output(path: dir + "/checkins.csv")
+        var lines = Output(path: dir + "/checkins.jsonl")
         csv.line("user,at")
         for r in rows {
             let zone = zones[Int(zoneOf[Int(r.user)])]
             let instant = Instant(seconds: r.at)
-            csv.line(Self.id(Int(r.user)) + "," + RFC3339.format(instant, offset: zone.offset(at: instant)))
+            let (id, at) = (Self.id(Int(r.user)), RFC3339.format(instant, offset: zone.offset(at: instant)))
+            csv.line(id + "," + at)
+            lines.line(#"{"user":""# + id + #"","at":""# + at + #""}"#)
         }
         try csv.close()
+        try lines.close()
         let meta: [String: Any] = [
             "users": users, "checkins": rows.count, "zones": names.count, "seed": seed,
             "import_now": "\(importNow)", "now": "\(planNow)", "quarter_start": "\(quarterStart)",

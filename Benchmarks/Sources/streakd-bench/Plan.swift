@@ -1,6 +1,7 @@
 import Foundation
 import StreakCore
 import StreakJobs
+import StreakSQLite
 import StreakStore
 
 /// Planning: each user's next reminder instant strictly after `now`, and the

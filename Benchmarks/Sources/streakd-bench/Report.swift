@@ -71,6 +71,20 @@ struct ResultTable {
         ratioRow(
             "streak recomputation from full history", find("recompute", "streakd"), find("recompute", "postgresql"),
             byTime: true, goal: 20)
+        // End to end, as a user runs them: fresh processes, wall clock.
+        let preview = find("preview", "streakd")
+        ratioRow(
+            "preview --until 24h over every user (fresh process) vs the planning query", preview,
+            find("planning", "postgresql"), byTime: true, goal: 1)
+        limitRow(
+            "preview: time to its first line (slowest of the runs)", Self.number(preview, "first_line_seconds"),
+            unit: "s", limit: 0.2)
+        ratioRow(
+            "import of check-ins as JSON lines (rows/s) vs sqlite3's CSV", find("import-jsonl", "streakd"),
+            find("import", "sqlite3"), byTime: false, goal: 0.5)
+        limitRow(
+            "status of one user (cold process, median)", Self.number(find("status", "streakd"), "median_seconds"),
+            unit: "s", limit: 0.025)
         let journal = find("journal", "streakd")
         let c = find("journal", "c-sd_journal_send")
         ratioRow("journal emission (entries/s)", journal, c, byTime: false, goal: 0.8)
@@ -93,10 +107,21 @@ struct ResultTable {
             Self.number($0, "max_rss_mb")
         }
         limitRow("peak memory of any streakd process at 1M users", peaks.max(), unit: "MB", limit: 200)
+        let each = [
+            ("user-import", "user import"), ("import", "import (CSV)"), ("import-jsonl", "import (JSON lines)"),
+            ("tick-catchup", "first tick"), ("tick-busy", "busy tick"), ("tick-quiet", "quiet tick"),
+            ("preview", "preview"), ("status", "status"),
+        ].compactMap { measure, label in
+            Self.number(find(measure, "streakd"), "max_rss_mb").map { label + " " + Self.f($0, "MB") }
+        }
+        info("peak memory of each streakd command (information)", each.joined(separator: ", "))
         info(
             "planning, Python zoneinfo loop (information)", "",
             Self.f(Self.rate(find("planning", "python-zoneinfo")), "/s"))
         info("planning: loading the users from the store (information)", Self.f(Self.number(plan, "load_seconds"), "s"))
+        if let lines = Self.number(preview, "lines") {
+            info("preview: notifications listed (information)", String(format: "%.0f", lines))
+        }
         postgresRows()
         for (measure, label) in [
             ("user-import", "user import of 1M users"), ("tick-catchup", "first tick after the import (every streak)"),

@@ -1,3 +1,4 @@
+import Logging
 import StreakCore
 import StreakDelivery
 import StreakStore
@@ -15,38 +16,31 @@ extension Context {
             }
             return kind
         }
-        let found = try upcoming(through: end, user: user).filter { n in kindFilter.map { $0 == n.kind } ?? true }
-        for n in found { printer.record(n.json, short: n.line) }
-        if found.isEmpty && printer.format == .short { printer.err("preview: nothing due after \(now) until \(end)") }
+        var printed = 0
+        var lines = PreviewLines()
+        let peak = try eachUpcoming(through: end, user: user, kind: kindFilter) { batch in
+            lines.bytes.removeAll(keepingCapacity: true)
+            for e in batch.entries {
+                let message = config.messages.render(e.notice, streak: e.streak, tag: e.language).text
+                lines.append(e, zone: batch.zone(of: e), message: message, json: printer.format == .json)
+            }
+            lines.bytes.removeLast()  // the printer ends what it prints with a line break
+            printer.out(String(decoding: lines.bytes, as: UTF8.self))
+            printed += batch.entries.count
+        }
+        logger.debug("preview", metadata: ["printed": "\(printed)", "most waiting at once": "\(peak)"])
+        if printed == 0 && printer.format == .short { printer.err("preview: nothing due after \(now) until \(end)") }
     }
 
-    /// The notifications due after now and by `end`, in due order.
+    /// The notifications due after now and by `end`, in due order, all at once.
     func upcoming(through end: Instant, user id: String? = nil) throws -> [Notification] {
-        let changed = try configChanged(write: false)
-        var result: [Notification] = []
-        try store.read { r in
-            let streaks: [DueStreak]
-            if let id {
-                let user = try self.user(id, in: r)
-                streaks = try r.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0, handledThrough: nil) }
-            } else {
-                streaks = try r.dueStreaks(through: changed ? nil : end).streaks
-            }
-            for d in streaks {
-                guard let user = try r.user(d.user) else { continue }
-                let history = try history(of: user, streak: d.streak, in: r)
-                let notices = Notices.upcoming(history, policy: noticePolicy(for: user), from: now, through: end)
-                guard !notices.isEmpty else { continue }
-                let found = notices.map { notification($0, user: user, streak: d.streak, history: history) }
-                let recorded = try r.ledgerStates(keys: found.map(\.key))
-                result += found.filter { recorded[$0.key] == nil }
+        var all: [Notification] = []
+        try eachUpcoming(through: end, user: id) { batch in
+            all += batch.entries.map { e in
+                notification(e.notice, user: e.user, language: e.language, streak: e.streak, zone: batch.zone(of: e))
             }
         }
-        return result.sorted { a, b in
-            if a.due != b.due { return a.due < b.due }
-            if (a.kind == .atRisk) != (b.kind == .atRisk) { return b.kind == .atRisk }
-            return (a.user, a.streak) < (b.user, b.streak)
-        }
+        return all
     }
 
     /// How far `preview` looks: a year (365 days; `52w` fits). Each streak is evaluated at every

@@ -55,10 +55,14 @@ extension Context {
     /// The notice as every sink receives it, in the user's zone at its due instant and in the
     /// user's language.
     func notification(_ n: Notice, user: User, streak: String, history: StreakHistory) -> Notification {
-        let zone = history.zone(at: n.due)
-        let (text, title) = config.messages.render(n, streak: streak, tag: user.language)
+        notification(n, user: user.id, language: user.language, streak: streak, zone: history.zone(at: n.due))
+    }
+
+    /// The same, `zone` being the user's at its due instant and `language` theirs.
+    func notification(_ n: Notice, user: String, language: String?, streak: String, zone: Zone) -> Notification {
+        let (text, title) = config.messages.render(n, streak: streak, tag: language)
         return Notification(
-            kind: n.kind, user: user.id, streak: streak, localDate: n.date,
+            kind: n.kind, user: user, streak: streak, localDate: n.date,
             due: n.due, timezone: zone.identifier, localDue: local(n.due, in: zone), streakLength: n.length,
             message: text, title: title)
     }

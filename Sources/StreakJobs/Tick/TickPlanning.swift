@@ -72,6 +72,9 @@ extension Context {
         }
         let next = Notices.next(history, policy: policy, now: now, state: state)
         // A history read from the tables goes to the store to keep; a copy it kept needs no second look.
-        return (notices, PlannedRun(streak: d, next: next, history: read.fromCopy ? nil : read), history, state)
+        return (
+            notices, PlannedRun(streak: d, next: next, history: read.fromCopy ? nil : read, user: read.user), history,
+            state
+        )
     }
 }

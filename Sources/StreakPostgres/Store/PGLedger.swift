@@ -21,6 +21,17 @@ extension PGAccess {
         return result
     }
 
+    func eachLedgerKey(
+        dates: ClosedRange<LocalDate>, _ body: (String, String, String, LocalDate) throws -> Void
+    ) throws {
+        for r in try pg.query(
+            "SELECT kind, user_id, streak, local_date FROM notifications WHERE local_date BETWEEN $1 AND $2",
+            dates.lowerBound.day, dates.upperBound.day
+        ).rows {
+            try body(try r.string(0), try r.string(1), try r.string(2), LocalDate(day: try r.get(3)))
+        }
+    }
+
     static let notificationColumns =
         "n.id, n.kind, n.user_id, n.streak, n.local_date, n.due, n.timezone, n.local_due, n.streak_length, n.message, n.title"
 

@@ -19,6 +19,46 @@ extension PGAccess {
             })
     }
 
+    func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak] {
+        // A schedule row holds its planned run and, when planned since migration 2, what planning
+        // it reads; a changed row's run is stale (`changedStreaks`'). In the order of the index
+        // (next_at, id), from just after the last page.
+        let rows = try pg.query(
+            """
+            SELECT user_id, streak, handled_through, version, id, next_at, zone, remind_at, remind,
+                CASE WHEN history_version = version THEN history END, language
+            FROM schedule
+            WHERE next_at IS NOT NULL AND (next_at, id) > ($2, $3) AND next_at <= $1 AND NOT changed
+            ORDER BY next_at, id LIMIT $4
+            """, through, after?.at.seconds ?? .min, after?.row ?? .min, Int64(limit))
+        return try rows.rows.map { r in
+            let streak = DueStreak(
+                user: try r.string(0), streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
+                row: try r.get(4), marked: false)
+            var carried: CarriedHistory?
+            if !r.isNull(6), !r.isNull(9) {
+                let user = User(
+                    id: streak.user, zone: try r.string(6), remindAt: try r.get(7), remind: try r.bool(8),
+                    language: try r.get(10))
+                carried = CarriedHistory(user: user, packed: try r.bytes(9))
+            }
+            return PlannedStreak(streak: streak, position: RunPosition(at: try r.get(5), row: streak.row!), carried: carried)
+        }
+    }
+
+    func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak] {
+        let rows = try pg.query(
+            """
+            SELECT user_id, streak, handled_through, version, id, changed FROM schedule
+            WHERE id > $1 \(every ? "" : "AND changed") ORDER BY id LIMIT $2
+            """, after ?? .min, Int64(limit))
+        return try rows.rows.map { r in
+            DueStreak(
+                user: try r.string(0), streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
+                row: try r.get(4), marked: try r.bool(5))
+        }
+    }
+
     func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?] {
         guard !streaks.isEmpty else { return [] }
         // Each streak's user, and its packed history when still at the version listed.
@@ -135,16 +175,22 @@ extension PGAccess {
             guard let h = run.history, !h.fromCopy else { return nil }
             return hex(PackedHistory.pack(h.stored))
         }
+        // The user as the run read them goes with the run (migration 2).
         try pg.query(
             """
             UPDATE schedule s SET next_at = v.next_at, changed = false,
                 handled_through = greatest(coalesce(s.handled_through, $5), $5),
                 history = coalesce(decode(v.history, 'hex'), s.history),
-                history_version = CASE WHEN v.history IS NOT NULL THEN v.version ELSE s.history_version END
-            FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[]) AS v(id, version, next_at, history)
+                history_version = CASE WHEN v.history IS NOT NULL THEN v.version ELSE s.history_version END,
+                zone = v.zone, remind_at = v.remind_at, remind = v.remind <> 0, language = v.language
+            FROM unnest(
+                    $1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $6::text[], $7::bigint[], $8::bigint[],
+                    $9::text[])
+                AS v(id, version, next_at, history, zone, remind_at, remind, language)
             WHERE s.id = v.id AND s.version = v.version
             """, runs.map { $0.streak.row! }, runs.map { Int64($0.streak.version) }, runs.map { $0.next?.seconds },
-            histories, handledThrough)
+            histories, handledThrough, runs.map { $0.user?.zone }, runs.map { $0.user.map { Int64($0.remindAt) } },
+            runs.map { $0.user.map { Int64($0.remind ? 1 : 0) } }, runs.map { $0.user?.language })
     }
 
     /// The streak's schedule row, locked (made first when it has none, which also moves nothing on).

@@ -118,5 +118,18 @@ enum PostgresSchema {
         PGMigration(
             "3-tagged-checkins",
             "CREATE INDEX checkins_tagged ON checkins (user_id) INCLUDE (streak, at, meta) WHERE meta IS NOT NULL;"),
+        // A planned run carries its user's zone, reminder settings and language, beside the packed history
+        // the row keeps: `preview` reads the schedule in run order without looking each user up
+        // (a lookup each was most of its time at a million streaks). Kept while the version is
+        // the run's: every user change moves it on. The queue's order is (next_at, id), an index
+        // of its own, which `dueStreaks` uses too.
+        PGMigration(
+            "4-runs-carry-users",
+            """
+            ALTER TABLE schedule ADD COLUMN zone text, ADD COLUMN remind_at integer, ADD COLUMN remind boolean,
+                ADD COLUMN language text;
+            CREATE INDEX schedule_runs ON schedule (next_at, id) WHERE next_at IS NOT NULL;
+            DROP INDEX schedule_next;
+            """),
     ]
 }

@@ -1,0 +1,151 @@
+import StreakCore
+
+/// `preview`'s lines written straight into bytes: exactly what `Notification.line` and
+/// `Notification.json.text` print (`PreviewLinesTests` compares them), without building a
+/// notification, its JSON value or their strings for each of a million lines.
+struct PreviewLines {
+    var bytes: [UInt8] = []
+
+    /// One notice's line and its line break, `message` its text in the user's language.
+    mutating func append(_ e: UpcomingQueue.Entry, zone: Zone, message: String, json: Bool) {
+        let n = e.notice
+        if !json {
+            instant(n.due, offset: 0, utcZ: true)
+            byte(0x20)
+            ascii(n.kind.rawValue)
+            byte(0x20)
+            ascii(e.user)
+            byte(0x2F)
+            ascii(e.streak)
+            byte(0x20)
+            date(n.date)
+            ascii(": ")
+            ascii(message)
+            byte(0x0A)
+            return
+        }
+        ascii(#"{"kind":"#)
+        string(n.kind.rawValue)
+        ascii(#","user":"#)
+        string(e.user)
+        ascii(#","streak":"#)
+        string(e.streak)
+        ascii(#","due":""#)
+        instant(n.due, offset: 0, utcZ: true)
+        ascii(#"","local_due":""#)
+        instant(n.due, offset: zone.offset(at: n.due), utcZ: false)
+        ascii(#"","timezone":"#)
+        string(zone.identifier)
+        ascii(#","local_date":""#)
+        date(n.date)
+        ascii(#"","streak_length":"#)
+        integer(n.length)
+        ascii(#","message":"#)
+        string(message)
+        ascii(#","key":""#)
+        escaped(n.kind.rawValue)
+        byte(0x2F)
+        escaped(e.user)
+        byte(0x2F)
+        escaped(e.streak)
+        byte(0x2F)
+        date(n.date)
+        ascii("\"}\n")
+    }
+
+    mutating func byte(_ b: UInt8) { bytes.append(b) }
+
+    /// Text as it is (`ascii` for the common case: any UTF-8 is copied unchanged).
+    mutating func ascii(_ s: String) {
+        var s = s
+        s.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// A JSON string, quoted and escaped as `JSON.escape` does.
+    mutating func string(_ s: String) {
+        byte(0x22)
+        escaped(s)
+        byte(0x22)
+    }
+
+    /// `JSON.escape` without the quotes: `"`, `\` and control characters escaped, the rest as is.
+    mutating func escaped(_ s: String) {
+        var s = s
+        s.withUTF8 { utf8 in
+            for b in utf8 {
+                switch b {
+                case 0x22: ascii(#"\""#)
+                case 0x5C: ascii(#"\\"#)
+                case 0x0A: ascii(#"\n"#)
+                case 0x0D: ascii(#"\r"#)
+                case 0x09: ascii(#"\t"#)
+                case 0..<0x20:
+                    ascii(#"\u00"#)
+                    let hex = Array("0123456789abcdef".utf8)
+                    byte(hex[Int(b >> 4)])
+                    byte(hex[Int(b & 15)])
+                default: byte(b)
+                }
+            }
+        }
+    }
+
+    mutating func integer(_ value: Int) { ascii(String(value)) }
+
+    /// `n` as at least `width` digits (`Digits.pad` for non-negative values).
+    mutating func digits(_ n: Int, _ width: Int) {
+        guard n >= 0 else {
+            ascii(String(n))
+            return
+        }
+        var divisor = 1
+        var length = 1
+        while length < width || n / divisor >= 10 {
+            divisor *= 10
+            length += 1
+        }
+        var rest = n
+        while divisor > 0 {
+            byte(UInt8(48 + rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// `LocalDate.description`.
+    mutating func date(_ d: LocalDate) {
+        let (y, m, day) = d.components
+        guard (0...9999).contains(y) else {
+            ascii(d.description)
+            return
+        }
+        digits(y, 4)
+        byte(0x2D)
+        digits(m, 2)
+        byte(0x2D)
+        digits(day, 2)
+    }
+
+    /// `RFC3339.format`.
+    mutating func instant(_ t: Instant, offset: Int, utcZ: Bool) {
+        let local = t.seconds + Int64(offset)
+        let days = local >= 0 ? local / Instant.day : (local - Instant.day + 1) / Instant.day
+        let secs = Int(local - days * Instant.day)
+        date(LocalDate(day: Int(days)))
+        byte(0x54)
+        digits(secs / 3600, 2)
+        byte(0x3A)
+        digits(secs / 60 % 60, 2)
+        byte(0x3A)
+        digits(secs % 60, 2)
+        if offset == 0 && utcZ {
+            byte(0x5A)
+            return
+        }
+        let a = abs(offset)
+        byte(offset < 0 ? 0x2D : 0x2B)
+        digits(a / 3600, 2)
+        byte(0x3A)
+        digits(a / 60 % 60, 2)
+    }
+}

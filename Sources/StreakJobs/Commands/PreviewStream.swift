@@ -1,0 +1,424 @@
+import StreakCore
+import StreakStore
+
+/// How `preview` finds what is due without holding every streak: it reads the schedule in the
+/// order of the planned runs and prints each notice as soon as nothing read later can come
+/// before it (docs/RULES.md, "Preview").
+extension Context {
+    /// Streaks planned per read: each batch's histories and ledger keys are asked in one call.
+    static let previewBatch = 8192
+    /// The first batch of planned runs is small, so the first lines come out at once.
+    static let previewFirstBatch = 256
+
+    /// Hands the notices due after now and by `end` (of `kind`, when given) to `emit` in due
+    /// order, a batch at a time, each as soon as it is known. Streaks marked changed (every streak,
+    /// after a change of the notice settings) have no valid planned run, so their notices may be
+    /// due anywhere in the window: they are planned first, into the queue. Then the planned runs
+    /// come in their order, and after each batch whatever is due before the last run read goes
+    /// out: a streak's notices are due no earlier than its run (`ScheduleReading.plannedStreaks`).
+    /// The store is read and the notices planned on a thread of its own, a batch or two ahead of
+    /// this one, which orders and prints them. Answers the most notices it held at once.
+    @discardableResult
+    func eachUpcoming(
+        through end: Instant, user id: String? = nil, kind: NotificationKind? = nil,
+        readLedgerAfter: Int = PreviewPlan.readLedgerAfter, emit: (UpcomingBatch) throws -> Void
+    ) throws -> Int {
+        let every = id == nil ? try configChanged(write: false) : false
+        let handoff = Handoff<PlannedBatch>(capacity: 2)
+        let planning = Background { [self] in
+            defer { handoff.finish() }
+            do {
+                try planUpcoming(
+                    through: end, user: id, kind: kind, every: every, readLedgerAfter: readLedgerAfter, into: handoff)
+            } catch is PreviewStopped {
+            } catch {
+                _ = handoff.put(.failed(error))
+            }
+        }
+        defer {
+            handoff.close()
+            _ = try? planning.wait()
+        }
+        var queue = UpcomingQueue()
+        var zones: [Zone] = []
+        while let planned = handoff.take() {
+            switch planned {
+            case .notices(let entries, let zonesNow, let frontier):
+                zones = zonesNow
+                for e in entries { queue.push(e) }
+                // Every streak not read yet has its run at or after the frontier.
+                guard let frontier else { continue }
+                let due = queue.pop(before: frontier)
+                if !due.isEmpty { try emit(UpcomingBatch(entries: due, zones: zones)) }
+            case .failed(let error):
+                throw error
+            }
+        }
+        let rest = queue.pop(before: nil)
+        if !rest.isEmpty { try emit(UpcomingBatch(entries: rest, zones: zones)) }
+        return queue.peak
+    }
+
+    /// The planning thread's part: reads the streaks in `eachUpcoming`'s order and hands their
+    /// notices over, a batch at a time, each batch with the instant before which all is known.
+    private func planUpcoming(
+        through end: Instant, user id: String?, kind: NotificationKind?, every: Bool, readLedgerAfter: Int,
+        into handoff: Handoff<PlannedBatch>
+    ) throws {
+        var plan = PreviewPlan(context: self, end: end, kind: kind)
+        plan.readLedgerAfter = readLedgerAfter
+        func send(_ entries: [UpcomingQueue.Entry], before frontier: Instant?) throws {
+            guard !entries.isEmpty || frontier != nil else { return }
+            guard handoff.put(.notices(entries, zones: plan.zones, before: frontier)) else { throw PreviewStopped() }
+        }
+        try store.read { r in
+            if let id {
+                let user = try self.user(id, in: r)
+                try send(plan.notices(of: r.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0) }, r), before: nil)
+                return
+            }
+            var after: Int64?
+            while true {
+                let page = try r.changedStreaks(every: every, after: after, limit: Self.previewBatch)
+                guard let last = page.last else { break }
+                try send(plan.notices(of: page, r), before: nil)
+                after = last.row
+            }
+            var position: RunPosition?
+            var limit = Self.previewFirstBatch
+            while !every {
+                let page = try r.plannedStreaks(through: end, after: position, limit: limit)
+                guard let last = page.last else { break }
+                try send(plan.notices(of: page.map(\.streak), r, carried: page.map(\.carried)), before: last.position.at)
+                position = last.position
+                limit = min(2 * limit, Self.previewBatch)
+            }
+        }
+    }
+}
+
+/// What the planning thread hands to the printing one.
+enum PlannedBatch: Sendable {
+    /// Notices (their zones by index into `zones`), and the instant before which every notice
+    /// there is has been handed over (nil: not known yet).
+    case notices([UpcomingQueue.Entry], zones: [Zone], before: Instant?)
+    case failed(any Error)
+}
+
+/// The printing thread stopped (it failed): planning stops too.
+struct PreviewStopped: Error {}
+
+/// Notices ready to print, in due order, and the zones they name.
+struct UpcomingBatch {
+    var entries: [UpcomingQueue.Entry]
+    var zones: [Zone]
+
+    func zone(of e: UpcomingQueue.Entry) -> Zone { zones[Int(e.zone)] }
+}
+
+/// What the planning thread knows as it goes: settings, zones, the ledger's keys of the window.
+struct PreviewPlan {
+    let context: Context
+    let end: Instant
+    let kind: NotificationKind?
+    let reminders: ReminderPolicy
+    struct StreakInfo {
+        var id: String
+        var epochs: [SettingsEpoch]
+        var freeze: FreezeSettings
+        var simple: Bool
+    }
+    /// Per streak id: its settings, and the last one asked about.
+    var settings: [String: StreakInfo] = [:]
+    var lastSettings: StreakInfo?
+    /// The window's start, the backfill cap and the latest instant a check-in may count at.
+    let now: Instant
+    let cap: Int64
+    let latest: Instant
+    /// The zones of the queued notices, each once.
+    var zones: [Zone] = []
+    var zoneIndex: [String: Int32] = [:]
+    var zoneBytes = ZoneNames()
+    /// Room for one history's check-in instants (the simple walk's input).
+    var instants: [Instant] = []
+    var notices: [Notice] = []
+
+    /// Notices asked about one by one before the ledger's keys of the window are read at once:
+    /// enough for the first lines not to wait for that read (at a million users, the streaks
+    /// whose runs share the first instant of the window are some 30,000).
+    static let readLedgerAfter = 32_768
+    var readLedgerAfter = Self.readLedgerAfter
+    var checked = 0
+    /// Hashes of the keys recorded about `ledgerDates`, once read.
+    var recordedHashes: Set<Int>?
+    /// The dates most notices due in the window are about: a local date is within a day of the
+    /// UTC one, and without leeway a notice due after now is about today or later (a leeway makes
+    /// a day end, or a reminder, up to a day after its date). A notice about another date is
+    /// asked about on its own.
+    let ledgerDates: ClosedRange<LocalDate>
+
+    init(context: Context, end: Instant, kind: NotificationKind?) {
+        self.context = context
+        self.end = end
+        self.kind = kind
+        reminders = ReminderPolicy(days: context.config.reminderDays)
+        now = context.now
+        cap = Int64(context.config.backfillDays) * Instant.day
+        latest = context.now + Engine.clockSkew
+        func utcDate(_ t: Instant) -> LocalDate {
+            LocalDate(day: Int(t.seconds >= 0 ? t.seconds / Instant.day : (t.seconds + 1) / Instant.day - 1))
+        }
+        ledgerDates = (utcDate(context.now) - 1)...(utcDate(end) + 1)
+    }
+
+    /// The notices of a batch of streaks not in the ledger yet: the histories the store did not
+    /// hand out with them (`carried`) read in one call, the ledger asked once for all their
+    /// notices' keys (on a database across a socket each call is a round trip).
+    mutating func notices(of streaks: [DueStreak], _ reader: any StoreReader, carried: [CarriedHistory?]? = nil)
+        throws -> [UpcomingQueue.Entry]
+    {
+        guard !streaks.isEmpty else { return [] }
+        var found: [UpcomingQueue.Entry] = []
+        var histories = [DueHistory?](repeating: nil, count: streaks.count)
+        var missing: [Int] = []
+        for i in streaks.indices {
+            guard let c = carried?[i] else {
+                missing.append(i)
+                continue
+            }
+            // Most carried histories are simple: their notices straight from the packed bytes.
+            let policy = context.noticePolicy(for: c.user, reminders: reminders)
+            if let zone = try simpleNotices(packed: c.packed, streak: streaks[i].streak, policy: policy, reader) {
+                add(notices, user: c.user, streak: streaks[i].streak, zone: zone, to: &found)
+            } else if let h = c.history(streak: streaks[i].streak) {
+                histories[i] = h
+            } else {
+                missing.append(i)
+            }
+        }
+        if !missing.isEmpty {
+            for (i, read) in zip(missing, try reader.dueHistories(of: missing.map { streaks[$0] })) { histories[i] = read }
+        }
+        for (d, read) in zip(streaks, histories) {
+            guard let read else { continue }
+            let policy = context.noticePolicy(for: read.user, reminders: reminders)
+            if let zone = try simpleNotices(read.stored, policy: policy, reader) {
+                add(notices, user: read.user, streak: d.streak, zone: zone, to: &found)
+                continue
+            }
+            let history = try context.history(of: read.stored, epochs: try settings(of: d.streak, reader).epochs)
+            let notices = Notices.upcoming(history, policy: policy, from: context.now, through: end)
+            for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
+                found.append(
+                    UpcomingQueue.Entry(
+                        notice: n, user: read.user.id, language: read.user.language, streak: d.streak,
+                        zone: zone(history.zone(at: n.due)), order: Int32(i)))
+            }
+        }
+        guard !found.isEmpty else { return [] }
+        try leaveOutRecorded(&found, reader)
+        return found
+    }
+
+    /// One streak's notices (of `kind`, when given), all in `zone`.
+    func add(_ notices: [Notice], user: User, streak: String, zone: Int32, to found: inout [UpcomingQueue.Entry]) {
+        for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
+            found.append(
+                UpcomingQueue.Entry(
+                    notice: n, user: user.id, language: user.language, streak: streak, zone: zone, order: Int32(i)))
+        }
+    }
+
+    /// `simpleNotices` on a packed history's bytes, without unpacking it (`PackedHistory.oneZone`):
+    /// one zone all along and for every check-in, no freeze event.
+    mutating func simpleNotices(packed: [UInt8], streak: String, policy: NoticePolicy, _ reader: any StoreReader)
+        throws -> Int32?
+    {
+        let info = try settings(of: streak, reader)
+        guard info.simple else { return nil }
+        let (cap, latest) = (self.cap, self.latest)
+        var list = instants
+        instants = []
+        defer { instants = list }
+        list.removeAll(keepingCapacity: true)
+        var counts = true
+        // The zone by its name's bytes when known; its name, to look it up, when not.
+        let names = zoneBytes
+        let zoneFound: (known: Int32?, name: String?)? = packed.withUnsafeBufferPointer { bytes in
+            let one = PackedHistory.oneZone(bytes) { at, storedAt in
+                guard at >= storedAt - cap else { return }  // never counts (backfill)
+                if at > latest { counts = false }
+                list.append(at)
+            }
+            guard let one, one.firstFreezeEvent == nil, counts else { return nil }
+            if let known = names.find(one.zone) { return (known, nil) }
+            return (nil, String(decoding: one.zone, as: UTF8.self))
+        }
+        guard let zoneFound else { return nil }
+        let index: Int32
+        if let known = zoneFound.known {
+            index = known
+        } else {
+            let name = zoneFound.name!
+            index = try zone(named: name)
+            var name8 = name
+            name8.withUTF8 { zoneBytes.insert($0, index) }
+        }
+        notices.removeAll(keepingCapacity: true)
+        let (zone, from, through) = (zones[Int(index)], now, end)
+        var found = notices
+        notices = []
+        let simple = list.withUnsafeMutableBufferPointer {
+            Notices.upcoming(
+                zone: zone, instants: $0, freeze: info.freeze, policy: policy, from: from, through: through,
+                into: &found)
+        }
+        notices = found
+        return simple ? index : nil
+    }
+
+    /// Leaves out the notices whose keys the ledger has. Past a few thousand, the keys recorded
+    /// about the window's dates are read once (`eachLedgerKey`, as hashes): a notice whose key's
+    /// hash is not among them is not recorded, and only the few that are get asked about.
+    mutating func leaveOutRecorded(_ found: inout [UpcomingQueue.Entry], _ reader: any StoreReader) throws {
+        checked += found.count
+        if recordedHashes == nil && checked > readLedgerAfter {
+            var hashes = Set<Int>()
+            try reader.eachLedgerKey(dates: ledgerDates) { kind, user, streak, date in
+                hashes.insert(Self.hash(kind, user, streak, date))
+            }
+            recordedHashes = hashes
+        }
+        var ask = Array(found.indices)
+        if let hashes = recordedHashes {
+            ask = ask.filter { i in
+                let n = found[i].notice
+                return !ledgerDates.contains(n.date)
+                    || hashes.contains(Self.hash(n.kind.rawValue, found[i].user, found[i].streak, n.date))
+            }
+        }
+        guard !ask.isEmpty else { return }
+        let recorded = try reader.ledgerStates(keys: ask.map { key(of: found[$0]) })
+        guard !recorded.isEmpty else { return }
+        found.removeAll { recorded[key(of: $0)] != nil }
+    }
+
+    static func hash(_ kind: String, _ user: String, _ streak: String, _ date: LocalDate) -> Int {
+        var h = Hasher()
+        h.combine(kind)
+        h.combine(user)
+        h.combine(streak)
+        h.combine(date.day)
+        return h.finalize()
+    }
+
+    /// The notices of a simple history (`Notices.upcoming(zone:instants:…)`) into `notices`, and
+    /// its zone's index; nil, leaving them for the engine, when it is not one. No history is
+    /// built: the stored check-ins' instants are all the walk needs.
+    mutating func simpleNotices(_ stored: StoredStreak, policy: NoticePolicy, _ reader: any StoreReader) throws
+        -> Int32?
+    {
+        guard stored.zones.count == 1, stored.freezeEvents.isEmpty else { return nil }
+        let streak = try settings(of: stored.streak, reader)
+        guard streak.simple else { return nil }
+        let name = stored.zones[0].zone
+        let (cap, latest) = (self.cap, self.latest)
+        instants.removeAll(keepingCapacity: true)
+        for c in stored.checkins where c.instant >= c.storedAt - cap {
+            guard c.instant <= latest, c.zone == name else { return nil }
+            instants.append(c.instant)
+        }
+        let index = try zone(named: name)
+        notices.removeAll(keepingCapacity: true)
+        // Nothing of `self` in the closure: a captured context is a dozen references to retain.
+        let (zone, from, through) = (zones[Int(index)], now, end)
+        var found = notices
+        notices = []
+        let simple = instants.withUnsafeMutableBufferPointer {
+            Notices.upcoming(
+                zone: zone, instants: $0, freeze: streak.freeze, policy: policy, from: from, through: through,
+                into: &found)
+        }
+        notices = found
+        return simple ? index : nil
+    }
+
+    /// A streak id's settings epochs, freeze settings, and whether its settings keep histories
+    /// simple: looked up once (the last one asked about kept at hand: most streaks are `daily`).
+    mutating func settings(of streak: String, _ reader: any StoreReader) throws -> StreakInfo {
+        if let last = lastSettings, last.id == streak { return last }
+        let info: StreakInfo
+        if let known = settings[streak] {
+            info = known
+        } else {
+            let epochs = try reader.settingsEpochs(of: streak)
+            let s = context.config.settings(for: streak)
+            let simple = s.goal == 1 && s.leewayHours == 0 && epochs.allSatisfy { $0.goal == 1 && $0.leewayHours == 0 }
+            info = StreakInfo(id: streak, epochs: epochs, freeze: s.freeze, simple: simple)
+            settings[streak] = info
+        }
+        lastSettings = info
+        return info
+    }
+
+    func key(of e: UpcomingQueue.Entry) -> String {
+        "\(e.notice.kind.rawValue)/\(e.user)/\(e.streak)/\(e.notice.date)"
+    }
+
+    mutating func zone(_ zone: Zone) -> Int32 {
+        if let i = zoneIndex[zone.identifier] { return i }
+        zones.append(zone)
+        zoneIndex[zone.identifier] = Int32(zones.count - 1)
+        return Int32(zones.count - 1)
+    }
+
+    mutating func zone(named name: String) throws -> Int32 {
+        if let i = zoneIndex[name] { return i }
+        return zone(try context.zones.stored(name))
+    }
+
+}
+
+/// Zone indexes by their name's bytes, in an open-addressing table keyed by the name's length and
+/// its first and last eight bytes: a lookup for each of a million histories makes no string.
+struct ZoneNames {
+    private var keys = [UInt64](repeating: 0, count: 4096)
+    private var slots = [Int32](repeating: -1, count: 4096)
+    private var names: [[UInt8]] = []
+    private var indexes: [Int32] = []
+
+    static func key(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let raw = UnsafeRawBufferPointer(name)
+        var key = UInt64(name.count)
+        if name.count >= 8 {
+            key = (key &* 0x9E37_79B9_7F4A_7C15) ^ raw.loadUnaligned(as: UInt64.self)
+            key = (key &* 0x9E37_79B9_7F4A_7C15) ^ raw.loadUnaligned(fromByteOffset: name.count - 8, as: UInt64.self)
+        } else {
+            for b in name { key = (key << 8) | UInt64(b) }
+        }
+        return key &* 0xBF58_476D_1CE4_E5B9
+    }
+
+    func find(_ name: UnsafeBufferPointer<UInt8>) -> Int32? {
+        let key = Self.key(name)
+        var slot = Int(truncatingIfNeeded: key >> 52)
+        while slots[slot] >= 0 {
+            let entry = Int(slots[slot])
+            if keys[slot] == key && names[entry].elementsEqual(name) { return indexes[entry] }
+            slot = (slot + 1) & 4095
+        }
+        return nil
+    }
+
+    /// Remembers up to 2,048 names (a full table still answers, by string).
+    mutating func insert(_ name: UnsafeBufferPointer<UInt8>, _ index: Int32) {
+        guard names.count < 2048 else { return }
+        let key = Self.key(name)
+        var slot = Int(truncatingIfNeeded: key >> 52)
+        while slots[slot] >= 0 { slot = (slot + 1) & 4095 }
+        names.append(Array(name))
+        indexes.append(index)
+        slots[slot] = Int32(names.count - 1)
+        keys[slot] = key
+    }
+}

@@ -1,0 +1,108 @@
+import StreakTestKit
+import Testing
+
+@testable import StreakCore
+
+/// `Notices.upcomingSimple` (preview's walk without the engine) answers exactly what
+/// `Notices.upcoming` answers, on random histories built to hit it (one zone, goal 1, no leeway,
+/// no freeze events) and everything around it: dates across DST changes and clocks set back over
+/// midnight, check-ins near midnight, out of order, repeated, ahead of now or beyond the backfill
+/// cap, the freeze and reminder settings, and windows from an hour to over a week.
+@Suite struct SimpleNoticesTests {
+    /// Zones whose transitions make dates long, short or repeated (some at midnight).
+    static let zoneIDs = [
+        "UTC", "Europe/Berlin", "America/New_York", "America/Havana", "America/Santiago", "Asia/Beirut",
+        "America/St_Johns", "Australia/Lord_Howe", "Asia/Kathmandu", "Africa/Casablanca", "Asia/Gaza",
+        "America/Asuncion", "Europe/Chisinau", "America/Nuuk", "Pacific/Chatham", "Asia/Tehran", "Pacific/Kiritimati",
+        "Pacific/Pago_Pago",
+    ]
+
+    static func randomCase(_ r: inout SplitMix64, zones: [Zone])
+        -> (history: StreakHistory, policy: NoticePolicy, from: Instant, through: Instant)
+    {
+        let home = zones[r.int(0...zones.count - 1)]
+        // Any minute of 2025-2027.
+        let from = at("2025-01-01T00:00:00Z") + Int64(r.int(0...(3 * 365 * 24 * 60))) * 60
+        var checkins: [CheckIn] = []
+        // Runs of dates ending about now, or some days ago.
+        let days = r.int(0...20)
+        var date = home.date(of: from) - days - (r.chance(60) ? r.int(0...2) : r.int(0...15))
+        for _ in 0..<days {
+            date = date + (r.chance(80) ? 1 : r.int(0...3))
+            for _ in 0..<(r.chance(85) ? 1 : r.int(0...3)) {
+                // Mostly daytime; sometimes within an hour of a midnight.
+                let seconds =
+                    r.chance(70) ? r.int(8 * 3600...22 * 3600) : r.int(0...3600) + (r.chance(50) ? 23 * 3600 : 0)
+                let zone = r.chance(97) ? home : zones[r.int(0...zones.count - 1)]
+                let instant = home.instant(of: date, secondsIntoDay: seconds)
+                guard r.chance(95) || instant <= from else { continue }
+                let stored = r.chance(90) ? max(instant, from - 40 * Instant.day) : instant + Int64(r.int(0...120)) * Instant.day
+                checkins.append(CheckIn(instant: instant, zone: zone, storedAt: stored))
+            }
+        }
+        // Mostly check-ins up to now (as stored ones are), sometimes one a little or much later.
+        checkins.removeAll { $0.instant > from + Engine.clockSkew && r.chance(90) }
+        if r.chance(20) { checkins.shuffle(using: &r) }
+        var settings = StreakSettings()
+        settings.goal = r.chance(95) ? 1 : 2
+        settings.leewayHours = r.chance(95) ? 0 : 2
+        settings.freeze.initial = r.int(0...2)
+        settings.freeze.max = r.int(1...3)
+        settings.freeze.minStreak = r.int(0...4)
+        settings.freeze.autoUse = r.chance(80)
+        var moves: [ZoneChange] = [ZoneChange(since: early, zone: home)]
+        if r.chance(3) {
+            moves.append(
+                ZoneChange(since: from - Int64(r.int(0...20)) * Instant.day, zone: zones[r.int(0...zones.count - 1)]))
+        }
+        var events: [FreezeEvent] = []
+        if r.chance(3) {
+            let at = from - Int64(r.int(-2...20)) * Instant.day
+            events.append(FreezeEvent(at: at, kind: r.chance(50) ? .grant : .use(home.date(of: at) - 1)))
+        }
+        var epochs: [SettingsEpoch] = []
+        if r.chance(10) {
+            epochs.append(
+                SettingsEpoch(
+                    since: from - Int64(r.int(-5...30)) * Instant.day, goal: r.chance(80) ? 1 : 2,
+                    leewayHours: r.chance(80) ? 0 : 3))
+        }
+        let history = StreakHistory(
+            checkins: checkins, zones: moves, freezeEvents: events, epochs: epochs, settings: settings,
+            backfillDays: r.int(1...90))
+        let reminderDays = r.chance(50) ? [5, 7, 14] : (0..<r.int(1...8)).map { _ in r.int(1...15) }
+        let remindAt = r.chance(90) ? (r.chance(50) ? 20 * 3600 : 60 * r.int(0...1439)) : nil
+        let policy = NoticePolicy(remindAt: remindAt, reminders: ReminderPolicy(days: reminderDays))
+        let through = from + Int64(r.int(1...(9 * 24 * 60))) * 60
+        return (history, policy, from, through)
+    }
+
+    @Test func theSimpleWalkEqualsTheEngineOnRandomHistories() {
+        let zones = Self.zoneIDs.map(zone)
+        var r = SplitMix64(state: 2026)
+        var simple = 0
+        var kinds: [NotificationKind: Int] = [:]
+        let count = 20_000
+        for i in 0..<count {
+            let c = Self.randomCase(&r, zones: zones)
+            let engine = Notices.upcoming(c.history, policy: c.policy, from: c.from, through: c.through)
+            guard let walk = Notices.upcomingSimple(c.history, policy: c.policy, from: c.from, through: c.through)
+            else { continue }
+            simple += 1
+            for n in walk { kinds[n.kind, default: 0] += 1 }
+            #expect(walk == engine, "case \(i) from \(c.from) through \(c.through): walk \(walk), engine \(engine)")
+            if walk != engine { break }
+        }
+        // Most of them took the simple walk, and some did not; and they had notices of every kind.
+        #expect(simple > count / 2 && simple < count)
+        for kind in [NotificationKind.atRisk, .freezeUsed, .streakBroken] { #expect(kinds[kind, default: 0] > count / 40) }
+        print("SimpleNotices: \(count) random cases, \(simple) through the simple walk, notices \(kinds)")
+    }
+}
+
+extension SplitMix64 {
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.count))
+    }
+    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
+}
