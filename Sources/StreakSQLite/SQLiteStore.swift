@@ -110,11 +110,17 @@ public final class SQLiteStore: Store {
                 return queue
             } catch let error as DatabaseError
                 where error.resultCode == .SQLITE_BUSY && ContinuousClock.now - start < .seconds(timeout)
-                || error.resultCode == .SQLITE_ERROR && attempt < 20
+                || (error.resultCode == .SQLITE_ERROR || Self.appliedByAnother(error)) && attempt < 20
             {
                 usleep(UInt32(20_000 * min(attempt, 10)))
             }
         }
+    }
+
+    /// A migration that can run twice (9-store-id) does not fail on its own when another
+    /// process applied it since this one read the list: recording it applied then does.
+    private static func appliedByAnother(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_CONSTRAINT && (error.message ?? "").contains("grdb_migrations")
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {

@@ -86,7 +86,9 @@ struct FaultCampaignTests {
             // write its line after the next run's delivery, on a loaded machine.
             let killed = min(runs.filter { c.killedPIDs.contains(String($0[2])) }.count, runs.count - 1)
             explained += killed
-            if killed < runs.count - 1 { unexplained.append(key) }
+            if killed < runs.count - 1 {
+                unexplained.append(key + " (hook, streakd run: " + runs.map { "\($0[1]) \($0[2])" }.joined(separator: ", ") + ")")
+            }
         }
         return (lines.mapValues(\.count), explained, unexplained)
     }
@@ -96,7 +98,9 @@ struct FaultCampaignTests {
         let c = try Campaign()
         let s = c.s
         let streak = "camp_" + String(UUID().uuidString.prefix(8)).lowercased()
-        let hook = try s.file("hook.sh", "#!/bin/sh\necho \"$STREAKD_KEY $$ $PPID\" >> '\(s.dir.path)/oracle'\n")
+        // Each line: the key, the hook's PID and its run's (from the marker streakd gives each hook: a killed
+        // run's hook, orphaned, no longer has it as $PPID).
+        let hook = try s.file("hook.sh", "#!/bin/sh\necho \"$STREAKD_KEY $$ ${STREAKD_HOOK_RUN%%.*}\" >> '\(s.dir.path)/oracle'\n")
         chmod(hook, 0o755)
         let config = try s.file(
             "streakd.toml",
