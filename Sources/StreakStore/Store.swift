@@ -128,9 +128,13 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 
     public var kind: Kind
     public var description: String
+    /// A `busy` store that could not be reached at all (its server gone or restarting), not one
+    /// held by another writer: worth trying again for seconds, not minutes.
+    public var unreachable: Bool
 
-    public init(_ kind: Kind, _ description: String) {
+    public init(_ kind: Kind, _ description: String, unreachable: Bool = false) {
         self.kind = kind
         self.description = description
+        self.unreachable = unreachable
     }
 }

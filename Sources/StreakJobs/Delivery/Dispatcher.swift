@@ -76,6 +76,10 @@ final class Dispatcher: Sendable {
     /// is asked to stop, for `outcomeRetryStopping` only (systemd waits 90 s, SPEC §5 says a few).
     static let outcomeRetry = Duration.seconds(120)
     static let outcomeRetryStopping = Duration.seconds(10)
+    /// A store that cannot be reached (a database server restarting or gone) for this long: long
+    /// enough for a restart, short enough that a run on a database gone for good ends within
+    /// seconds (75), not minutes.
+    static let outcomeRetryUnreachable = Duration.seconds(15)
 
     init(context: Context, delivery: Delivery, owner: String, handOver: Bool = false) {
         self.context = context
@@ -291,7 +295,8 @@ final class Dispatcher: Sendable {
         }
     }
 
-    /// Commits outcomes, trying again while the store is busy (`outcomeRetry`).
+    /// Commits outcomes, trying again while the store is busy (`outcomeRetry`) or cannot be
+    /// reached (`outcomeRetryUnreachable`).
     private func writeOutcomes(_ outcomes: [Outcome]) throws {
         let start = ContinuousClock.now
         while true {
@@ -299,7 +304,9 @@ final class Dispatcher: Sendable {
                 try context.store.write { w in try Self.write(outcomes, w, at: context.now, owner: owner) }
                 return
             } catch let error as StoreError where error.kind == .busy {
-                let limit = StopSignals.requested ? Self.outcomeRetryStopping : Self.outcomeRetry
+                let limit = min(
+                    StopSignals.requested ? Self.outcomeRetryStopping : Self.outcomeRetry,
+                    error.unreachable ? Self.outcomeRetryUnreachable : Self.outcomeRetry)
                 guard ContinuousClock.now - start < limit else { throw error }
                 Thread.sleep(forTimeInterval: 0.05)
             }

@@ -151,7 +151,7 @@ public final class PostgresStore: Store {
             // 53100 disk_full: the server's disk.
             var kind = e.sqlState == "53100" ? .full : Self.kind(of: e)
             if kind == .unavailable && e.kind == .unreachable && reached.load(ordering: .relaxed) { kind = .busy }
-            throw StoreError(kind, e.message)
+            throw StoreError(kind, e.message, unreachable: kind == .busy && [.lost, .unreachable].contains(e.kind))
         }
     }
 
