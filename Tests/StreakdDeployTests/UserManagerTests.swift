@@ -47,7 +47,7 @@ struct UserManagerTests {
 
             [[hooks]]
             name = "keep"
-            command = ["/bin/sh", "-c", "cat > \(hookOutput)"]
+            command = ["/bin/sh", "-c", "cat >> \(hookOutput)"]
 
             [[hooks]]
             name = "down"
@@ -119,7 +119,8 @@ struct UserManagerTests {
         #expect(desktop.contains("appname: 'streakd'"), "dunst printed:\n\(desktop)\n\(e2e.diagnostics())")
         #expect(desktop.contains("summary: 'Streak at risk'"), "dunst printed:\n\(desktop)")
 
-        // The hook ran inside the sandbox and got the JSON object on standard input.
+        // The hook ran inside the sandbox and got the JSON object on standard input (beside the
+        // badge the week earned, in the order the run delivered them).
         let hook = (try? read(hookOutput)) ?? ""
         #expect(hook.contains(#""kind":"at_risk""#) && hook.contains(user), "hook got: \(hook)")
 
