@@ -87,7 +87,8 @@ struct FaultCampaignTests {
             let killed = min(runs.filter { c.killedPIDs.contains(String($0[2])) }.count, runs.count - 1)
             explained += killed
             if killed < runs.count - 1 {
-                unexplained.append(key + " (hook, streakd run: " + runs.map { "\($0[1]) \($0[2])" }.joined(separator: ", ") + ")")
+                unexplained.append(
+                    key + " (hook, streakd run: " + runs.map { "\($0[1]) \($0[2])" }.joined(separator: ", ") + ")")
             }
         }
         return (lines.mapValues(\.count), explained, unexplained)
@@ -100,7 +101,8 @@ struct FaultCampaignTests {
         let streak = "camp_" + String(UUID().uuidString.prefix(8)).lowercased()
         // Each line: the key, the hook's PID and its run's (from the marker streakd gives each hook: a killed
         // run's hook, orphaned, no longer has it as $PPID).
-        let hook = try s.file("hook.sh", "#!/bin/sh\necho \"$STREAKD_KEY $$ ${STREAKD_HOOK_RUN%%.*}\" >> '\(s.dir.path)/oracle'\n")
+        let hook = try s.file(
+            "hook.sh", "#!/bin/sh\necho \"$STREAKD_KEY $$ ${STREAKD_HOOK_RUN%%.*}\" >> '\(s.dir.path)/oracle'\n")
         chmod(hook, 0o755)
         let config = try s.file(
             "streakd.toml",

@@ -184,7 +184,8 @@ struct HostsTests {
         let keys = try h.hookLines().map(\.key)
         let repeats = keys.count - Set(keys).count
         #expect(Set(keys).count == 200 && repeats <= (how == "down" ? 1 : 0), "every key once: \(keys.count) lines")
-        print("\(how): the run ended with \(ended.code) \(took) after the cut; \(rounds) runs after; \(repeats) repeated")
+        print(
+            "\(how): the run ended with \(ended.code) \(took) after the cut; \(rounds) runs after; \(repeats) repeated")
     }
 
     /// Eight hosts using a new database at once: one schema, every command done.

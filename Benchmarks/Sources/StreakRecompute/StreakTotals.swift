@@ -155,46 +155,19 @@ private struct SettingsCache {
     }
 }
 
-/// Zones by their name's bytes, in an open-addressing table keyed by the name's length and
-/// its first and last eight bytes, so a lookup makes no string and hashes little (a million
-/// streaks over a few hundred zones).
+/// Zones by their name's bytes (`ZoneNames`, preview's table), so a lookup makes no string and
+/// hashes little (a million streaks over a few hundred zones).
 private struct ZoneCache {
     let book: ZoneBook
-    var slots = [Int32](repeating: -1, count: 4096)
-    var keys = [UInt64](repeating: 0, count: 4096)
-    var entries: [(name: [UInt8], zone: Zone)] = []
+    var names = ZoneNames()
+    var zones: [Zone] = []
 
     init(book: ZoneBook) { self.book = book }
 
-    static func key(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        let raw = UnsafeRawBufferPointer(name)
-        var key = UInt64(name.count)
-        if name.count >= 8 {
-            key = (key &* 0x9E37_79B9_7F4A_7C15) ^ raw.loadUnaligned(as: UInt64.self)
-            key = (key &* 0x9E37_79B9_7F4A_7C15) ^ raw.loadUnaligned(fromByteOffset: name.count - 8, as: UInt64.self)
-        } else {
-            for b in name { key = (key << 8) | UInt64(b) }
-        }
-        return key &* 0xBF58_476D_1CE4_E5B9
-    }
-
     mutating func zone(_ name: UnsafeBufferPointer<UInt8>) throws -> Zone {
-        let key = Self.key(name)
-        var slot = Int(truncatingIfNeeded: key >> 52)
-        while slots[slot] >= 0 {
-            if keys[slot] == key {
-                let entry = Int(slots[slot])
-                if entries[entry].name.withUnsafeBufferPointer({ $0.elementsEqual(name) }) {
-                    return entries[entry].zone
-                }
-            }
-            slot = (slot + 1) & 4095
-        }
+        if let index = names.find(name) { return zones[Int(index)] }
         let zone = try book.stored(String(decoding: name, as: UTF8.self))
-        guard entries.count < 2048 else { return zone }  // a full table still answers
-        entries.append((Array(name), zone))
-        slots[slot] = Int32(entries.count - 1)
-        keys[slot] = key
+        if names.insert(name, Int32(zones.count)) { zones.append(zone) }  // a full table still answers
         return zone
     }
 }

@@ -74,7 +74,9 @@ extension Context {
         try store.read { r in
             if let id {
                 let user = try self.user(id, in: r)
-                try send(plan.notices(of: r.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0) }, r), before: nil)
+                try send(
+                    plan.notices(of: r.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0) }, r),
+                    before: nil)
                 return
             }
             var after: Int64?
@@ -89,7 +91,8 @@ extension Context {
             while !every {
                 let page = try r.plannedStreaks(through: end, after: position, limit: limit)
                 guard let last = page.last else { break }
-                try send(plan.notices(of: page.map(\.streak), r, carried: page.map(\.carried)), before: last.position.at)
+                try send(
+                    plan.notices(of: page.map(\.streak), r, carried: page.map(\.carried)), before: last.position.at)
                 position = last.position
                 limit = min(2 * limit, Self.previewBatch)
             }
@@ -197,7 +200,9 @@ struct PreviewPlan {
             }
         }
         if !missing.isEmpty {
-            for (i, read) in zip(missing, try reader.dueHistories(of: missing.map { streaks[$0] })) { histories[i] = read }
+            for (i, read) in zip(missing, try reader.dueHistories(of: missing.map { streaks[$0] })) {
+                histories[i] = read
+            }
         }
         for (d, read) in zip(streaks, histories) {
             guard let read else { continue }
@@ -258,20 +263,29 @@ struct PreviewPlan {
         let index: Int32
         if let known = zoneFound.known {
             index = known
-        } else {
-            let name = zoneFound.name!
+        } else if let name = zoneFound.name {
             index = try zone(named: name)
             var name8 = name
             name8.withUTF8 { zoneBytes.insert($0, index) }
+        } else {
+            return nil
         }
+        return walk(&list, zone: index, freeze: info.freeze, policy: policy)
+    }
+
+    /// `Notices.upcoming` over `list` (the instants that count) in zone `index`, into `notices`:
+    /// `index`, or nil when the history turns out not to be simple.
+    private mutating func walk(_ list: inout [Instant], zone index: Int32, freeze: FreezeSettings, policy: NoticePolicy)
+        -> Int32?
+    {
         notices.removeAll(keepingCapacity: true)
+        // Nothing of `self` in the closure: a captured context is a dozen references to retain.
         let (zone, from, through) = (zones[Int(index)], now, end)
         var found = notices
         notices = []
         let simple = list.withUnsafeMutableBufferPointer {
             Notices.upcoming(
-                zone: zone, instants: $0, freeze: info.freeze, policy: policy, from: from, through: through,
-                into: &found)
+                zone: zone, instants: $0, freeze: freeze, policy: policy, from: from, through: through, into: &found)
         }
         notices = found
         return simple ? index : nil
@@ -323,24 +337,15 @@ struct PreviewPlan {
         guard streak.simple else { return nil }
         let name = stored.zones[0].zone
         let (cap, latest) = (self.cap, self.latest)
-        instants.removeAll(keepingCapacity: true)
+        var list = instants
+        instants = []
+        defer { instants = list }
+        list.removeAll(keepingCapacity: true)
         for c in stored.checkins where c.instant >= c.storedAt - cap {
             guard c.instant <= latest, c.zone == name else { return nil }
-            instants.append(c.instant)
+            list.append(c.instant)
         }
-        let index = try zone(named: name)
-        notices.removeAll(keepingCapacity: true)
-        // Nothing of `self` in the closure: a captured context is a dozen references to retain.
-        let (zone, from, through) = (zones[Int(index)], now, end)
-        var found = notices
-        notices = []
-        let simple = instants.withUnsafeMutableBufferPointer {
-            Notices.upcoming(
-                zone: zone, instants: $0, freeze: streak.freeze, policy: policy, from: from, through: through,
-                into: &found)
-        }
-        notices = found
-        return simple ? index : nil
+        return walk(&list, zone: try zone(named: name), freeze: streak.freeze, policy: policy)
     }
 
     /// A streak id's settings epochs, freeze settings, and whether its settings keep histories
@@ -375,50 +380,5 @@ struct PreviewPlan {
     mutating func zone(named name: String) throws -> Int32 {
         if let i = zoneIndex[name] { return i }
         return zone(try context.zones.stored(name))
-    }
-
-}
-
-/// Zone indexes by their name's bytes, in an open-addressing table keyed by the name's length and
-/// its first and last eight bytes: a lookup for each of a million histories makes no string.
-struct ZoneNames {
-    private var keys = [UInt64](repeating: 0, count: 4096)
-    private var slots = [Int32](repeating: -1, count: 4096)
-    private var names: [[UInt8]] = []
-    private var indexes: [Int32] = []
-
-    static func key(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        let raw = UnsafeRawBufferPointer(name)
-        var key = UInt64(name.count)
-        if name.count >= 8 {
-            key = (key &* 0x9E37_79B9_7F4A_7C15) ^ raw.loadUnaligned(as: UInt64.self)
-            key = (key &* 0x9E37_79B9_7F4A_7C15) ^ raw.loadUnaligned(fromByteOffset: name.count - 8, as: UInt64.self)
-        } else {
-            for b in name { key = (key << 8) | UInt64(b) }
-        }
-        return key &* 0xBF58_476D_1CE4_E5B9
-    }
-
-    func find(_ name: UnsafeBufferPointer<UInt8>) -> Int32? {
-        let key = Self.key(name)
-        var slot = Int(truncatingIfNeeded: key >> 52)
-        while slots[slot] >= 0 {
-            let entry = Int(slots[slot])
-            if keys[slot] == key && names[entry].elementsEqual(name) { return indexes[entry] }
-            slot = (slot + 1) & 4095
-        }
-        return nil
-    }
-
-    /// Remembers up to 2,048 names (a full table still answers, by string).
-    mutating func insert(_ name: UnsafeBufferPointer<UInt8>, _ index: Int32) {
-        guard names.count < 2048 else { return }
-        let key = Self.key(name)
-        var slot = Int(truncatingIfNeeded: key >> 52)
-        while slots[slot] >= 0 { slot = (slot + 1) & 4095 }
-        names.append(Array(name))
-        indexes.append(index)
-        slots[slot] = Int32(names.count - 1)
-        keys[slot] = key
     }
 }
