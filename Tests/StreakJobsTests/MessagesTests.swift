@@ -35,6 +35,23 @@ import Testing
     }
 
     /// The English texts are the ones streakd has always sent (SPEC §4's default message).
+    /// preview's texts, each written once: the same as rendering every notice, by any field the
+    /// text depends on, also past the limit where the texts known are forgotten.
+    @Test func renderedTextsAreTheRenderedOnes() {
+        var texts = RenderedTexts(MessageBook())
+        texts.limit = 5
+        for _ in 0..<2 {
+            for kind in NotificationKind.allCases {
+                for (length, freezes) in [(7, 1), (7, 0), (12, 2)] {
+                    for (streak, tag) in [("daily", nil), ("workout", "de"), ("daily", "fr-CA")] as [(String, String?)] {
+                        let n = Self.notice(kind, length: length, freezes: freezes)
+                        #expect(texts.text(n, streak: streak, tag: tag) == render(n, streak: streak, tag: tag))
+                    }
+                }
+            }
+        }
+    }
+
     @Test func englishIsAsBefore() {
         #expect(
             render(Self.notice(.atRisk))

@@ -18,10 +18,11 @@ extension Context {
         }
         var printed = 0
         var lines = PreviewLines()
+        var texts = RenderedTexts(config.messages)
         let peak = try eachUpcoming(through: end, user: user, kind: kindFilter) { batch in
             lines.bytes.removeAll(keepingCapacity: true)
             for e in batch.entries {
-                let message = config.messages.render(e.notice, streak: e.streak, tag: e.language).text
+                let message = texts.text(e.notice, streak: e.streak, tag: e.language)
                 lines.append(e, zone: batch.zone(of: e), message: message, json: printer.format == .json)
             }
             lines.bytes.removeLast()  // the printer ends what it prints with a line break
