@@ -6,15 +6,22 @@ public struct MessageBook: Equatable, Sendable {
     /// The language of users who chose none (`messages.default_language`), as available.
     public var defaultLanguage = "en"
     /// The configuration's templates: language (canonical) → key (`at_risk`, `at_risk_title`, …).
-    public var configured: [String: [String: MessageTemplate]] = [:]
+    public var configured: [String: [String: MessageTemplate]] = [:] {
+        didSet { languages = Self.languages(configured) }
+    }
 
     public init() {}
 
     /// The keys of a language's table: each kind's text, and its heading.
     public static var keys: [String] { NotificationKind.allCases.flatMap { [$0.rawValue, $0.rawValue + "_title"] } }
 
-    /// Every language with messages: those streakd ships and those configured, sorted.
-    public var languages: [String] { Set(ShippedMessages.languages + configured.keys).sorted() }
+    /// Every language with messages: those streakd ships and those configured, sorted (kept, not
+    /// worked out again for each message written).
+    public private(set) var languages = Self.languages([:])
+
+    static func languages(_ configured: [String: [String: MessageTemplate]]) -> [String] {
+        Set(ShippedMessages.languages + configured.keys).sorted()
+    }
 
     /// The language a user's tag is served in (`LanguageTag.lookup`), or nil when streakd has no
     /// messages in it; a user without one gets the default language.
