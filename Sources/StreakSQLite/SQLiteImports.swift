@@ -29,14 +29,20 @@ final class SQLiteCheckinImport: CheckinImport {
     var result = InsertResult()
     /// The statement that builds the index set aside again.
     var setAside: String?
+    /// The (user, streak) pairs of the rows stored, in order, while the rows come in the index's
+    /// order and every one is stored (nil once not: the schedule is then updated from the rows).
+    var pairs: PairList?
 
-    init(db: Database, storedAt: Instant, expectedRows: Int?) throws {
+    /// `inIndexOrder`: the rows come sorted as the index is, which is then kept: each goes
+    /// at or near its end (an empty store's), or in one pass through it.
+    init(db: Database, storedAt: Instant, expectedRows: Int?, inIndexOrder: Bool = false) throws {
         self.db = db
         self.storedAt = storedAt.seconds
         one = try RawStatement(db, Self.insert(rows: 1))
         lastID = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM checkins") ?? 0
         // Row ids are dense unless rows were deleted: the largest is about the rows stored.
-        threshold = max(Self.rebuildAfter, Int(clamping: lastID) / 16)
+        threshold = inIndexOrder ? .max : max(Self.rebuildAfter, Int(clamping: lastID) / 16)
+        if inIndexOrder { pairs = PairList() }
         if let expectedRows, expectedRows >= threshold { try setIndexAside() }
     }
 
@@ -80,6 +86,9 @@ final class SQLiteCheckinImport: CheckinImport {
         }
         result.inserted += changed
         result.duplicates += pending.count - changed
+        if pairs != nil {
+            if changed == pending.count { pending.addPairs(to: &pairs) } else { pairs = nil }
+        }
         pending.removeAll()
         if setAside == nil && result.inserted >= threshold { try setIndexAside() }
     }
@@ -103,8 +112,12 @@ final class SQLiteCheckinImport: CheckinImport {
             setAside = nil
         }
         // What `touch` does, once per (user, streak) with new rows (duplicates were not
-        // inserted). When most rows are new, the index gives the pairs in order; else the
-        // new rows are sorted.
+        // inserted): from the pairs kept, or else from the rows. When most rows are new, the
+        // index gives the pairs in order; else the new rows are sorted.
+        if let pairs {
+            try touch(pairs)
+            return result
+        }
         let mostlyNew = Int64(result.inserted) * 2 >= lastID
         try db.execute(
             sql: """
@@ -114,6 +127,76 @@ final class SQLiteCheckinImport: CheckinImport {
                 ON CONFLICT (user_id, streak) DO UPDATE SET next_at = 0, version = version + 1
                 """, arguments: [lastID])
         return result
+    }
+}
+
+extension SQLiteCheckinImport {
+    static func touch(pairs: Int) -> String {
+        "INSERT INTO schedule (user_id, streak, next_at, version) VALUES "
+            + Array(repeating: "(?, ?, 0, 1)", count: pairs).joined(separator: ", ")
+            + " ON CONFLICT (user_id, streak) DO UPDATE SET next_at = 0, version = version + 1"
+    }
+
+    /// Makes each pair due, as the statement over the new rows does, `batch` pairs a run.
+    func touch(_ pairs: PairList) throws {
+        let many = try RawStatement(db, Self.touch(pairs: Self.batch))
+        let one = try RawStatement(db, Self.touch(pairs: 1))
+        try pairs.bytes.withUnsafeBufferPointer { bytes in
+            func bind(_ statement: RawStatement, _ k: Int, at base: Int32) {
+                let (user, streak) = pairs.pair(k, in: bytes)
+                statement.bind(base + 1, user)
+                statement.bind(base + 2, streak)
+            }
+            var k = 0
+            while pairs.count - k >= Self.batch {
+                for i in 0..<Self.batch { bind(many, k + i, at: Int32(2 * i)) }
+                try many.run()
+                k += Self.batch
+            }
+            while k < pairs.count {
+                bind(one, k, at: 0)
+                try one.run()
+                k += 1
+            }
+        }
+    }
+}
+
+/// (user, streak) pairs in ascending order, each once: their bytes end to end.
+struct PairList {
+    private(set) var bytes: [UInt8] = []
+    /// Where each pair's user and streak end in `bytes`.
+    private var ends: [(user: Int, streak: Int)] = []
+
+    var count: Int { ends.count }
+
+    func pair(_ k: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) {
+        let start = k == 0 ? 0 : ends[k - 1].streak
+        return (
+            UnsafeBufferPointer(rebasing: bytes[start..<ends[k].user]),
+            UnsafeBufferPointer(rebasing: bytes[ends[k].user..<ends[k].streak])
+        )
+    }
+
+    /// Adds a pair after the last, or answers false when it comes before it.
+    mutating func add(_ user: UnsafeBufferPointer<UInt8>, _ streak: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let last = ends.last {
+            let order = bytes.withUnsafeBufferPointer { b in
+                let start = ends.count == 1 ? 0 : ends[ends.count - 2].streak
+                let lastUser = UnsafeBufferPointer(rebasing: b[start..<last.user])
+                if !lastUser.elementsEqual(user) { return lastUser.lexicographicallyPrecedes(user) ? 1 : -1 }
+                let lastStreak = UnsafeBufferPointer(rebasing: b[last.user..<last.streak])
+                if lastStreak.elementsEqual(streak) { return 0 }
+                return lastStreak.lexicographicallyPrecedes(streak) ? 1 : -1
+            }
+            if order == 0 { return true }
+            if order < 0 { return false }
+        }
+        bytes.append(contentsOf: user)
+        let userEnd = bytes.count
+        bytes.append(contentsOf: streak)
+        ends.append((userEnd, bytes.count))
+        return true
     }
 }
 
@@ -166,6 +249,20 @@ struct PendingRows {
         statement.bind(base + 5, r.eventID.map { UnsafeBufferPointer(rebasing: text[$0]) })
         statement.bind(base + 6, r.meta.map { UnsafeBufferPointer(rebasing: text[$0]) })
         statement.bind(base + 7, storedAt)
+    }
+
+    /// Adds the rows' (user, streak) pairs to `pairs`, or sets it to nil when they are out of order.
+    func addPairs(to pairs: inout PairList?) {
+        let text = UnsafeBufferPointer(bytes)
+        for r in rows {
+            guard
+                pairs?.add(UnsafeBufferPointer(rebasing: text[r.user]), UnsafeBufferPointer(rebasing: text[r.streak]))
+                    == true
+            else {
+                pairs = nil
+                return
+            }
+        }
     }
 
     mutating func removeAll() {
@@ -271,8 +368,8 @@ extension SQLiteAccess {
         while try users.step() { try body(users.bytes(0), users.bytes(1)) }
     }
 
-    func checkinImport(storedAt: Instant, expectedRows: Int?) throws -> any CheckinImport {
-        try SQLiteCheckinImport(db: db, storedAt: storedAt, expectedRows: expectedRows)
+    func checkinImport(storedAt: Instant, expectedRows: Int?, inIndexOrder: Bool) throws -> any CheckinImport {
+        try SQLiteCheckinImport(db: db, storedAt: storedAt, expectedRows: expectedRows, inIndexOrder: inIndexOrder)
     }
 
     func userImport(at: Instant) throws -> any UserImport { try SQLiteUserImport(db: db, at: at) }

@@ -4,10 +4,18 @@ import StreakCore
 /// `WriteMode.bulkImport`), all or nothing with it.
 public protocol Importing {
     /// Starts storing check-ins one at a time in this transaction (`import`); how many are
-    /// expected, when known, lets the store prepare for them.
-    func checkinImport(storedAt: Instant, expectedRows: Int?) throws -> any CheckinImport
+    /// expected, when known, lets the store prepare for them. `inIndexOrder`: the rows will come
+    /// sorted by (user, streak, at), bytes compared, so an index in that order can be kept.
+    func checkinImport(storedAt: Instant, expectedRows: Int?, inIndexOrder: Bool) throws -> any CheckinImport
     /// Starts adding or updating users one at a time in this transaction (`user import`).
     func userImport(at: Instant) throws -> any UserImport
+}
+
+extension Importing {
+    /// Rows in any order.
+    public func checkinImport(storedAt: Instant, expectedRows: Int?) throws -> any CheckinImport {
+        try checkinImport(storedAt: storedAt, expectedRows: expectedRows, inIndexOrder: false)
+    }
 }
 
 /// Check-ins stored one at a time inside one write transaction (`import`).

@@ -37,15 +37,16 @@ import Testing
         return path
     }
 
-    /// Everything stored, as text; the indexes; the integrity check.
+    /// Everything stored, as text (not the rows' ids: an import stores its rows in the index's
+    /// order, `SortedCheckins`); the indexes; the integrity check.
     static func contents(_ context: Context) throws -> [String] {
         let queue = (context.store as! SQLiteStore).queue
         return try queue.read { db in
             try String.fetchAll(
                 db,
                 sql: """
-                    SELECT printf('%d %s %s %d %s %s %d', id, user_id, streak, at, zone, event_id, stored_at)
-                    FROM checkins ORDER BY id
+                    SELECT printf('%s %s %d %s %s %d', user_id, streak, at, zone, event_id, stored_at)
+                    FROM checkins ORDER BY 1
                     """)
                 // Two imports touch a streak twice: versions differ, the plans do not.
                 + String.fetchAll(db, sql: "SELECT user_id || ' ' || streak || ' ' || next_at FROM schedule ORDER BY 1")
@@ -88,5 +89,74 @@ import Testing
         }
         #expect(try Self.contents(context) == before)
         #expect(before.suffix(4) == ["checkins_event", "checkins_streak", "checkins_tagged", "ok"])
+    }
+
+    /// Rows handed to the store in the index's order, in several parts (a small `limit`), store
+    /// what the same rows in the file's order store: the same rows, counts and schedule, the
+    /// first of a user's rows with one event id kept (also across parts, and one stored before).
+    @Test func sortedPartsStoreWhatTheFileOrderStores() throws {
+        let inputs: [CheckinInput] = (0..<6000).map { i in
+            let at = RFC3339.format(RFC3339.parse(Self.now)! - Int64(1 + i * 7919 % 3_000_000), offset: 0)
+            var input = CheckinInput(user: "u\(i * 13 % Self.users)", streak: ["daily", "workout", "b"][i % 3], at: at)
+            if i % 7 == 0 { input.tz = ["Asia/Tokyo", "America/New_York", "UTC"][i % 3] }
+            if i % 4 == 0 { input.id = "e\(i % 700)" }
+            if i == 5 { input.id = "old" }
+            if i % 10 == 0 { input.meta = [("n", .integer(Int64(i % 3)))] }
+            return input
+        }
+        var results: [InsertResult] = []
+        var stored: [[String]] = []
+        for sorted in [false, true] {
+            let context = try Self.store()
+            let zones = context.zones
+            try context.store.write { w in
+                _ = try w.insertCheckins(
+                    [NewCheckin(user: "u5", streak: "daily", instant: context.now - 100, zone: "UTC", eventID: "old")],
+                    storedAt: context.now - 50)
+            }
+            let result = try context.store.write(.bulkImport) { w -> InsertResult in
+                var checker = try ImportChecker(store: w, rules: CheckinRules(zones: zones, now: context.now))
+                let checked = inputs.map { input -> NewCheckin in
+                    guard case .success(let c) = checker.check(input) else { fatalError("\(input)") }
+                    return c
+                }
+                let bulk = try w.checkinImport(storedAt: context.now, expectedRows: nil, inIndexOrder: sorted)
+                if !sorted {
+                    for c in checked { try bulk.insert(c) }
+                    return try bulk.finish()
+                }
+                let handoff = Handoff<CheckedRows>(capacity: 1 << 20)
+                let rows = SortedCheckins(now: context.now, expectedRows: nil, limit: 40_000)
+                for c in checked { #expect(rows.append(c, &checker, handoff)) }
+                #expect(rows.drain(checker, handoff))
+                handoff.finish()
+                var batches = 0
+                while let batch = handoff.take() {
+                    try batch.insert(into: bulk)
+                    batches += 1
+                }
+                #expect(batches > 3)
+                return try bulk.finish()
+            }
+            results.append(result)
+            let queue = (context.store as! SQLiteStore).queue
+            stored.append(
+                try queue.read { db in
+                    try String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT printf('%s %s %d %s %s %s %d', user_id, streak, at, zone, event_id, meta, stored_at)
+                            FROM checkins ORDER BY 1
+                            """)
+                        + String.fetchAll(
+                            db,
+                            sql: "SELECT printf('%d %s %s %s %s', id, user_id, streak, next_at, version) FROM schedule ORDER BY 1")
+                        + String.fetchAll(db, sql: "PRAGMA integrity_check")
+                })
+        }
+        #expect(results[0] == results[1])
+        #expect(results[0].duplicates > 600, "\(results[0])")
+        #expect(stored[0] == stored[1], "\(zip(stored[0], stored[1]).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "")")
+        #expect(stored[1].last == "ok")
     }
 }

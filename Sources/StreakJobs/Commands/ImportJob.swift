@@ -41,7 +41,9 @@ extension Context {
             var rules = CheckinRules(zones: zones, now: now)
             if format == .jsonl { rules.names = [:] }
             let checker = try ImportChecker(store: w, rules: rules)
-            let bulk = try w.checkinImport(storedAt: now, expectedRows: try file.estimatedLines())
+            let expected = try file.estimatedLines()
+            // The rows come sorted in the order of the store's check-in index (`SortedCheckins`).
+            let bulk = try w.checkinImport(storedAt: now, expectedRows: expected, inIndexOrder: true)
             // The file is read and checked on a thread of its own while this one stores
             // what it checked: on two cores the reading takes no time of its own.
             let handoff = Handoff<CheckedRows>(capacity: 4)
@@ -55,7 +57,9 @@ extension Context {
                     handoff.finish()
                 }
                 guard format == .jsonl || csv != nil else { return (Problems(file: path), []) }  // an empty CSV file
-                let problems = try check(file, csv: csv, with: &checker, skipInvalid: skipInvalid, progress, handoff)
+                let problems = try check(
+                    file, csv: csv, with: &checker, skipInvalid: skipInvalid, progress, handoff,
+                    SortedCheckins(now: now, expectedRows: expected))
                 _ = csv
                 return (problems, checker.streaksUsed)
             }
@@ -94,12 +98,11 @@ extension Context {
     /// rest is only checked). Answers the invalid ones.
     private func check(
         _ file: InputFile, csv: CheckinCSV?, with checker: inout ImportChecker, skipInvalid: Bool,
-        _ progress: Progress, _ handoff: Handoff<CheckedRows>
+        _ progress: Progress, _ handoff: Handoff<CheckedRows>, _ rows: SortedCheckins
     ) throws -> Problems {
         var problems = Problems(file: file.name)
         var lines: [InputFile.Line] = []
         var quick: [QuickCheckin?] = []
-        var rows = CheckedRows()
         // A CSV row whose quoted value did not end on its line: told when the next line shows why.
         var openQuote: (line: Int, problem: FieldProblem)?
         while try file.nextRecords(into: &lines, max: 64) {
@@ -121,7 +124,7 @@ extension Context {
                 }
                 let store = problems.count == 0 || skipInvalid
                 if let q = quick[k] {
-                    if store { checker.append(q, from: line.text, to: rows) }
+                    if store, !rows.append(q, from: line.text, checker, handoff) { return problems }  // the store failed
                     continue
                 }
                 let input: Result<CheckinInput, FieldProblem>
@@ -131,19 +134,17 @@ extension Context {
                     input = csv?.record(line.string) ?? CheckinJSONLines.record(line.string)
                 }
                 switch input.flatMap({ checker.check($0) }) {
-                case .success(let c): if store { rows.append(c) }
+                case .success(let c):
+                    if store, !rows.append(c, &checker, handoff) { return problems }
                 case .failure(let p) where csv != nil && p.message == CheckinCSV.notClosedMessage:
                     openQuote = (line.number, p)
                 case .failure(let p): problems.add(line: line.number, p)
                 }
             }
-            if rows.isFull {
-                guard handoff.put(rows) else { return problems }  // the store failed: it says why
-                rows = CheckedRows()
-            }
         }
         if let open = openQuote { problems.add(line: open.line, open.problem) }
-        _ = handoff.put(rows)
+        // Nothing is stored once a record is invalid (without `skipInvalid`): all rolls back.
+        if problems.count == 0 || skipInvalid { _ = rows.drain(checker, handoff) }
         return problems
     }
 }
