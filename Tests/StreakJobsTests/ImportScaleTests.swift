@@ -159,4 +159,52 @@ import Testing
         #expect(stored[0] == stored[1], "\(zip(stored[0], stored[1]).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "")")
         #expect(stored[1].last == "ok")
     }
+
+    /// A file of JSON lines read in two halves at once (the second beside, with a copy of the
+    /// checker) stores what one reading stores, and an invalid line in either half is told as
+    /// one reading tells it (the second half is then read again, after the first).
+    @Test func twoHalvesStoreWhatOneReadingStores() throws {
+        let lines: [String] = (0..<4000).map { i in
+            let at = RFC3339.format(RFC3339.parse(Self.now)! - Int64(1 + i * 7919 % 3_000_000), offset: 3600)
+            var fields = [#""user":"u\#(i * 13 % Self.users)""#, #""at":"\#(at)""#]
+            if i % 3 != 0 { fields.append(#""streak":"\#(["daily", "workout", "s\(i % 5)"][i % 3])""#) }
+            if i % 7 == 0 { fields.append(#""tz":"\#(["Asia/Tokyo", "America/New_York", "UTC"][i % 3])""#) }
+            if i % 4 == 0 { fields.append(#""id":"e\#(i % 500)""#) }
+            if i % 10 == 0 { fields.append(#""meta":{"n":\#(i % 3),"note":"x\u0041"}"#) }  // an escape: the full path
+            return "{" + fields.joined(separator: ",") + "}"
+        }
+        func file(_ lines: [String]) throws -> String {
+            let path = NSTemporaryDirectory() + "streakd-halves-\(UUID().uuidString).jsonl"
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let path = try file(lines)
+        var stored: [[String]] = []
+        for besideFrom in [Int.max, 0] {
+            let context = try Self.store()
+            try context.importCheckins(from: try InputFile(path), format: nil, skipInvalid: false, besideFrom: besideFrom)
+            stored.append(try Self.contents(context))
+        }
+        #expect(stored[0].count > 3000)
+        #expect(stored[0] == stored[1], "\(zip(stored[0], stored[1]).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "")")
+
+        for bad in [100, 3900] {
+            var broken = lines
+            broken[bad] = #"{"user":"u1","at":"yesterday"}"#
+            broken[bad + 2] = #"{"user":"nobody","at":"2026-11-20T19:03:00Z"}"#
+            let path = try file(broken)
+            var messages: [String] = []
+            for besideFrom in [Int.max, 0] {
+                let context = try Self.store()
+                do {
+                    try context.importCheckins(from: try InputFile(path), format: nil, skipInvalid: false, besideFrom: besideFrom)
+                } catch {
+                    messages.append("\(error)")
+                }
+                #expect(try Self.contents(context) == (try Self.contents(try Self.store())), "nothing stored")
+            }
+            #expect(messages.count == 2 && messages[0] == messages[1], "\(messages)")
+            #expect(messages.first?.contains("\(path):\(bad + 1): ") == true, "\(messages)")
+        }
+    }
 }

@@ -142,6 +142,32 @@ struct ImportChecker {
         return (user, Int(streak), zones.intern(c.zone))
     }
 
+    /// Takes in what a copy of this checker met (it read another part of the file): its
+    /// streak ids and zones, numbered here when new. Answers each one's number here, by its
+    /// number there.
+    mutating func absorb(_ other: ImportChecker) -> (streaks: [Int], zones: [Int]) {
+        var streakMap: [Int] = []
+        for n in 0..<other.streaks.count {
+            let here = other.streaks.withKey(n) { key in
+                if let v = streaks.value(key) { return Int(v) }
+                streakUsed.append(false)
+                return streaks.intern(key)
+            }
+            streakMap.append(here)
+            if other.streakUsed[n] { markUsed(here) }
+        }
+        var zoneMap: [Int] = []
+        for n in 0..<other.zones.count {
+            zoneMap.append(
+                other.zones.withKey(n) { key in
+                    if let v = zones.value(key) { return Int(v) }
+                    zoneIsValid.append(other.zoneIsValid[n])
+                    return zones.intern(key)
+                })
+        }
+        return (streakMap, zoneMap)
+    }
+
     private mutating func markUsed(_ streak: Int) {
         if streak == streakUsed.count { streakUsed.append(false) }
         streakUsed[streak] = true

@@ -7,28 +7,54 @@ import StreakStore
 /// to it at its end, where sorting seven million rows of text into a new one took as long as
 /// storing them (docs/RULES.md, "Import at scale").
 ///
-/// A row takes 16 bytes (numbers in the checker's tables, the instant from a base) and its
-/// event id and metadata, when it has any, their bytes. At most `limit` bytes are held: beyond,
+/// A row takes 12 bytes (numbers in the checker's tables, the instant from a base) and its
+/// event id and metadata, when it has any, an `Extra` and their bytes. At most `limit` bytes are held: beyond,
 /// what is held goes to the store sorted, and the rest follows, sorted in turn. A row that
-/// does not fit the form (more than 65,536 streak ids or zones, an instant far out) sends
+/// does not fit the form (more than 65,536 streak ids or 32,768 zones, an instant far out) sends
 /// what is held on its way, then goes itself: rows keep the order of the file between such
 /// parts. Of the rows of one user with the same event id, the first in the file goes first
 /// (the store keeps that one); the others go after every row of their part.
 final class SortedCheckins {
+    /// 12 bytes.
     struct Row {
         var user: UInt32
-        /// Seconds after `base`.
-        var at: UInt32
+        /// Seconds after `base`; for a row with extras, `extra` (its `Extra` has the instant).
+        var stamp: UInt32
         var streak: UInt16
-        var zone: UInt16
-        /// 0, or 1 + the row's place in `extras`: its event id and metadata (in the file's order).
-        var extra: UInt32
+        /// The zone's number (15 bits); the top bit marks a row with extras.
+        var zoneAndFlag: UInt16
+
+        init(user: UInt32, at: UInt32, streak: UInt16, zone: UInt16, extra: UInt32) {
+            self.user = user
+            self.streak = streak
+            stamp = extra == 0 ? at : extra
+            zoneAndFlag = zone | (extra == 0 ? 0 : 0x8000)
+        }
+
+        var zone: UInt16 {
+            get { zoneAndFlag & 0x7FFF }
+            set { zoneAndFlag = newValue | (zoneAndFlag & 0x8000) }
+        }
+
+        /// 0, or 1 + the row's place in `extras`: its event id, metadata and instant (in the file's order).
+        var extra: UInt32 {
+            get { zoneAndFlag & 0x8000 == 0 ? 0 : stamp }
+            set { if zoneAndFlag & 0x8000 != 0 { stamp = newValue } }
+        }
     }
 
     struct Extra {
+        var at: UInt32
         var eventID: Range<Int>?
         var meta: Range<Int>?
     }
+
+    /// Zone numbers up to this fit a row.
+    static let maxZone = 0x7FFF
+
+    /// A row's instant, in seconds after `base`.
+    @inline(__always)
+    func at(_ row: Row) -> UInt32 { row.zoneAndFlag & 0x8000 == 0 ? row.stamp : extras[Int(row.stamp) - 1].at }
 
     /// The bytes held at most (rows, extras and their text).
     static let limit = 160 << 20
@@ -59,7 +85,7 @@ final class SortedCheckins {
     /// Adds a row checked on its bytes. False when the store stopped taking rows.
     func append(
         _ c: QuickCheckin, from line: UnsafeBufferPointer<UInt8>, _ checker: ImportChecker,
-        _ handoff: Handoff<CheckedRows>
+        _ handoff: Handoff<CheckedRows>?
     ) -> Bool {
         var meta = c.meta
         let eventID = c.eventID.map { UnsafeBufferPointer(rebasing: line[$0]) }
@@ -72,7 +98,7 @@ final class SortedCheckins {
     }
 
     /// Adds a row the rules checked as strings.
-    func append(_ c: NewCheckin, _ checker: inout ImportChecker, _ handoff: Handoff<CheckedRows>) -> Bool {
+    func append(_ c: NewCheckin, _ checker: inout ImportChecker, _ handoff: Handoff<CheckedRows>?) -> Bool {
         guard let (user, streak, zone) = checker.numbers(of: c) else {
             return alone(handoff, checker: checker) { $0.append(c) }
         }
@@ -87,10 +113,10 @@ final class SortedCheckins {
 
     private func append(
         user: UInt32, streak: Int, at: Instant, zone: Int, _ eventID: UnsafeBufferPointer<UInt8>?,
-        _ meta: UnsafeBufferPointer<UInt8>?, _ checker: ImportChecker, _ handoff: Handoff<CheckedRows>
+        _ meta: UnsafeBufferPointer<UInt8>?, _ checker: ImportChecker, _ handoff: Handoff<CheckedRows>?
     ) -> Bool {
         let offset = at.seconds - base
-        guard streak <= Int(UInt16.max), zone <= Int(UInt16.max), offset >= 0, offset <= Int64(UInt32.max) else {
+        guard streak <= Int(UInt16.max), zone <= Self.maxZone, offset >= 0, offset <= Int64(UInt32.max) else {
             return alone(handoff, checker: checker) { rows in
                 checker.streaks.withKey(streak) { s in
                     checker.zones.withKey(zone) { z in
@@ -103,7 +129,7 @@ final class SortedCheckins {
         }
         let extraBytes = eventID == nil && meta == nil ? 0 : MemoryLayout<Extra>.stride + (eventID?.count ?? 0) + (meta?.count ?? 0)
         if held + MemoryLayout<Row>.stride + extraBytes > limit && count > 0 {
-            guard drain(checker, handoff) else { return false }
+            guard let handoff, drain(checker, handoff) else { return false }
         }
         if count == capacity {
             capacity *= 2
@@ -116,7 +142,7 @@ final class SortedCheckins {
                 text.append(contentsOf: b)
                 return start..<text.count
             }
-            extras.append(Extra(eventID: eventID.map(copy), meta: meta.map(copy)))
+            extras.append(Extra(at: UInt32(offset), eventID: eventID.map(copy), meta: meta.map(copy)))
             extra = UInt32(extras.count)
         }
         rows[count] = Row(user: user, at: UInt32(offset), streak: UInt16(streak), zone: UInt16(zone), extra: extra)
@@ -126,12 +152,49 @@ final class SortedCheckins {
 
     /// Sends what is held, then one row as it comes.
     private func alone(
-        _ handoff: Handoff<CheckedRows>, checker: ImportChecker, _ add: (CheckedRows) -> Void
+        _ handoff: Handoff<CheckedRows>?, checker: ImportChecker, _ add: (CheckedRows) -> Void
     ) -> Bool {
-        guard drain(checker, handoff) else { return false }
+        guard let handoff, drain(checker, handoff) else { return false }
         let batch = CheckedRows()
         add(batch)
         return handoff.put(batch)
+    }
+
+    /// Whether rows can hold these numbers.
+    static func fit(streaks: [Int], zones: [Int]) -> Bool {
+        !streaks.contains { $0 > Int(UInt16.max) } && !zones.contains { $0 > maxZone }
+    }
+
+    /// Takes the rows `other` holds after these (the file's next part, read beside with a copy
+    /// of the checker): `streaks` and `zones` give the numbers of its streaks and zones here
+    /// (which `fit`). False when the store stopped taking rows.
+    func absorb(
+        _ other: SortedCheckins, streaks: [Int], zones: [Int], _ checker: ImportChecker, _ handoff: Handoff<CheckedRows>
+    ) -> Bool {
+        precondition(other.base == base && Self.fit(streaks: streaks, zones: zones))
+        if held + other.held > limit && count > 0 { guard drain(checker, handoff) else { return false } }
+        if count + other.count > capacity {
+            capacity = count + other.count
+            rows = realloc(rows, capacity * MemoryLayout<Row>.stride)!.assumingMemoryBound(to: Row.self)
+        }
+        let (extraBase, textBase) = (UInt32(extras.count), text.count)
+        text.append(contentsOf: other.text)
+        for e in other.extras {
+            extras.append(
+                Extra(
+                    at: e.at,
+                    eventID: e.eventID.map { ($0.lowerBound + textBase)..<($0.upperBound + textBase) },
+                    meta: e.meta.map { ($0.lowerBound + textBase)..<($0.upperBound + textBase) }))
+        }
+        for i in 0..<other.count {
+            var row = other.rows[i]
+            row.streak = UInt16(streaks[Int(row.streak)])
+            row.zone = UInt16(zones[Int(row.zone)])
+            if row.extra != 0 { row.extra += extraBase }
+            rows[count] = row
+            count += 1
+        }
+        return true
     }
 
     /// Hands every row held to the store in the index's order, and empties. False when the
@@ -199,7 +262,8 @@ final class SortedCheckins {
         func less(_ a: Row, _ b: Row) -> Bool {
             let (sa, sb) = (streakRank[Int(a.streak)], streakRank[Int(b.streak)])
             if sa != sb { return sa < sb }
-            if a.at != b.at { return a.at < b.at }
+            let (ta, tb) = (at(a), at(b))
+            if ta != tb { return ta < tb }
             let (za, zb) = (zoneRank[Int(a.zone)], zoneRank[Int(b.zone)])
             if za != zb { return za < zb }
             return a.extra < b.extra
@@ -301,7 +365,7 @@ final class SortedCheckins {
                     checker.streaks.withKey(Int(row.streak)) { streak in
                         checker.zones.withKey(Int(row.zone)) { zone in
                             batch.append(
-                                user: user, streak: streak, at: Instant(seconds: base + Int64(row.at)), zone: zone,
+                                user: user, streak: streak, at: Instant(seconds: base + Int64(at(row))), zone: zone,
                                 eventID: extra?.eventID.map { UnsafeBufferPointer(rebasing: text[$0]) },
                                 meta: extra?.meta.map { UnsafeBufferPointer(rebasing: text[$0]) })
                         }
