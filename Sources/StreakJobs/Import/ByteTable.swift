@@ -5,7 +5,7 @@
 /// each entry sits in one array as value, length and bytes, and each slot of
 /// the open-addressing table holds the entry's place and part of its hash.
 /// A lookup touches two cache lines, a slot and its entry; a million 8-byte
-/// ids take about 36 MB (a `[String: UInt32]` needs more, and allocates every
+/// ids take about 40 MB (a `[String: UInt32]` needs more, and allocates every
 /// id over 15 bytes).
 struct ByteTable {
     /// Entries end to end: value (8 bytes) and key length (4 bytes), little-endian, key bytes.
