@@ -55,8 +55,8 @@ extension Context {
             let expected = try file.estimatedLines()
             // The rows come sorted in the order of the store's check-in index (`SortedCheckins`).
             let bulk = try w.checkinImport(storedAt: now, expectedRows: expected, inIndexOrder: true)
-            // The file is read and checked on a thread of its own while this one stores
-            // what it checked: on two cores the reading takes no time of its own.
+            // The file is read, checked and sorted on a thread of its own (a large file of JSON
+            // lines with this one, half each); then it hands the rows over while this one stores.
             let handoff = Handoff<CheckedRows>(capacity: 4)
             let beside = Beside()
             // The reading thread takes the file, the checker and the progress bar along: this one
