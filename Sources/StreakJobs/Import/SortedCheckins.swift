@@ -160,6 +160,20 @@ final class SortedCheckins {
         return handoff.put(batch)
     }
 
+    /// The system's page size, and the bytes of rows given back at once (at least).
+    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    static let releaseStep: UInt = 4 << 20
+
+    /// Gives the rows' memory back (after `absorb` took them in): nothing is held after.
+    func release() {
+        free(rows)
+        capacity = 1
+        count = 0
+        rows = malloc(MemoryLayout<Row>.stride)!.assumingMemoryBound(to: Row.self)
+        extras = []
+        text = []
+    }
+
     /// Whether rows can hold these numbers.
     static func fit(streaks: [Int], zones: [Int]) -> Bool {
         !streaks.contains { $0 > Int(UInt16.max) } && !zones.contains { $0 > maxZone }
@@ -186,7 +200,18 @@ final class SortedCheckins {
                     eventID: e.eventID.map { ($0.lowerBound + textBase)..<($0.upperBound + textBase) },
                     meta: e.meta.map { ($0.lowerBound + textBase)..<($0.upperBound + textBase) }))
         }
+        // The other's pages go back as they are copied: both never take their full size at once.
+        let page = Self.pageSize
+        var released = UInt(bitPattern: other.rows)
         for i in 0..<other.count {
+            if i & 0xFFFF == 0xFFFF {
+                let start = (released + UInt(page) - 1) & ~UInt(page - 1)
+                let stop = UInt(bitPattern: other.rows + i) & ~UInt(page - 1)
+                if stop > start {
+                    _ = madvise(UnsafeMutableRawPointer(bitPattern: start), Int(stop - start), MADV_DONTNEED)
+                    released = stop
+                }
+            }
             var row = other.rows[i]
             row.streak = UInt16(streaks[Int(row.streak)])
             row.zone = UInt16(zones[Int(row.zone)])
@@ -194,6 +219,7 @@ final class SortedCheckins {
             rows[count] = row
             count += 1
         }
+        other.release()
         return true
     }
 
@@ -212,10 +238,11 @@ final class SortedCheckins {
         let late = userRank.map { rank in
             sort(rows, users: users, rank: { rank[Int($0)] }, streakRank, zoneRank)
         } ?? sort(rows, users: users, rank: { $0 }, streakRank, zoneRank)
-        var ok = emit(UnsafeBufferPointer(rows), skipping: late, checker, handoff)
+        // Taken before the rows are handed over: `emit` gives their memory back as it goes.
+        let lateRows = late.map { rows[$0] }.sorted { $0.extra < $1.extra }
+        var ok = emit(UnsafeBufferPointer(rows), skipping: late, checker, handoff, releasing: true)
         if ok && !late.isEmpty {
             // Their first rows went before: the store counts these as stored already.
-            let lateRows = late.map { rows[$0] }.sorted { $0.extra < $1.extra }
             ok = lateRows.withUnsafeBufferPointer { emit($0, skipping: [], checker, handoff) }
         }
         count = 0
@@ -348,12 +375,26 @@ final class SortedCheckins {
     }
 
     /// Hands rows to the store in batches, leaving out the places in `skipping` (ascending).
+    /// `releasing`: the pages of rows handed over go back to the system as it goes (they read
+    /// as zeros after; the rows held are rewritten before they are read again), so the rows'
+    /// memory shrinks while the store's grows (docs/RULES.md, "Import at scale").
     private func emit(
-        _ rows: UnsafeBufferPointer<Row>, skipping: [Int], _ checker: ImportChecker, _ handoff: Handoff<CheckedRows>
+        _ rows: UnsafeBufferPointer<Row>, skipping: [Int], _ checker: ImportChecker, _ handoff: Handoff<CheckedRows>,
+        releasing: Bool = false
     ) -> Bool {
         var batch = CheckedRows()
         var skip = skipping.makeIterator()
         var nextSkip = skip.next()
+        var released = UInt(bitPattern: rows.baseAddress)
+        func release(before end: Int) {
+            guard releasing, let base = rows.baseAddress else { return }
+            let page = UInt(Self.pageSize)
+            let start = (released + page - 1) & ~(page - 1)
+            let stop = UInt(bitPattern: base + end) & ~(page - 1)
+            guard stop >= start + Self.releaseStep else { return }
+            _ = madvise(UnsafeMutableRawPointer(bitPattern: start), Int(stop - start), MADV_DONTNEED)
+            released = stop
+        }
         return text.withUnsafeBufferPointer { text in
             for (i, row) in rows.enumerated() {
                 if i == nextSkip {
@@ -374,6 +415,7 @@ final class SortedCheckins {
                 if batch.isFull {
                     guard handoff.put(batch) else { return false }
                     batch = CheckedRows()
+                    release(before: i + 1)
                 }
             }
             return batch.rows.isEmpty || handoff.put(batch)
