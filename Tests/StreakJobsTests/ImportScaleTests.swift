@@ -10,13 +10,17 @@ import Testing
 @testable import StreakSQLite
 @testable import StreakStore
 
-/// An import large enough to set the check-in index aside stores what small
+/// A large import (which once set the check-in index aside) stores what small
 /// imports of the same rows store, and rolls back whole.
 @Suite struct ImportScaleTests {
     static let now = "2026-11-21T18:45:00Z"
     static let users = 50
 
-    /// 110,000 rows (more than `rebuildAfter`): three streaks, some event ids repeating, some zones given.
+    /// Files of this many rows or more are large (the index was set aside for them before the
+    /// check-ins were clustered, migration 12).
+    static let large = 100_000
+
+    /// 110,000 rows (more than `large`): three streaks, some event ids repeating, some zones given.
     static let rows: [String] = (0..<110_000).map { i in
         let at = RFC3339.format(RFC3339.parse(now)! - Int64(1 + i * 211 % 20_000_000), offset: 3600)
         let tz = i % 11 == 0 ? "Asia/Tokyo" : ""
@@ -58,21 +62,21 @@ import Testing
 
     @Test func oneLargeImportStoresWhatSmallOnesStore() throws {
         let large = try Self.file(Self.rows[...])
-        #expect(try InputFile(large).estimatedLines() ?? 0 >= SQLiteCheckinImport.rebuildAfter)
+        #expect(try InputFile(large).estimatedLines() ?? 0 >= Self.large)
         let one = try Self.store()
         try one.importCheckins(path: large, format: nil, skipInvalid: false)
 
         let halves = try Self.store()
         for part in [Self.rows[..<55_000], Self.rows[55_000...]] {
             let path = try Self.file(part)
-            #expect(try InputFile(path).estimatedLines() ?? .max < SQLiteCheckinImport.rebuildAfter)
+            #expect(try InputFile(path).estimatedLines() ?? .max < Self.large)
             try halves.importCheckins(path: path, format: nil, skipInvalid: false)
         }
         let stored = try Self.contents(one)
         #expect(stored.count > 90_000)
         let small = try Self.contents(halves)
         #expect(stored == small, "\(zip(stored, small).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "")")
-        #expect(stored.suffix(4) == ["checkins_event", "checkins_streak", "checkins_tagged", "ok"])
+        #expect(stored.suffix(4) == ["checkins_event", "checkins_tagged", "sqlite_autoindex_checkins_1", "ok"])
     }
 
     @Test func anInvalidLastLineLeavesTheStoreAsItWas() throws {
@@ -80,7 +84,7 @@ import Testing
         try context.importCheckins(path: try Self.file(Self.rows[..<1000]), format: nil, skipInvalid: false)
         let before = try Self.contents(context)
         let path = try Self.file(Self.rows[...], last: "u1,yesterday,,,")
-        #expect(try InputFile(path).estimatedLines() ?? 0 >= SQLiteCheckinImport.rebuildAfter, "the index is set aside")
+        #expect(try InputFile(path).estimatedLines() ?? 0 >= Self.large)
         #expect {
             try context.importCheckins(path: path, format: nil, skipInvalid: false)
         } throws: { error in
@@ -88,7 +92,7 @@ import Testing
                 #"\#(path):110002: field "at": "yesterday" is not an RFC 3339 instant with an offset"#)
         }
         #expect(try Self.contents(context) == before)
-        #expect(before.suffix(4) == ["checkins_event", "checkins_streak", "checkins_tagged", "ok"])
+        #expect(before.suffix(4) == ["checkins_event", "checkins_tagged", "sqlite_autoindex_checkins_1", "ok"])
     }
 
     /// Rows handed to the store in the index's order, in several parts (a small `limit`), store
