@@ -53,7 +53,7 @@ extension Context {
             if format == .jsonl { rules.names = [:] }
             let checker = try ImportChecker(store: w, rules: rules)
             let expected = try file.estimatedLines()
-            // The rows come sorted in the order of the store's check-in index (`SortedCheckins`).
+            // The rows come sorted in the order the store's check-ins are clustered in (`SortedCheckins`).
             let bulk = try w.checkinImport(storedAt: now, expectedRows: expected, inIndexOrder: true)
             // The file is read, checked and sorted on a thread of its own (a large file of JSON
             // lines with this one, half each); then it hands the rows over while this one stores.

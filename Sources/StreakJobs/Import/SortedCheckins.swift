@@ -3,9 +3,10 @@ import StreakCore
 import StreakStore
 
 /// The checked check-ins of an import, gathered in a compact form and handed to the store in
-/// the order of its check-in index (user, streak, at): the store then keeps the index and adds
-/// to it at its end, where sorting seven million rows of text into a new one took as long as
-/// storing them (docs/RULES.md, "Import at scale").
+/// the order its check-ins are clustered in (user, streak, at; SQLite migration 12, before it
+/// the check-in index's): the store then adds each at the table's end, where sorting seven
+/// million rows of text into a new index took as long as storing them (docs/RULES.md, "Import
+/// at scale").
 ///
 /// A row takes 12 bytes (numbers in the checker's tables, the instant from a base) and its
 /// event id and metadata, when it has any, an `Extra` and their bytes. At most `limit` bytes are held: beyond,
@@ -223,7 +224,7 @@ final class SortedCheckins {
         return true
     }
 
-    /// Hands every row held to the store in the index's order, and empties. False when the
+    /// Hands every row held to the store in the table's order, and empties. False when the
     /// store stopped taking rows.
     func drain(_ checker: ImportChecker, _ handoff: Handoff<CheckedRows>) -> Bool {
         guard count > 0 else { return true }
