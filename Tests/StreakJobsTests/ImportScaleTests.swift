@@ -130,7 +130,9 @@ import Testing
                     return try bulk.finish()
                 }
                 let handoff = Handoff<CheckedRows>(capacity: 1 << 20)
-                let rows = SortedCheckins(now: context.now, expectedRows: nil, limit: 40_000)
+                // Pages given back as they go, a page at a time: each part reuses the memory.
+                let rows = SortedCheckins(
+                    now: context.now, expectedRows: nil, limit: 40_000, releaseStep: Int(sysconf(Int32(_SC_PAGESIZE))))
                 for c in checked { #expect(rows.append(c, &checker, handoff)) }
                 #expect(rows.drain(checker, handoff))
                 handoff.finish()

@@ -72,9 +72,13 @@ final class SortedCheckins {
     private var userRank: [UInt32]?
     private var ranked = false
 
-    init(now: Instant, expectedRows: Int?, limit: Int = SortedCheckins.limit) {
+    /// The bytes of rows given back at once, at least (`SortedCheckins.releaseStep`; a page in tests).
+    let releaseStep: UInt
+
+    init(now: Instant, expectedRows: Int?, limit: Int = SortedCheckins.limit, releaseStep: Int = SortedCheckins.releaseStep) {
         base = now.seconds - CheckinRules.maxAge - 1
         self.limit = limit
+        self.releaseStep = UInt(releaseStep)
         capacity = max(1024, min(expectedRows.map { $0 + $0 / 16 } ?? 0, limit / MemoryLayout<Row>.stride))
         rows = malloc(capacity * MemoryLayout<Row>.stride)!.assumingMemoryBound(to: Row.self)
     }
@@ -163,7 +167,7 @@ final class SortedCheckins {
 
     /// The system's page size, and the bytes of rows given back at once (at least).
     static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-    static let releaseStep: UInt = 4 << 20
+    static let releaseStep = 4 << 20
 
     /// Gives the rows' memory back (after `absorb` took them in): nothing is held after.
     func release() {
@@ -205,10 +209,10 @@ final class SortedCheckins {
         let page = Self.pageSize
         var released = UInt(bitPattern: other.rows)
         for i in 0..<other.count {
-            if i & 0xFFFF == 0xFFFF {
+            if i & 0xFF == 0xFF {
                 let start = (released + UInt(page) - 1) & ~UInt(page - 1)
                 let stop = UInt(bitPattern: other.rows + i) & ~UInt(page - 1)
-                if stop > start {
+                if stop >= start + releaseStep {
                     _ = madvise(UnsafeMutableRawPointer(bitPattern: start), Int(stop - start), MADV_DONTNEED)
                     released = stop
                 }
@@ -392,7 +396,7 @@ final class SortedCheckins {
             let page = UInt(Self.pageSize)
             let start = (released + page - 1) & ~(page - 1)
             let stop = UInt(bitPattern: base + end) & ~(page - 1)
-            guard stop >= start + Self.releaseStep else { return }
+            guard stop >= start + releaseStep else { return }
             _ = madvise(UnsafeMutableRawPointer(bitPattern: start), Int(stop - start), MADV_DONTNEED)
             released = stop
         }
