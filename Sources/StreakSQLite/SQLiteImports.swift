@@ -103,9 +103,14 @@ final class SQLiteCheckinImport: CheckinImport {
         result.inserted += changed
         result.duplicates += pending.count - changed
         if pairs != nil || loose != nil {
-            // Which rows were stored, when not all were (an event id stored already): each is
-            // looked up by its key, its id the import's own.
-            let kept = changed == pending.count ? nil : try storedRows(from: firstID)
+            // Which rows were stored, when not all were (an event id stored already): none when
+            // none was (a file imported again), else each looked up by its key, its id the import's own.
+            let kept: [Bool]? =
+                switch changed {
+                case pending.count: nil
+                case 0: Array(repeating: false, count: pending.count)
+                default: try storedRows(from: firstID)
+                }
             if pairs != nil {
                 pending.addPairs(to: &pairs, only: kept)
             } else {
