@@ -1,50 +1,68 @@
+import Foundation
 import GRDB
 import StreakCore
 import StreakStore
 
-/// Check-ins inserted `batch` rows per statement run. A large import sets the
-/// index on (user, streak, at) aside and builds it again before the commit
-/// (docs/RULES.md, "Import at scale"); the schedule is updated once, at the
-/// end, for every (user, streak) that got a new row.
+/// Check-ins inserted `batch` rows per statement run. The table is clustered on (user, streak,
+/// at, id) (migration 12): rows in that order go to its end, or in one pass through it; rows in
+/// any order go where they belong. Each new row takes the next id from the store's counter
+/// (`idsKey` in `meta`). The schedule is updated once, at the end, for every (user, streak)
+/// that got a new row (docs/RULES.md, "Import at scale").
 final class SQLiteCheckinImport: CheckinImport {
-    /// The index an import may drop and build again: it enforces nothing.
-    static let rebuiltIndex = "checkins_streak"
-    /// An import sets the index aside when it adds this many rows, or a sixteenth of
-    /// the rows stored if that is more: beyond, inserting into an index far larger than
-    /// the page cache costs more than sorting every row into a new one.
-    static let rebuildAfter = 100_000
     /// Rows per run of the many-row statement.
     static let batch = 64
+    /// The `meta` key of the largest check-in id given.
+    static let idsKey = "checkin_ids"
+    /// The (user, streak) pairs an import in any order keeps at most; beyond, the schedule
+    /// is updated from every row above the ids before the import (which reads the table).
+    static let looseLimit = 1 << 16
 
     let db: Database
     /// One row, and `batch` rows (prepared when a batch is full: `checkin` stores one).
     let one: RawStatement
     var many: RawStatement?
+    /// Whether a row is stored (the import's own ids are unique): for a batch where some were not.
+    var stored: RawStatement?
     let storedAt: Int64
-    /// The largest row id before the import: every row above it is new.
+    /// The largest id before the import: every row above it is new.
     let lastID: Int64
-    /// The rows inserted after which the index is set aside.
-    let threshold: Int
+    /// The next row's id.
+    var nextID: Int64
     var pending = PendingRows()
     var result = InsertResult()
-    /// The statement that builds the index set aside again.
-    var setAside: String?
+    /// The (user, streak) pairs of the rows stored, in order, while the rows come in the table's
+    /// order (nil once not, or when they never did).
+    var pairs: PairList?
+    /// Else the pairs as they come, each once, up to `looseLimit` (nil beyond: the schedule is
+    /// then updated from the rows).
+    var loose: Set<[UInt8]>? = []
+    let looseLimit: Int
 
-    init(db: Database, storedAt: Instant, expectedRows: Int?) throws {
+    /// `inIndexOrder`: the rows come sorted as the table is (user, streak, at), which then takes
+    /// each at or near its end (an empty store's), or in one pass through it.
+    /// `looseLimit`: less in tests.
+    init(
+        db: Database, storedAt: Instant, expectedRows: Int?, inIndexOrder: Bool = false,
+        looseLimit: Int = SQLiteCheckinImport.looseLimit
+    ) throws {
         self.db = db
+        self.looseLimit = looseLimit
         self.storedAt = storedAt.seconds
         one = try RawStatement(db, Self.insert(rows: 1))
-        lastID = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM checkins") ?? 0
-        // Row ids are dense unless rows were deleted: the largest is about the rows stored.
-        threshold = max(Self.rebuildAfter, Int(clamping: lastID) / 16)
-        if let expectedRows, expectedRows >= threshold { try setIndexAside() }
+        lastID =
+            try Int64.fetchOne(
+                db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?", arguments: [Self.idsKey]) ?? 0
+        nextID = lastID + 1
+        // Pairs in order, or else as they come (a list out of order is given up for the rows).
+        if inIndexOrder { (pairs, loose) = (PairList(), nil) }
     }
 
     deinit { pending.deallocate() }
 
     static func insert(rows: Int) -> String {
-        "INSERT INTO checkins (user_id, streak, at, zone, event_id, meta, stored_at) VALUES "
-            + Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ") + " ON CONFLICT DO NOTHING"
+        "INSERT INTO checkins (user_id, streak, at, zone, event_id, meta, stored_at, id) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+            + " ON CONFLICT DO NOTHING"
     }
 
     func insert(
@@ -67,54 +85,207 @@ final class SQLiteCheckinImport: CheckinImport {
     private func flush() throws {
         guard pending.count > 0 else { return }
         var changed = 0
+        let firstID = nextID
         if pending.count == Self.batch {
             let many = try self.many ?? RawStatement(db, Self.insert(rows: Self.batch))
             self.many = many
-            for row in 0..<pending.count { pending.bind(row, to: many, from: Int32(row * 7), storedAt: storedAt) }
+            for row in 0..<pending.count {
+                pending.bind(row, to: many, from: Int32(row * 8), storedAt: storedAt, id: firstID + Int64(row))
+            }
             changed = try many.run()
         } else {
             for row in 0..<pending.count {
-                pending.bind(row, to: one, from: 0, storedAt: storedAt)
+                pending.bind(row, to: one, from: 0, storedAt: storedAt, id: firstID + Int64(row))
                 changed += try one.run()
             }
         }
+        nextID += Int64(pending.count)
         result.inserted += changed
         result.duplicates += pending.count - changed
+        if pairs != nil || loose != nil {
+            // Which rows were stored, when not all were (an event id stored already): none when
+            // none was (a file imported again), else each looked up by its key, its id the import's own.
+            let kept: [Bool]? =
+                switch changed {
+                case pending.count: nil
+                case 0: Array(repeating: false, count: pending.count)
+                default: try storedRows(from: firstID)
+                }
+            if pairs != nil {
+                pending.addPairs(to: &pairs, only: kept)
+            } else {
+                pending.addPairs(to: &loose, only: kept, limit: looseLimit)
+            }
+        }
         pending.removeAll()
-        if setAside == nil && result.inserted >= threshold { try setIndexAside() }
     }
 
-    /// Drops the index inside the transaction; a rollback brings it back.
-    private func setIndexAside() throws {
-        guard
-            setAside == nil,
-            let sql = try String.fetchOne(
-                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
-                arguments: [Self.rebuiltIndex])
-        else { return }
-        try db.execute(sql: "DROP INDEX \(Self.rebuiltIndex)")
-        setAside = sql
+    /// Whether each pending row (ids from `firstID` on) was stored.
+    private func storedRows(from firstID: Int64) throws -> [Bool] {
+        let stored = try self.stored
+            ?? RawStatement(db, "SELECT 1 FROM checkins WHERE user_id = ? AND streak = ? AND at = ? AND id = ?")
+        self.stored = stored
+        return try (0..<pending.count).map { row in
+            pending.bindKey(row, to: stored, id: firstID + Int64(row))
+            defer { stored.reset() }
+            return try stored.step()
+        }
     }
 
     func finish() throws -> InsertResult {
         try flush()
-        if let sql = setAside {
-            try db.execute(sql: sql)
-            setAside = nil
+        if nextID - 1 != lastID {
+            try db.execute(
+                sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                arguments: [Self.idsKey, String(nextID - 1)])
         }
         // What `touch` does, once per (user, streak) with new rows (duplicates were not
-        // inserted). When most rows are new, the index gives the pairs in order; else the
-        // new rows are sorted.
-        let mostlyNew = Int64(result.inserted) * 2 >= lastID
+        // inserted): from the pairs kept, or else from the rows, read in the table's order.
+        if let pairs {
+            try touch(pairs)
+            return result
+        }
+        if let loose {
+            // The user's bytes, 0xFF (never in UTF-8), the streak's; made due in the order the
+            // statement over the rows would (by user, then streak, bytes compared).
+            let keys = loose.map { key in (key, key.firstIndex(of: 0xFF)!) }.sorted { a, b in
+                let (ua, ub) = (a.0[..<a.1], b.0[..<b.1])
+                if !ua.elementsEqual(ub) { return ua.lexicographicallyPrecedes(ub) }
+                return a.0[(a.1 + 1)...].lexicographicallyPrecedes(b.0[(b.1 + 1)...])
+            }
+            try touch(count: keys.count) { k, body in
+                let (key, cut) = keys[k]
+                key.withUnsafeBufferPointer { b in
+                    body(UnsafeBufferPointer(rebasing: b[..<cut]), UnsafeBufferPointer(rebasing: b[(cut + 1)...]))
+                }
+            }
+            return result
+        }
         try db.execute(
             sql: """
                 INSERT INTO schedule (user_id, streak, next_at, version)
-                SELECT user_id, streak, 0, 1 FROM checkins \(mostlyNew ? "" : "NOT INDEXED") WHERE id > ?
+                SELECT user_id, streak, 0, 1 FROM checkins WHERE id > ?
                 GROUP BY user_id, streak
                 ON CONFLICT (user_id, streak) DO UPDATE SET next_at = 0, version = version + 1
                 """, arguments: [lastID])
         return result
     }
+}
+
+extension SQLiteCheckinImport {
+    static func touch(pairs: Int) -> String {
+        "INSERT INTO schedule (user_id, streak, next_at, version) VALUES "
+            + Array(repeating: "(?, ?, 0, 1)", count: pairs).joined(separator: ", ")
+            + " ON CONFLICT (user_id, streak) DO UPDATE SET next_at = 0, version = version + 1"
+    }
+
+    /// Makes each pair due, as the statement over the new rows does, `batch` pairs a run.
+    func touch(_ pairs: PairList) throws {
+        try pairs.bytes.withUnsafeBufferPointer { users in
+            try pairs.streakText.withUnsafeBufferPointer { streaks in
+                try touch(count: pairs.count) { k, body in
+                    let (user, streak) = pairs.pair(k, users: users, streaks: streaks)
+                    body(user, streak)
+                }
+            }
+        }
+    }
+
+    /// Makes `count` pairs due, pair `k` given to the closure `pair(k, body)` passes it to.
+    func touch(
+        count: Int,
+        pair: (Int, (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) -> Void
+    ) throws {
+        let many = try RawStatement(db, Self.touch(pairs: Self.batch))
+        let one = try RawStatement(db, Self.touch(pairs: 1))
+        func bind(_ statement: RawStatement, _ k: Int, at base: Int32) {
+            pair(k) { user, streak in
+                statement.bind(base + 1, user)
+                statement.bind(base + 2, streak)
+            }
+        }
+        var k = 0
+        while count - k >= Self.batch {
+            for i in 0..<Self.batch { bind(many, k + i, at: Int32(2 * i)) }
+            try many.run()
+            k += Self.batch
+        }
+        while k < count {
+            bind(one, k, at: 0)
+            try one.run()
+            k += 1
+        }
+    }
+}
+
+/// (user, streak) pairs in ascending order, each once: each user's bytes once, end to end,
+/// and the pair's streak as a number in a short list (about 16 bytes a pair).
+struct PairList {
+    struct Pair {
+        var userStart: UInt32
+        var userCount: UInt16
+        var streak: UInt16
+    }
+
+    private(set) var bytes: [UInt8] = []
+    private var pairs: [Pair] = []
+    /// The streak ids, end to end, and where each is.
+    private(set) var streakText: [UInt8] = []
+    private var streaks: [Range<Int>] = []
+    /// Streak ids a list holds at most: past it the pairs are given up (the schedule is then
+    /// updated from the rows).
+    static let maxStreaks = 64
+
+    var count: Int { pairs.count }
+
+    /// Pair `k`, its bytes in `bytes` and `streakText`.
+    func pair(_ k: Int, users: UnsafeBufferPointer<UInt8>, streaks text: UnsafeBufferPointer<UInt8>)
+        -> (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>)
+    {
+        let p = pairs[k]
+        let user = Int(p.userStart)..<(Int(p.userStart) + Int(p.userCount))
+        return (UnsafeBufferPointer(rebasing: users[user]), UnsafeBufferPointer(rebasing: text[streaks[Int(p.streak)]]))
+    }
+
+
+    /// Adds a pair after the last; false when it comes before it, or does not fit the list.
+    mutating func add(_ user: UnsafeBufferPointer<UInt8>, _ streak: UnsafeBufferPointer<UInt8>) -> Bool {
+        var sameUser = false
+        if let last = pairs.last {
+            let start = Int(last.userStart)
+            let byUser = bytes.withUnsafeBufferPointer { b in
+                compareBytes(UnsafeBufferPointer(rebasing: b[start..<(start + Int(last.userCount))]), user)
+            }
+            if byUser > 0 { return false }
+            if byUser == 0 {
+                let byStreak = streakText.withUnsafeBufferPointer { compareBytes(UnsafeBufferPointer(rebasing: $0[streaks[Int(last.streak)]]), streak) }
+                if byStreak == 0 { return true }
+                if byStreak > 0 { return false }
+                sameUser = true
+            }
+        }
+        guard user.count <= Int(UInt16.max), bytes.count + user.count <= Int(UInt32.max) else { return false }
+        let number =
+            streakText.withUnsafeBufferPointer { text in
+                streaks.indices.first { compareBytes(UnsafeBufferPointer(rebasing: text[streaks[$0]]), streak) == 0 }
+            } ?? streaks.count
+        if number == streaks.count {
+            guard streaks.count < Self.maxStreaks else { return false }
+            streakText.append(contentsOf: streak)
+            streaks.append((streakText.count - streak.count)..<streakText.count)
+        }
+        let start = sameUser ? pairs.last!.userStart : UInt32(bytes.count)
+        if !sameUser { bytes.append(contentsOf: user) }
+        pairs.append(Pair(userStart: start, userCount: UInt16(user.count), streak: UInt16(number)))
+        return true
+    }
+}
+
+/// Byte strings compared as SQLite's BINARY collation does: below, equal to or above 0.
+func compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+    let n = min(a.count, b.count)
+    if n > 0, case let c = memcmp(a.baseAddress!, b.baseAddress!, n), c != 0 { return Int(c) }
+    return a.count - b.count
 }
 
 /// Check-ins waiting for a batch: their texts copied end to end into one
@@ -156,7 +327,7 @@ struct PendingRows {
                 meta: meta.map { copy($0) }))
     }
 
-    func bind(_ row: Int, to statement: RawStatement, from base: Int32, storedAt: Int64) {
+    func bind(_ row: Int, to statement: RawStatement, from base: Int32, storedAt: Int64, id: Int64) {
         let r = rows[row]
         let text = UnsafeBufferPointer(bytes)
         statement.bind(base + 1, UnsafeBufferPointer(rebasing: text[r.user]))
@@ -166,6 +337,48 @@ struct PendingRows {
         statement.bind(base + 5, r.eventID.map { UnsafeBufferPointer(rebasing: text[$0]) })
         statement.bind(base + 6, r.meta.map { UnsafeBufferPointer(rebasing: text[$0]) })
         statement.bind(base + 7, storedAt)
+        statement.bind(base + 8, id)
+    }
+
+    /// Binds the row's key (user, streak, at) and `id` to parameters 1–4.
+    func bindKey(_ row: Int, to statement: RawStatement, id: Int64) {
+        let r = rows[row]
+        let text = UnsafeBufferPointer(bytes)
+        statement.bind(1, UnsafeBufferPointer(rebasing: text[r.user]))
+        statement.bind(2, UnsafeBufferPointer(rebasing: text[r.streak]))
+        statement.bind(3, r.at)
+        statement.bind(4, id)
+    }
+
+    /// Adds the (user, streak) pairs of the rows (of those `only` marks, when given) to `pairs`,
+    /// or sets it to nil when they are out of order.
+    func addPairs(to pairs: inout PairList?, only: [Bool]?) {
+        let text = UnsafeBufferPointer(bytes)
+        for (i, r) in rows.enumerated() where only?[i] ?? true {
+            guard
+                pairs?.add(UnsafeBufferPointer(rebasing: text[r.user]), UnsafeBufferPointer(rebasing: text[r.streak]))
+                    == true
+            else {
+                pairs = nil
+                return
+            }
+        }
+    }
+
+    /// Adds the pairs to a set (the user's bytes, 0xFF, the streak's), or sets it to nil when
+    /// it would hold more than `limit`.
+    func addPairs(to pairs: inout Set<[UInt8]>?, only: [Bool]?, limit: Int) {
+        let text = UnsafeBufferPointer(bytes)
+        for (i, r) in rows.enumerated() where only?[i] ?? true {
+            guard pairs != nil else { return }
+            var key = [UInt8]()
+            key.reserveCapacity(r.user.count + 1 + r.streak.count)
+            key.append(contentsOf: text[r.user])
+            key.append(0xFF)
+            key.append(contentsOf: text[r.streak])
+            pairs!.insert(key)
+            if pairs!.count > limit { pairs = nil }
+        }
     }
 
     mutating func removeAll() {
@@ -271,8 +484,8 @@ extension SQLiteAccess {
         while try users.step() { try body(users.bytes(0), users.bytes(1)) }
     }
 
-    func checkinImport(storedAt: Instant, expectedRows: Int?) throws -> any CheckinImport {
-        try SQLiteCheckinImport(db: db, storedAt: storedAt, expectedRows: expectedRows)
+    func checkinImport(storedAt: Instant, expectedRows: Int?, inIndexOrder: Bool) throws -> any CheckinImport {
+        try SQLiteCheckinImport(db: db, storedAt: storedAt, expectedRows: expectedRows, inIndexOrder: inIndexOrder)
     }
 
     func userImport(at: Instant) throws -> any UserImport { try SQLiteUserImport(db: db, at: at) }

@@ -268,6 +268,39 @@ enum Schema {
                     ALTER TABLE runs ADD COLUMN history BLOB;
                     """)
         }
+        // The check-ins clustered on the key a run reads them by (docs/RULES.md, "Import at
+        // scale"): the table was a rowid table plus a covering index holding every column but
+        // `meta` again (`checkins_streak`, migration 3), so each row was written twice. Without a
+        // rowid the table is that index, in (user, streak, at) order; `id` keeps rows at one
+        // instant apart (two check-ins in one second are both stored) and keeps its values: new
+        // rows take theirs from a counter in `meta` (`SQLiteCheckinImport.idsKey`), as nothing
+        // can ask the new table for its largest id without reading it all. Nothing reads a
+        // check-in by its id. The rows go over sorted, so each new page is written once.
+        m.registerMigration("12-checkins-clustered") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE checkins_clustered (
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        streak TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        id INTEGER NOT NULL,
+                        zone TEXT NOT NULL,
+                        stored_at INTEGER NOT NULL,
+                        event_id TEXT,
+                        meta TEXT,
+                        PRIMARY KEY (user_id, streak, at, id)
+                    ) WITHOUT ROWID;
+                    INSERT INTO checkins_clustered (user_id, streak, at, id, zone, stored_at, event_id, meta)
+                        SELECT user_id, streak, at, id, zone, stored_at, event_id, meta FROM checkins
+                        ORDER BY user_id, streak, at, id;
+                    INSERT INTO meta (key, value) SELECT 'checkin_ids', coalesce(max(id), 0) FROM checkins
+                        WHERE true ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+                    DROP TABLE checkins;
+                    ALTER TABLE checkins_clustered RENAME TO checkins;
+                    CREATE UNIQUE INDEX checkins_event ON checkins(user_id, event_id) WHERE event_id IS NOT NULL;
+                    CREATE INDEX checkins_tagged ON checkins(user_id, streak, at, meta) WHERE meta IS NOT NULL;
+                    """)
+        }
         return m
     }
 }

@@ -4,10 +4,19 @@ import StreakCore
 /// `WriteMode.bulkImport`), all or nothing with it.
 public protocol Importing {
     /// Starts storing check-ins one at a time in this transaction (`import`); how many are
-    /// expected, when known, lets the store prepare for them.
-    func checkinImport(storedAt: Instant, expectedRows: Int?) throws -> any CheckinImport
+    /// expected, when known, lets the store prepare for them. `inIndexOrder`: the rows will come
+    /// sorted by (user, streak, at), bytes compared, the order SQLite's check-ins table is
+    /// clustered in, so each goes at or near its end.
+    func checkinImport(storedAt: Instant, expectedRows: Int?, inIndexOrder: Bool) throws -> any CheckinImport
     /// Starts adding or updating users one at a time in this transaction (`user import`).
     func userImport(at: Instant) throws -> any UserImport
+}
+
+extension Importing {
+    /// Rows in any order.
+    public func checkinImport(storedAt: Instant, expectedRows: Int?) throws -> any CheckinImport {
+        try checkinImport(storedAt: storedAt, expectedRows: expectedRows, inIndexOrder: false)
+    }
 }
 
 /// Check-ins stored one at a time inside one write transaction (`import`).
@@ -20,8 +29,8 @@ public protocol CheckinImport: AnyObject {
         user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>, at: Instant,
         zone: UnsafeBufferPointer<UInt8>, eventID: UnsafeBufferPointer<UInt8>?, meta: String?
     ) throws
-    /// After the last insert: stores what waits, builds again what the import set aside
-    /// for speed, and makes every (user, streak) that got a new check-in due for the next run.
+    /// After the last insert: stores what waits, and makes every (user, streak) that got a
+    /// new check-in due for the next run.
     /// Answers how many check-ins were stored, and how many were no-ops.
     func finish() throws -> InsertResult
 }

@@ -26,7 +26,7 @@ import Testing
         for n in 0..<10_000 { table.add("u\(n)", value: UInt32(n * 3)) }
         var texts = (0..<200).map { "u\($0 * 97 % 10_000)" } + ["", "u", "u10000", "x1"]
         texts.shuffle()
-        var values: [UInt32?] = []
+        var values: [UInt64?] = []
         var ranges: [Range<Int>] = []
         var bytes: [UInt8] = []
         for text in texts {
@@ -36,8 +36,12 @@ import Testing
         bytes.withUnsafeBufferPointer { all in
             table.values(ranges.map { UnsafeBufferPointer(rebasing: all[$0]) }, into: &values)
         }
-        #expect(values == texts.map { table.value($0) })
+        #expect(values == texts.map { table.wideValue($0) })
         #expect(values.compactMap { $0 }.count == 200)
+        var wide = ByteTable()
+        var key = "u1"
+        key.withUTF8 { _ = wide.add($0, value: UInt64(7) << 32 | 5) }
+        #expect(wide.wideValue("u1") == UInt64(7) << 32 | 5)
     }
 
     @Test func internNumbersKeysInOrder() {

@@ -10,13 +10,17 @@ import Testing
 @testable import StreakSQLite
 @testable import StreakStore
 
-/// An import large enough to set the check-in index aside stores what small
+/// A large import (which once set the check-in index aside) stores what small
 /// imports of the same rows store, and rolls back whole.
 @Suite struct ImportScaleTests {
     static let now = "2026-11-21T18:45:00Z"
     static let users = 50
 
-    /// 110,000 rows (more than `rebuildAfter`): three streaks, some event ids repeating, some zones given.
+    /// Files of this many rows or more are large (the index was set aside for them before the
+    /// check-ins were clustered, migration 12).
+    static let large = 100_000
+
+    /// 110,000 rows (more than `large`): three streaks, some event ids repeating, some zones given.
     static let rows: [String] = (0..<110_000).map { i in
         let at = RFC3339.format(RFC3339.parse(now)! - Int64(1 + i * 211 % 20_000_000), offset: 3600)
         let tz = i % 11 == 0 ? "Asia/Tokyo" : ""
@@ -37,15 +41,16 @@ import Testing
         return path
     }
 
-    /// Everything stored, as text; the indexes; the integrity check.
+    /// Everything stored, as text (not the rows' ids: an import stores its rows in the index's
+    /// order, `SortedCheckins`); the indexes; the integrity check.
     static func contents(_ context: Context) throws -> [String] {
         let queue = (context.store as! SQLiteStore).queue
         return try queue.read { db in
             try String.fetchAll(
                 db,
                 sql: """
-                    SELECT printf('%d %s %s %d %s %s %d', id, user_id, streak, at, zone, event_id, stored_at)
-                    FROM checkins ORDER BY id
+                    SELECT printf('%s %s %d %s %s %d', user_id, streak, at, zone, event_id, stored_at)
+                    FROM checkins ORDER BY 1
                     """)
                 // Two imports touch a streak twice: versions differ, the plans do not.
                 + String.fetchAll(db, sql: "SELECT user_id || ' ' || streak || ' ' || next_at FROM schedule ORDER BY 1")
@@ -57,21 +62,21 @@ import Testing
 
     @Test func oneLargeImportStoresWhatSmallOnesStore() throws {
         let large = try Self.file(Self.rows[...])
-        #expect(try InputFile(large).estimatedLines() ?? 0 >= SQLiteCheckinImport.rebuildAfter)
+        #expect(try InputFile(large).estimatedLines() ?? 0 >= Self.large)
         let one = try Self.store()
         try one.importCheckins(path: large, format: nil, skipInvalid: false)
 
         let halves = try Self.store()
         for part in [Self.rows[..<55_000], Self.rows[55_000...]] {
             let path = try Self.file(part)
-            #expect(try InputFile(path).estimatedLines() ?? .max < SQLiteCheckinImport.rebuildAfter)
+            #expect(try InputFile(path).estimatedLines() ?? .max < Self.large)
             try halves.importCheckins(path: path, format: nil, skipInvalid: false)
         }
         let stored = try Self.contents(one)
         #expect(stored.count > 90_000)
         let small = try Self.contents(halves)
         #expect(stored == small, "\(zip(stored, small).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "")")
-        #expect(stored.suffix(4) == ["checkins_event", "checkins_streak", "checkins_tagged", "ok"])
+        #expect(stored.suffix(4) == ["checkins_event", "checkins_tagged", "sqlite_autoindex_checkins_1", "ok"])
     }
 
     @Test func anInvalidLastLineLeavesTheStoreAsItWas() throws {
@@ -79,7 +84,7 @@ import Testing
         try context.importCheckins(path: try Self.file(Self.rows[..<1000]), format: nil, skipInvalid: false)
         let before = try Self.contents(context)
         let path = try Self.file(Self.rows[...], last: "u1,yesterday,,,")
-        #expect(try InputFile(path).estimatedLines() ?? 0 >= SQLiteCheckinImport.rebuildAfter, "the index is set aside")
+        #expect(try InputFile(path).estimatedLines() ?? 0 >= Self.large)
         #expect {
             try context.importCheckins(path: path, format: nil, skipInvalid: false)
         } throws: { error in
@@ -87,6 +92,125 @@ import Testing
                 #"\#(path):110002: field "at": "yesterday" is not an RFC 3339 instant with an offset"#)
         }
         #expect(try Self.contents(context) == before)
-        #expect(before.suffix(4) == ["checkins_event", "checkins_streak", "checkins_tagged", "ok"])
+        #expect(before.suffix(4) == ["checkins_event", "checkins_tagged", "sqlite_autoindex_checkins_1", "ok"])
+    }
+
+    /// Rows handed to the store in the index's order, in several parts (a small `limit`), store
+    /// what the same rows in the file's order store: the same rows, counts and schedule, the
+    /// first of a user's rows with one event id kept (also across parts, and one stored before).
+    @Test func sortedPartsStoreWhatTheFileOrderStores() throws {
+        let inputs: [CheckinInput] = (0..<6000).map { i in
+            let at = RFC3339.format(RFC3339.parse(Self.now)! - Int64(1 + i * 7919 % 3_000_000), offset: 0)
+            var input = CheckinInput(user: "u\(i * 13 % Self.users)", streak: ["daily", "workout", "b"][i % 3], at: at)
+            if i % 7 == 0 { input.tz = ["Asia/Tokyo", "America/New_York", "UTC"][i % 3] }
+            if i % 4 == 0 { input.id = "e\(i % 700)" }
+            if i == 5 { input.id = "old" }
+            if i % 10 == 0 { input.meta = [("n", .integer(Int64(i % 3)))] }
+            return input
+        }
+        var results: [InsertResult] = []
+        var stored: [[String]] = []
+        for sorted in [false, true] {
+            let context = try Self.store()
+            let zones = context.zones
+            try context.store.write { w in
+                _ = try w.insertCheckins(
+                    [NewCheckin(user: "u5", streak: "daily", instant: context.now - 100, zone: "UTC", eventID: "old")],
+                    storedAt: context.now - 50)
+            }
+            let result = try context.store.write(.bulkImport) { w -> InsertResult in
+                var checker = try ImportChecker(store: w, rules: CheckinRules(zones: zones, now: context.now))
+                let checked = inputs.map { input -> NewCheckin in
+                    guard case .success(let c) = checker.check(input) else { fatalError("\(input)") }
+                    return c
+                }
+                let bulk = try w.checkinImport(storedAt: context.now, expectedRows: nil, inIndexOrder: sorted)
+                if !sorted {
+                    for c in checked { try bulk.insert(c) }
+                    return try bulk.finish()
+                }
+                let handoff = Handoff<CheckedRows>(capacity: 1 << 20)
+                // Pages given back as they go, a page at a time: each part reuses the memory.
+                let rows = SortedCheckins(
+                    now: context.now, expectedRows: nil, limit: 40_000, releaseStep: Int(sysconf(Int32(_SC_PAGESIZE))))
+                for c in checked { #expect(rows.append(c, &checker, handoff)) }
+                #expect(rows.drain(checker, handoff))
+                handoff.finish()
+                var batches = 0
+                while let batch = handoff.take() {
+                    try batch.insert(into: bulk)
+                    batches += 1
+                }
+                #expect(batches > 3)
+                return try bulk.finish()
+            }
+            results.append(result)
+            let queue = (context.store as! SQLiteStore).queue
+            stored.append(
+                try queue.read { db in
+                    try String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT printf('%s %s %d %s %s %s %d', user_id, streak, at, zone, event_id, meta, stored_at)
+                            FROM checkins ORDER BY 1
+                            """)
+                        + String.fetchAll(
+                            db,
+                            sql: "SELECT printf('%d %s %s %s %s', id, user_id, streak, next_at, version) FROM schedule ORDER BY 1")
+                        + String.fetchAll(db, sql: "PRAGMA integrity_check")
+                })
+        }
+        #expect(results[0] == results[1])
+        #expect(results[0].duplicates > 600, "\(results[0])")
+        #expect(stored[0] == stored[1], "\(zip(stored[0], stored[1]).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "")")
+        #expect(stored[1].last == "ok")
+    }
+
+    /// A file of JSON lines read in two halves at once (the second beside, with a copy of the
+    /// checker) stores what one reading stores, and an invalid line in either half is told as
+    /// one reading tells it (the second half is then read again, after the first).
+    @Test func twoHalvesStoreWhatOneReadingStores() throws {
+        let lines: [String] = (0..<4000).map { i in
+            let at = RFC3339.format(RFC3339.parse(Self.now)! - Int64(1 + i * 7919 % 3_000_000), offset: 3600)
+            var fields = [#""user":"u\#(i * 13 % Self.users)""#, #""at":"\#(at)""#]
+            if i % 3 != 0 { fields.append(#""streak":"\#(["daily", "workout", "s\(i % 5)"][i % 3])""#) }
+            if i % 7 == 0 { fields.append(#""tz":"\#(["Asia/Tokyo", "America/New_York", "UTC"][i % 3])""#) }
+            if i % 4 == 0 { fields.append(#""id":"e\#(i % 500)""#) }
+            if i % 10 == 0 { fields.append(#""meta":{"n":\#(i % 3),"note":"x\u0041"}"#) }  // an escape: the full path
+            return "{" + fields.joined(separator: ",") + "}"
+        }
+        func file(_ lines: [String]) throws -> String {
+            let path = NSTemporaryDirectory() + "streakd-halves-\(UUID().uuidString).jsonl"
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let path = try file(lines)
+        var stored: [[String]] = []
+        for besideFrom in [Int.max, 0] {
+            let context = try Self.store()
+            try context.importCheckins(from: try InputFile(path), format: nil, skipInvalid: false, besideFrom: besideFrom)
+            stored.append(try Self.contents(context))
+        }
+        #expect(stored[0].count > 3000)
+        #expect(stored[0] == stored[1], "\(zip(stored[0], stored[1]).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "")")
+
+        for bad in [100, 3900] {
+            var broken = lines
+            broken[bad] = #"{"user":"u1","at":"yesterday"}"#
+            broken[bad + 2] = #"{"user":"nobody","at":"2026-11-20T19:03:00Z"}"#
+            let path = try file(broken)
+            var messages: [String] = []
+            for besideFrom in [Int.max, 0] {
+                let context = try Self.store()
+                do {
+                    try context.importCheckins(from: try InputFile(path), format: nil, skipInvalid: false, besideFrom: besideFrom)
+                } catch {
+                    messages.append("\(error)")
+                }
+                #expect(try Self.contents(context) == (try Self.contents(try Self.store())), "nothing stored")
+            }
+            #expect(messages.count == 2 && messages[0] == messages[1], "\(messages)")
+            #expect(messages.first?.contains("\(path):\(bad + 1): ") == true, "\(messages)")
+        }
     }
 }

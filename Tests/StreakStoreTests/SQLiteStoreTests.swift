@@ -74,6 +74,56 @@ func storeFromBefore(_ migration: String) throws -> (path: String, queue: Databa
         #expect(try store.read { r in try r.checkins(of: "u1", streak: "daily") }.count == 3)
     }
 
+    /// Migration 12 clusters the check-ins on (user, streak, at, id): every row and id kept (two
+    /// in one second included), the event and tag indexes again, the id counter at the largest,
+    /// and the next row takes the id after it.
+    @Test func clusteringTheCheckinsKeepsEveryRowAndItsID() throws {
+        let (path, queue) = try storeFromBefore("11-runs-carry-histories")
+        let rows = """
+            SELECT printf('%d %s %s %d %s %s %s %d', id, user_id, streak, at, zone, event_id, meta, stored_at)
+            FROM checkins ORDER BY id
+            """
+        let before = try queue.write { db -> [String] in
+            try db.execute(
+                sql: """
+                    INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES ('u1', 'UTC', 0, 1, 0), ('u2', 'UTC', 0, 1, 0);
+                    INSERT INTO checkins (id, user_id, streak, at, zone, event_id, meta, stored_at) VALUES
+                        (3, 'u2', 'daily', 100, 'UTC', NULL, NULL, 5),
+                        (7, 'u1', 'daily', 100, 'UTC', NULL, NULL, 5),
+                        (8, 'u1', 'daily', 100, 'UTC', NULL, NULL, 6),
+                        (9, 'u1', 'gym', 50, 'Asia/Tokyo', 'e1', '{"kind":"x"}', 6);
+                    """)
+            return try String.fetchAll(db, sql: rows)
+        }
+        try queue.close()
+        let store = try SQLiteStore(path: path)
+        let after = try store.queue.read { db in
+            (try String.fetchAll(db, sql: rows),
+                try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('checkins') ORDER BY 1"),
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'checkin_ids'"),
+                try String.fetchAll(db, sql: "PRAGMA integrity_check"))
+        }
+        #expect(after.0 == before && before.count == 4)
+        #expect(after.1 == ["checkins_event", "checkins_tagged", "sqlite_autoindex_checkins_1"])
+        #expect(after.2 == "9")
+        #expect(after.3 == ["ok"])
+        let result = try store.write { w in
+            try w.insertCheckins(
+                [
+                    NewCheckin(user: "u1", streak: "gym", instant: t0, zone: "UTC", eventID: "e1"),  // stored already
+                    NewCheckin(user: "u1", streak: "daily", instant: Instant(seconds: 100), zone: "UTC"),
+                ], storedAt: t0)
+        }
+        #expect(result.inserted == 1 && result.duplicates == 1)
+        let ids = try store.queue.read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM checkins WHERE user_id = 'u1' AND streak = 'daily' ORDER BY at, id")
+        }
+        #expect(ids == [7, 8, 11], "the row with a stored event id took 10, and was not stored")
+        #expect(try store.read { r in try r.checkins(of: "u1", streak: "daily") }.count == 3)
+        #expect(try store.write { w in try w.removeUser("u1") })
+        #expect(try store.queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM checkins") } == 1)
+    }
+
     @Test func removingAUserDeletesEverything() throws {
         let store = try SQLiteStore(path: scratch() + "/s.sqlite")
         try store.write { (w: any StoreWriter) throws in

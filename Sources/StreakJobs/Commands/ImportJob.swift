@@ -1,3 +1,4 @@
+import Foundation
 import StreakCore
 import StreakStore
 
@@ -32,19 +33,32 @@ extension Context {
                 + "as it was; free some space there and run the command again")
     }
 
-    private func importCheckins(from file: InputFile, format: ImportFormat?, skipInvalid: Bool) throws {
+    /// JSON lines files from this size on are read in two halves at once (`besideFrom`: less in tests).
+    static let readBesideFrom = 16 << 20
+
+    func importCheckins(
+        from file: InputFile, format: ImportFormat?, skipInvalid: Bool, besideFrom: Int = Context.readBesideFrom
+    ) throws {
         let path = file.name
         let format = format ?? (path.lowercased().hasSuffix(".csv") ? .csv : .jsonl)
         let csv = format == .csv ? try CheckinCSV.header(file) : nil
         let progress = Progress(printer: printer, total: file.size, label: "importing")
+        // A large file of JSON lines: its second half is read and checked on this thread, with a
+        // copy of the checker, while the reading thread reads the first; then this one stores.
+        let split = try file.size.flatMap { size in
+            format == .jsonl && size >= besideFrom ? try InputFile.lineStart(path, after: size / 2, size: size) : nil
+        }
         let (result, problems) = try store.write(.bulkImport) { w -> (InsertResult, Problems) in
             var rules = CheckinRules(zones: zones, now: now)
             if format == .jsonl { rules.names = [:] }
             let checker = try ImportChecker(store: w, rules: rules)
-            let bulk = try w.checkinImport(storedAt: now, expectedRows: try file.estimatedLines())
-            // The file is read and checked on a thread of its own while this one stores
-            // what it checked: on two cores the reading takes no time of its own.
+            let expected = try file.estimatedLines()
+            // The rows come sorted in the order the store's check-ins are clustered in (`SortedCheckins`).
+            let bulk = try w.checkinImport(storedAt: now, expectedRows: expected, inIndexOrder: true)
+            // The file is read, checked and sorted on a thread of its own (a large file of JSON
+            // lines with this one, half each); then it hands the rows over while this one stores.
             let handoff = Handoff<CheckedRows>(capacity: 4)
+            let beside = Beside()
             // The reading thread takes the file, the checker and the progress bar along: this one
             // does not touch them again.
             let taken = Handover(value: (file, checker, progress, csv))
@@ -55,9 +69,37 @@ extension Context {
                     handoff.finish()
                 }
                 guard format == .jsonl || csv != nil else { return (Problems(file: path), []) }  // an empty CSV file
-                let problems = try check(file, csv: csv, with: &checker, skipInvalid: skipInvalid, progress, handoff)
+                let rows = SortedCheckins(now: now, expectedRows: expected)
+                var problems = Problems(file: path)
+                func done() -> (Problems, Set<String>) { (problems, checker.streaksUsed) }
+                if let split, let size = file.size {
+                    let first = try InputFile(part: path, 0..<split)
+                    guard try check(first, csv: nil, with: &checker, skipInvalid, progress, handoff, rows, &problems)
+                    else { return done() }
+                    // The second half as read beside, when it held no invalid record; else read here.
+                    let other = beside.take()
+                    let (streaks, zones) = other.map { checker.absorb($0.0) } ?? ([], [])
+                    if let held = other?.1, SortedCheckins.fit(streaks: streaks, zones: zones) {
+                        if problems.count == 0 || skipInvalid {
+                            guard rows.absorb(held, streaks: streaks, zones: zones, checker, handoff) else { return done() }
+                        }
+                        progress.update(size)
+                    } else {
+                        let rest = try InputFile(part: path, split..<size, firstLine: first.lines + 1)
+                        guard try check(rest, csv: nil, with: &checker, skipInvalid, progress, handoff, rows, &problems, at: split)
+                        else { return done() }
+                    }
+                } else {
+                    guard try check(file, csv: csv, with: &checker, skipInvalid, progress, handoff, rows, &problems)
+                    else { return done() }
+                }
+                // Nothing is stored once a record is invalid (without `skipInvalid`): all rolls back.
+                if problems.count == 0 || skipInvalid { _ = rows.drain(checker, handoff) }
                 _ = csv
-                return (problems, checker.streaksUsed)
+                return done()
+            }
+            if let split, let size = file.size {
+                beside.put(readBeside(path, split..<size, with: checker, expected: expected.map { $0 / 2 }))
             }
             var storing: (any Error)?
             while storing == nil, let rows = handoff.take() {
@@ -89,21 +131,53 @@ extension Context {
                 + " (\(result.duplicates) already stored, \(problems.count) invalid skipped)")
     }
 
-    /// Reads and checks every record of `file`, handing the valid ones over in batches
-    /// (only until the first invalid one without `skipInvalid`: then all rolls back, and the
-    /// rest is only checked). Answers the invalid ones.
-    private func check(
-        _ file: InputFile, csv: CheckinCSV?, with checker: inout ImportChecker, skipInvalid: Bool,
-        _ progress: Progress, _ handoff: Handoff<CheckedRows>
-    ) throws -> Problems {
-        var problems = Problems(file: file.name)
+    /// Reads and checks the JSON lines in `range` of the file with a copy of the checker, holding
+    /// the valid ones (at most half of `SortedCheckins.limit`); nil when any is invalid, or
+    /// reading fails, or they do not fit: the reading thread then reads them itself.
+    private func readBeside(_ path: String, _ range: Range<Int>, with checker: ImportChecker, expected: Int?)
+        -> (ImportChecker, SortedCheckins)?
+    {
+        var checker = checker
+        let rows = SortedCheckins(now: now, expectedRows: expected, limit: SortedCheckins.limit / 2)
         var lines: [InputFile.Line] = []
         var quick: [QuickCheckin?] = []
-        var rows = CheckedRows()
+        do {
+            let file = try InputFile(part: path, range)
+            while try file.nextRecords(into: &lines, max: 64) {
+                checker.quickJSON(lines, into: &quick)
+                for (k, line) in lines.enumerated() {
+                    if let q = quick[k] {
+                        guard rows.append(q, from: line.text, checker, nil) else { return nil }
+                        continue
+                    }
+                    guard line.problem == nil,
+                        case .success(let c) = CheckinJSONLines.record(line.string).flatMap({ checker.check($0) }),
+                        rows.append(c, &checker, nil)
+                    else { return nil }
+                }
+            }
+        } catch {
+            return nil
+        }
+        return (checker, rows)
+    }
+
+    /// Reads and checks every record of `file`, holding the valid ones for the store
+    /// (`SortedCheckins`, which hands them over when it is full; only until the first invalid
+    /// one without `skipInvalid`: then all rolls back, and the rest is only checked), and the
+    /// invalid ones in `problems`. False when the store stopped taking rows. `base`: where
+    /// the file starts (a part), for the progress bar.
+    private func check(
+        _ file: InputFile, csv: CheckinCSV?, with checker: inout ImportChecker, _ skipInvalid: Bool,
+        _ progress: Progress, _ handoff: Handoff<CheckedRows>, _ rows: SortedCheckins, _ problems: inout Problems,
+        at base: Int = 0
+    ) throws -> Bool {
+        var lines: [InputFile.Line] = []
+        var quick: [QuickCheckin?] = []
         // A CSV row whose quoted value did not end on its line: told when the next line shows why.
         var openQuote: (line: Int, problem: FieldProblem)?
         while try file.nextRecords(into: &lines, max: 64) {
-            progress.update(file.bytesRead)
+            progress.update(base + file.bytesRead)
             if let csv {
                 checker.quick(lines, csv, into: &quick)
             } else {
@@ -121,7 +195,7 @@ extension Context {
                 }
                 let store = problems.count == 0 || skipInvalid
                 if let q = quick[k] {
-                    if store { checker.append(q, from: line.text, to: rows) }
+                    if store, !rows.append(q, from: line.text, checker, handoff) { return false }  // the store failed
                     continue
                 }
                 let input: Result<CheckinInput, FieldProblem>
@@ -131,20 +205,34 @@ extension Context {
                     input = csv?.record(line.string) ?? CheckinJSONLines.record(line.string)
                 }
                 switch input.flatMap({ checker.check($0) }) {
-                case .success(let c): if store { rows.append(c) }
+                case .success(let c):
+                    if store, !rows.append(c, &checker, handoff) { return false }
                 case .failure(let p) where csv != nil && p.message == CheckinCSV.notClosedMessage:
                     openQuote = (line.number, p)
                 case .failure(let p): problems.add(line: line.number, p)
                 }
             }
-            if rows.isFull {
-                guard handoff.put(rows) else { return problems }  // the store failed: it says why
-                rows = CheckedRows()
-            }
         }
         if let open = openQuote { problems.add(line: open.line, open.problem) }
-        _ = handoff.put(rows)
-        return problems
+        return true
+    }
+}
+
+/// The second half of a file as read beside (`readBeside`), from the store's thread to the
+/// reading one.
+final class Beside: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    /// Set before `done` is signalled.
+    private var value: (ImportChecker, SortedCheckins)?
+
+    func put(_ value: (ImportChecker, SortedCheckins)?) {
+        self.value = value
+        done.signal()
+    }
+
+    func take() -> (ImportChecker, SortedCheckins)? {
+        done.wait()
+        return value
     }
 }
 

@@ -1,14 +1,14 @@
-/// A compact map from short byte strings (user ids, zone names) to 32-bit
-/// values, its keys numbered 0, 1, 2… in the order they were added.
+/// A compact map from short byte strings (user ids, zone names) to 64-bit
+/// values (32-bit through most calls), its keys numbered 0, 1, 2… in the order they were added.
 ///
 /// Built for a million users looked up seven million times in random order:
 /// each entry sits in one array as value, length and bytes, and each slot of
 /// the open-addressing table holds the entry's place and part of its hash.
 /// A lookup touches two cache lines, a slot and its entry; a million 8-byte
-/// ids take about 36 MB (a `[String: UInt32]` needs more, and allocates every
+/// ids take about 40 MB (a `[String: UInt32]` needs more, and allocates every
 /// id over 15 bytes).
 struct ByteTable {
-    /// Entries end to end: value and key length (4 bytes each, little-endian), key bytes.
+    /// Entries end to end: value (8 bytes) and key length (4 bytes), little-endian, key bytes.
     private var entries: [UInt8] = []
     /// Where each key's entry starts, by number.
     private var starts: [UInt32] = []
@@ -26,10 +26,17 @@ struct ByteTable {
     var count: Int { starts.count }
 
     /// The key's value, or nil.
-    func value(_ key: UnsafeBufferPointer<UInt8>) -> UInt32? {
+    func value(_ key: UnsafeBufferPointer<UInt8>) -> UInt32? { wideValue(key).map { UInt32(truncatingIfNeeded: $0) } }
+
+    func wideValue(_ key: UnsafeBufferPointer<UInt8>) -> UInt64? {
         entry(key, hash: Self.hash(key)).map { start in
             entries.withUnsafeBufferPointer { Self.value(in: $0, at: start) }
         }
+    }
+
+    func wideValue(_ key: String) -> UInt64? {
+        var key = key
+        return key.withUTF8 { wideValue($0) }
     }
 
     func value(_ key: String) -> UInt32? {
@@ -41,7 +48,7 @@ struct ByteTable {
     /// before any entry, and every entry a first slot names is compared before any
     /// key probes further: the memory reads of one key do not wait for another's,
     /// so they overlap, where lookups one after another wait for each in turn.
-    func values(_ keys: [UnsafeBufferPointer<UInt8>], into values: inout [UInt32?]) {
+    func values(_ keys: [UnsafeBufferPointer<UInt8>], into values: inout [UInt64?]) {
         values.removeAll(keepingCapacity: true)
         var hashes: [UInt64] = []
         var first: [UInt64] = []
@@ -81,6 +88,11 @@ struct ByteTable {
     /// Adds the key with `value` unless it is there; answers the value it had, or nil when it is new.
     @discardableResult
     mutating func add(_ key: UnsafeBufferPointer<UInt8>, value: UInt32) -> UInt32? {
+        add(key, wideValue: UInt64(value)).map { UInt32(truncatingIfNeeded: $0) }
+    }
+
+    @discardableResult
+    mutating func add(_ key: UnsafeBufferPointer<UInt8>, wideValue value: UInt64) -> UInt64? {
         let hash = Self.hash(key)
         if let start = entry(key, hash: hash) {
             return entries.withUnsafeBufferPointer { Self.value(in: $0, at: start) }
@@ -100,6 +112,9 @@ struct ByteTable {
         var key = key
         return key.withUTF8 { add($0, value: value) }
     }
+
+    @discardableResult
+    mutating func add(_ key: UnsafeBufferPointer<UInt8>, value: UInt64) -> UInt64? { add(key, wideValue: value) }
 
     /// The key's number, the key added when new: for tables whose values are their keys' numbers.
     mutating func intern(_ key: UnsafeBufferPointer<UInt8>) -> Int {
@@ -153,13 +168,13 @@ struct ByteTable {
         }
     }
 
-    private static func value(in entries: UnsafeBufferPointer<UInt8>, at start: Int) -> UInt32 {
-        UnsafeRawPointer(entries.baseAddress! + start).loadUnaligned(as: UInt32.self).littleEndian
+    private static func value(in entries: UnsafeBufferPointer<UInt8>, at start: Int) -> UInt64 {
+        UnsafeRawPointer(entries.baseAddress! + start).loadUnaligned(as: UInt64.self).littleEndian
     }
 
     private static func key(in entries: UnsafeBufferPointer<UInt8>, at start: Int) -> UnsafeBufferPointer<UInt8> {
-        let length = Int(UnsafeRawPointer(entries.baseAddress! + start + 4).loadUnaligned(as: UInt32.self).littleEndian)
-        return UnsafeBufferPointer(rebasing: entries[(start + 8)..<(start + 8 + length)])
+        let length = Int(UnsafeRawPointer(entries.baseAddress! + start + 8).loadUnaligned(as: UInt32.self).littleEndian)
+        return UnsafeBufferPointer(rebasing: entries[(start + 12)..<(start + 12 + length)])
     }
 
     /// Swift's `Hasher`, seeded at random per process: crafted input cannot make the probes long.

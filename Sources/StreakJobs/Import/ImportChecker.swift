@@ -9,14 +9,15 @@ import StreakStore
 /// `CheckinRules`, whose messages are the contract.
 struct ImportChecker {
     var rules: CheckinRules
-    /// Every valid user id in the store, and their current zone as a number in `zones`.
-    private var users = ByteTable()
+    /// Every valid user id in the store; the value is the user's number (in the order read)
+    /// in the upper half, and their current zone as a number in `zones` in the lower.
+    private(set) var users = ByteTable()
     /// The users' zones, then the valid zones met in the input.
-    private var zones = ByteTable()
+    private(set) var zones = ByteTable()
     /// Whether each zone in `zones` is one (a stored zone can leave the tzdata).
     private var zoneIsValid: [Bool?] = []
     /// The valid streak ids met, and whether a valid check-in used each.
-    private var streaks = ByteTable()
+    private(set) var streaks = ByteTable()
     private var streakUsed: [Bool] = []
     private let daily: Int
 
@@ -27,7 +28,7 @@ struct ImportChecker {
         try store.forEachUser { id, zone in
             // Ids that fail the rules stay unknown here, so the rules explain them.
             guard Validate.isUserID(id) else { return }
-            users.add(id, value: UInt32(zones.intern(zone)))
+            users.add(id, value: UInt64(users.count) << 32 | UInt64(zones.intern(zone)))
         }
         zoneIsValid = Array(repeating: nil, count: zones.count)
     }
@@ -37,7 +38,7 @@ struct ImportChecker {
 
     /// Checks a check-in given as strings.
     mutating func check(_ input: CheckinInput) -> Result<NewCheckin, FieldProblem> {
-        let result = rules.check(input) { id in users.value(id).map { zones.key(Int($0)) } }
+        let result = rules.check(input) { id in users.wideValue(id).map { zones.key(Int($0 & 0xFFFF_FFFF)) } }
         if case .success(let c) = result { markUsed(streaks.intern(c.streak)) }
         return result
     }
@@ -79,9 +80,9 @@ struct ImportChecker {
         checkins.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
         for (k, line) in lines.enumerated() { keys.append(UnsafeBufferPointer(rebasing: line.text[rows[k].user])) }
-        users.values(keys, into: &userZones)
+        users.values(keys, into: &userNumbers)
         for (k, line) in lines.enumerated() {
-            checkins.append(userZones[k].flatMap { quick(line.text, rows[k], userZone: $0) })
+            checkins.append(userNumbers[k].flatMap { quick(line.text, rows[k], user: $0) })
         }
     }
 
@@ -89,11 +90,11 @@ struct ImportChecker {
     private var split: [Range<Int>] = []
     private var rows: [RowFields] = []
     private var keys: [UnsafeBufferPointer<UInt8>] = []
-    private var userZones: [UInt32?] = []
+    private var userNumbers: [UInt64?] = []
     private var plain = PlainCheckinLine()
 
     /// A row's check-in when it passes every rule on its bytes.
-    private mutating func quick(_ text: UnsafeBufferPointer<UInt8>, _ f: RowFields, userZone: UInt32) -> QuickCheckin? {
+    private mutating func quick(_ text: UnsafeBufferPointer<UInt8>, _ f: RowFields, user: UInt64) -> QuickCheckin? {
         func bytes(_ r: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: text[r]) }
         var streak = daily
         if let s = f.streak {
@@ -103,7 +104,7 @@ struct ImportChecker {
         guard let at = RFC3339.parse(utf8: bytes(f.at)),
             at <= rules.now + CheckinRules.futureSlack, at >= rules.now - CheckinRules.maxAge
         else { return nil }
-        var zone = Int(userZone)
+        var zone = Int(user & 0xFFFF_FFFF)
         if let tz = f.tz {
             guard let n = zoneNumber(bytes(tz)) else { return nil }
             zone = n
@@ -113,7 +114,8 @@ struct ImportChecker {
         var meta: String?
         if let m = f.meta, !plain.metaText(text, m, into: &meta) { return nil }
         markUsed(streak)
-        return QuickCheckin(user: f.user, streak: streak, at: at, zone: zone, eventID: f.id, meta: meta)
+        return QuickCheckin(
+            user: f.user, userNumber: UInt32(user >> 32), streak: streak, at: at, zone: zone, eventID: f.id, meta: meta)
     }
 
     /// Adds a checked row to a batch for the store.
@@ -129,6 +131,41 @@ struct ImportChecker {
                 if meta == nil { add(nil) } else { meta!.withUTF8 { add($0) } }
             }
         }
+    }
+
+    /// A checked check-in given as strings (the full path's), in numbers: its user's, its
+    /// streak's and its zone's (the zone added when new: the rules found it valid).
+    mutating func numbers(of c: NewCheckin) -> (user: UInt32, streak: Int, zone: Int)? {
+        guard let user = users.wideValue(c.user).map({ UInt32($0 >> 32) }), let streak = streaks.value(c.streak) else { return nil }
+        if let zone = zones.value(c.zone) { return (user, Int(streak), Int(zone)) }
+        zoneIsValid.append(true)
+        return (user, Int(streak), zones.intern(c.zone))
+    }
+
+    /// Takes in what a copy of this checker met (it read another part of the file): its
+    /// streak ids and zones, numbered here when new. Answers each one's number here, by its
+    /// number there.
+    mutating func absorb(_ other: ImportChecker) -> (streaks: [Int], zones: [Int]) {
+        var streakMap: [Int] = []
+        for n in 0..<other.streaks.count {
+            let here = other.streaks.withKey(n) { key in
+                if let v = streaks.value(key) { return Int(v) }
+                streakUsed.append(false)
+                return streaks.intern(key)
+            }
+            streakMap.append(here)
+            if other.streakUsed[n] { markUsed(here) }
+        }
+        var zoneMap: [Int] = []
+        for n in 0..<other.zones.count {
+            zoneMap.append(
+                other.zones.withKey(n) { key in
+                    if let v = zones.value(key) { return Int(v) }
+                    zoneIsValid.append(other.zoneIsValid[n])
+                    return zones.intern(key)
+                })
+        }
+        return (streakMap, zoneMap)
     }
 
     private mutating func markUsed(_ streak: Int) {
@@ -166,6 +203,8 @@ struct ImportChecker {
 /// A row that passed every rule: positions in its line, and numbers in the checker's tables.
 struct QuickCheckin {
     var user: Range<Int>
+    /// The user's number in the checker's `users`.
+    var userNumber: UInt32
     var streak: Int
     var at: Instant
     var zone: Int

@@ -30,6 +30,12 @@ final class InputFile {
     private var end = 0
     private var atEnd = false
     private var lineNumber = 0
+    /// The bytes left to read when the file is read up to a place (`part`), else nil.
+    private var left: Int?
+    /// Where the file's bytes start for this reader (`part`); a byte-order mark only counts there.
+    private var from = 0
+    /// The number of the first line, less one.
+    private var firstLine = 0
 
     /// One line: its text without the line break, a final CR or (on line 1) a
     /// byte-order mark, or why it could not be read.
@@ -73,6 +79,43 @@ final class InputFile {
             size = attributes?[.type] as? FileAttributeType == .typeRegular ? (attributes?[.size] as? Int) : nil
         }
         buffer = .allocate(capacity: Self.maxLine + 1 + chunk)
+    }
+
+    /// A part of a regular file: the bytes `range` (the lines that start in it, the
+    /// first at its start), their lines numbered from `firstLine`.
+    init(part path: String, _ range: Range<Int>, firstLine: Int = 1, chunk: Int = 1 << 20) throws {
+        self.chunk = chunk
+        guard let h = FileHandle(forReadingAtPath: path) else {
+            throw StreakdError(.noInput, "\(path): cannot read the file")
+        }
+        handle = h
+        name = path
+        size = range.count
+        from = range.lowerBound
+        left = range.count
+        lineNumber = firstLine - 1
+        self.firstLine = firstLine - 1
+        buffer = .allocate(capacity: Self.maxLine + 1 + chunk)
+        do { try handle.seek(toOffset: UInt64(range.lowerBound)) } catch {
+            throw StreakdError(.noInput, "\(path): cannot read the file")
+        }
+    }
+
+    /// The lines handed out (or counted) so far.
+    var lines: Int { lineNumber - firstLine }
+
+    /// Where the first line that starts at or after `offset` starts (the file's size when none does).
+    static func lineStart(_ path: String, after offset: Int, size: Int) throws -> Int {
+        let file = try InputFile(part: path, offset..<size, chunk: 1 << 16)
+        guard offset > 0 else { return 0 }
+        var at = offset
+        while true {
+            try file.fill()
+            if let newline = file.newline(file.start..<file.end) { return at + newline - file.start + 1 }
+            at += file.end - file.start
+            file.start = file.end
+            if file.atEnd { return size }
+        }
     }
 
     deinit {
@@ -144,7 +187,7 @@ final class InputFile {
             return problem("invalid UTF-8; the file must be UTF-8 text")
         }
         if text.last == 13 { text = UnsafeBufferPointer(rebasing: text.dropLast()) }
-        if lineNumber == 1 && text.starts(with: [0xEF, 0xBB, 0xBF]) {  // a byte-order mark
+        if lineNumber == 1 && from == 0 && text.starts(with: [0xEF, 0xBB, 0xBF]) {  // a byte-order mark
             text = UnsafeBufferPointer(rebasing: text.dropFirst(3))
             isASCII = Self.isASCII(text)
         }
@@ -207,8 +250,12 @@ final class InputFile {
             (start, end) = (0, rest)
         }
         let data: Data?
+        if left == 0 {
+            atEnd = true
+            return
+        }
         do {
-            data = try handle.read(upToCount: chunk)
+            data = try handle.read(upToCount: min(chunk, left ?? chunk))
         } catch {
             throw StreakdError(.noInput, "\(name): cannot read the file")
         }
@@ -219,6 +266,7 @@ final class InputFile {
         _ = data.copyBytes(to: UnsafeMutableBufferPointer(rebasing: buffer[end..<(end + data.count)]))
         end += data.count
         bytesRead += data.count
+        if let l = left { left = l - data.count }
     }
 
     private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

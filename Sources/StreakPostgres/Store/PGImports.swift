@@ -134,7 +134,7 @@ final class PGUserImport: UserImport {
 }
 
 extension PGAccess {
-    func checkinImport(storedAt: Instant, expectedRows: Int?) throws -> any CheckinImport {
+    func checkinImport(storedAt: Instant, expectedRows: Int?, inIndexOrder: Bool) throws -> any CheckinImport {
         try PGCheckinImport(pg: pg, storedAt: storedAt)
     }
 
