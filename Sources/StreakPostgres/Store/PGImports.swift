@@ -38,6 +38,8 @@ final class PGCheckinImport: CheckinImport {
     let lastID: Int64?
     /// A row carried an event id (the large path then looks for repeated ones).
     var eventIDs = false
+    /// The large path found checkins, or the schedule, with no row, and truncated it.
+    var emptied = (checkins: false, schedule: false)
 
     init(pg: PGConnection, storedAt: Instant, expectedRows: Int?) throws {
         self.pg = pg
@@ -45,10 +47,14 @@ final class PGCheckinImport: CheckinImport {
         let stored: Int64 = try pg.query("SELECT coalesce(max(id), 0)::bigint FROM checkins").get(0, 0)
         let threshold = max(Int64(Self.rebuildAfter), stored / 16)
         if let expectedRows, Int64(expectedRows) >= threshold {
-            lastID = try Self.setAside(pg)
+            let (last, emptied) = try Self.setAside(pg)
+            lastID = last
+            self.emptied = emptied
+            // Into a table emptied in this transaction, the rows go in frozen, their pages marked
+            // all-visible: the next tick's reads are index-only, and no vacuum rewrites them later.
             copy = try pg.startCopy(
-                "COPY checkins (user_id, streak, at, zone, event_id, meta, stored_at) FROM STDIN",
-                timeout: .seconds(3600))
+                "COPY checkins (user_id, streak, at, zone, event_id, meta, stored_at) FROM STDIN"
+                    + (emptied.checkins ? " WITH (FREEZE)" : ""), timeout: .seconds(3600))
             return
         }
         lastID = nil
@@ -72,7 +78,13 @@ final class PGCheckinImport: CheckinImport {
     /// check-in the event-id key would have refused, and none removes a user the check-ins refer
     /// to. Others wait, up to their `lock_timeout` (45 s); a tick that gives up ends with 75 and
     /// the next one goes on. `checkins_pkey` stays: the new rows are the ids above the one answered.
-    static func setAside(_ pg: PGConnection) throws -> Int64 {
+    ///
+    /// A table with no row yet (checkins and schedule at the first import into a store) is
+    /// truncated, which changes nothing but its files: COPY may then freeze its rows, and with
+    /// `wal_level = minimal` no WAL is written for either. (Frozen rows are seen by a REPEATABLE
+    /// READ transaction begun before the commit, once the lock is gone: PostgreSQL's caveat of
+    /// COPY FREEZE; for streakd's reads, harmless.)
+    static func setAside(_ pg: PGConnection) throws -> (last: Int64, emptied: (checkins: Bool, schedule: Bool)) {
         try pg.execute(
             """
             SET LOCAL work_mem = '256MB';
@@ -83,7 +95,11 @@ final class PGCheckinImport: CheckinImport {
         try pg.execute(
             Self.foreignKeys.map { "ALTER TABLE \($0.table) DROP CONSTRAINT \($0.name);" }.joined(separator: "\n")
                 + "DROP INDEX checkins_event, checkins_streak, checkins_tagged")
-        return last
+        let checkins = last == 0
+        let schedule = try pg.query("SELECT NOT EXISTS (SELECT FROM schedule)").get(0, 0, as: Bool.self)
+        if checkins { try pg.execute("TRUNCATE checkins") }
+        if schedule { try pg.execute("TRUNCATE schedule") }
+        return (last, (checkins, schedule))
     }
 
     func insert(
@@ -147,21 +163,38 @@ final class PGCheckinImport: CheckinImport {
                 """, last, timeout: hour
             ).affectedRows
         }
+        // Statistics first: the checks and statements below plan with them, and so does the
+        // next tick (autovacuum would analyse the tables only later, and not at all where it is off).
+        try pg.execute("ANALYZE checkins", timeout: hour)
         for index in Self.rebuiltIndexes { try pg.execute(index, timeout: hour) }
-        try pg.query(
-            """
-            INSERT INTO schedule (user_id, streak)
-            SELECT DISTINCT user_id, streak FROM checkins WHERE id > $1 ORDER BY user_id, streak
-            ON CONFLICT (user_id, streak) DO UPDATE SET changed = true, version = schedule.version + 1
-            """, last, timeout: hour)
+        // Every (user, streak) with a new row, marked changed as `touch` does: plain statements,
+        // since no one else writes the schedule while the lock is held.
+        var touched = "SELECT DISTINCT user_id, streak FROM checkins WHERE id > \(last)"
+        if emptied.checkins {
+            // Every row is new, and all-visible: read in the index's order, not hashed.
+            touched = "SELECT DISTINCT user_id, streak FROM checkins ORDER BY user_id, streak"
+            try pg.execute("SET LOCAL enable_hashagg = off")
+        }
+        if emptied.schedule {
+            try pg.execute("INSERT INTO schedule (user_id, streak) \(touched)", timeout: hour)
+        } else {
+            try pg.execute(
+                """
+                CREATE TEMP TABLE import_touched ON COMMIT DROP AS \(touched);
+                UPDATE schedule s SET changed = true, version = s.version + 1 FROM import_touched t
+                    WHERE s.user_id = t.user_id AND s.streak = t.streak;
+                INSERT INTO schedule (user_id, streak) SELECT user_id, streak FROM import_touched t
+                    WHERE NOT EXISTS (SELECT FROM schedule s WHERE s.user_id = t.user_id AND s.streak = t.streak)
+                    ORDER BY user_id, streak
+                """, timeout: hour)
+        }
+        if emptied.checkins { try pg.execute("SET LOCAL enable_hashagg = on") }
         for key in Self.foreignKeys {
             try pg.execute(
                 "ALTER TABLE \(key.table) ADD CONSTRAINT \(key.name) FOREIGN KEY (user_id) REFERENCES users(id) "
                     + "ON DELETE CASCADE", timeout: hour)
         }
-        // Statistics for the tables the import grew: the next tick plans its reads with them
-        // (autovacuum would analyse them only later, and not at all where it is off).
-        try pg.execute("ANALYZE users, checkins, schedule", timeout: hour)
+        try pg.execute("ANALYZE users, schedule", timeout: hour)
         var result = InsertResult()
         result.inserted = copied - duplicates
         result.duplicates = duplicates
