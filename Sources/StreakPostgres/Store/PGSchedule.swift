@@ -72,14 +72,23 @@ extension PGAccess {
 
     func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?] {
         guard !streaks.isEmpty else { return [] }
-        // Each streak's user, and its packed history when still at the version listed.
+        // Each streak's user, and its packed history when still at the version listed. While it
+        // is, the user the last run carried in the row is the user now (every change of theirs
+        // moves the version on; migration 4): the users table is read only for the others.
         let found = try pg.query(
             """
-            SELECT v.n, u.id, u.zone, u.remind_at, u.remind, u.language,
-                CASE WHEN s.history_version = s.version AND s.version = v.version THEN s.history END
+            SELECT v.n, coalesce(u.id, v.u), coalesce(u.zone, s.zone), coalesce(u.remind_at, s.remind_at),
+                coalesce(u.remind, s.remind), CASE WHEN u.id IS NULL THEN s.language ELSE u.language END,
+                CASE WHEN s.current THEN s.history END
             FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS v(u, s, version, n)
-            CROSS JOIN LATERAL (SELECT * FROM users WHERE id = v.u OFFSET 0) u
-            LEFT JOIN LATERAL (SELECT * FROM schedule WHERE user_id = v.u AND streak = v.s OFFSET 0) s ON true
+            LEFT JOIN LATERAL (
+                SELECT zone, remind_at, remind, language, history,
+                    history_version = version AND version = v.version AND history IS NOT NULL AS current
+                FROM schedule WHERE user_id = v.u AND streak = v.s OFFSET 0) s ON true
+            LEFT JOIN LATERAL (
+                SELECT id, zone, remind_at, remind, language FROM users
+                WHERE id = v.u AND NOT (coalesce(s.current, false) AND s.zone IS NOT NULL) OFFSET 0) u ON true
+            WHERE u.id IS NOT NULL OR (s.current AND s.zone IS NOT NULL)
             """, streaks.map(\.user), streaks.map(\.streak), streaks.map { Int64($0.version) })
         var result = [DueHistory?](repeating: nil, count: streaks.count)
         var stale: [Int] = []
