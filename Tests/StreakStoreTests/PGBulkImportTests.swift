@@ -127,6 +127,34 @@ struct PGBulkImportTests {
         #expect(after == stored)
     }
 
+    /// A role granted the rows but not owning the tables cannot set indexes aside: it takes the
+    /// staged path, with the same result.
+    @Test func aRoleThatDoesNotOwnTheTablesTakesTheStagedPath() throws {
+        let owned = try Self.seeded()
+        let role = "importer_" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        _ = try Self.psql(
+            owned,
+            """
+            CREATE ROLE \(role) LOGIN;
+            GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(role);
+            GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO \(role);
+            GRANT CREATE, TEMPORARY ON DATABASE \(owned.url.text.split(separator: "=").last!) TO \(role)
+            """)
+        let url = owned.url.text.replacingOccurrences(of: "user=postgres", with: "user=\(role)")
+        #expect(url != owned.url.text)
+        let granted = try PostgresStore(url: url)
+        let before = try Self.schema(owned)
+        let index = "SELECT 'checkins_streak'::regclass::oid"
+        let oid = try Self.psql(owned, index)
+        let result = try Self.importRows(into: granted, expectedRows: 10_000_000)
+        #expect(result.inserted == Rows.stored.count, "\(result)")
+        #expect(try Self.schema(owned) == before)
+        #expect(try Self.psql(owned, index) == oid, "the index was kept: the staged path")
+        // The owner's large import does build it again.
+        _ = try Self.importRows(into: owned, expectedRows: 10_000_000)
+        #expect(try Self.psql(owned, index) != oid)
+    }
+
     struct Boom: Error {}
 
     @Test func aLargeImportThatFailsLeavesEverythingAsItWas() throws {

@@ -46,7 +46,7 @@ final class PGCheckinImport: CheckinImport {
         self.storedAt = storedAt
         let stored: Int64 = try pg.query("SELECT coalesce(max(id), 0)::bigint FROM checkins").get(0, 0)
         let threshold = max(Int64(Self.rebuildAfter), stored / 16)
-        if let expectedRows, Int64(expectedRows) >= threshold {
+        if let expectedRows, Int64(expectedRows) >= threshold, try Self.ownsTables(pg) {
             let (last, emptied) = try Self.setAside(pg)
             lastID = last
             self.emptied = emptied
@@ -67,6 +67,17 @@ final class PGCheckinImport: CheckinImport {
             """)
         copy = try pg.startCopy(
             "COPY import_checkins (user_id, streak, at, zone, event_id, meta) FROM STDIN", timeout: .seconds(3600))
+    }
+
+    /// Whether this role owns the tables a large import alters (the role that migrated the
+    /// schema does): one that was only granted their rows takes the staged path.
+    static func ownsTables(_ pg: PGConnection) throws -> Bool {
+        try pg.query(
+            """
+            SELECT bool_and(pg_has_role(current_user, relowner, 'USAGE')) FROM pg_class
+            WHERE oid IN ('users'::regclass, 'checkins'::regclass, 'schedule'::regclass)
+            """
+        ).get(0, 0, as: Bool.self)
     }
 
     /// Locks what a large import writes and sets its foreign keys and secondary indexes aside;
