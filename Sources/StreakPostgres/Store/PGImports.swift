@@ -1,17 +1,63 @@
 import StreakCore
 import StreakStore
 
-/// Check-ins imported with COPY into a table of the transaction's own, then moved into `checkins`
-/// in one statement that leaves out stored event ids (and an id twice in the import) and marks
-/// every (user, streak) with a new row changed, as `touch` does.
+/// Check-ins imported in one of two ways (docs/POSTGRES.md, "Imports"):
+///
+/// - **Staged** (the usual): COPY into a table of the transaction's own, then one statement
+///   moves them into `checkins`, leaving out stored event ids (and an id twice in the import),
+///   and marks every (user, streak) with a new row changed, as `touch` does.
+/// - **Large** (`expectedRows` at least `rebuildAfter`, and a sixteenth of the rows stored):
+///   the tables an import writes are locked (`ACCESS EXCLUSIVE`), the foreign keys and the
+///   indexes that enforce nothing on the way in are set aside, and the rows are copied straight
+///   into `checkins`. Before the commit: the rows whose (user, event id) came earlier are
+///   deleted, the indexes built again, the foreign keys added again (each checked over the
+///   whole table in one scan), the touched streaks marked changed in one statement, and the
+///   tables analysed (the next tick's plans). Per-row foreign-key checks and inserts into an
+///   index far larger than memory were nearly all of the time (7M rows: 110 s and 67 s).
 final class PGCheckinImport: CheckinImport {
+    /// An import takes the large path from this many rows, or a sixteenth of the rows stored if
+    /// that is more (the indexes are built again over the whole table).
+    static let rebuildAfter = 100_000
+    /// The indexes the large path sets aside and builds again, exactly as the migrations made
+    /// them (`PostgresSchema`; a test compares `pg_indexes` before and after).
+    static let rebuiltIndexes = [
+        "CREATE UNIQUE INDEX checkins_event ON checkins (user_id, event_id) WHERE event_id IS NOT NULL",
+        "CREATE INDEX checkins_streak ON checkins (user_id, streak, at) INCLUDE (zone, stored_at, event_id)",
+        "CREATE INDEX checkins_tagged ON checkins (user_id) INCLUDE (streak, at, meta) WHERE meta IS NOT NULL",
+    ]
+    /// The foreign keys it sets aside and adds again (the names PostgreSQL gave them).
+    static let foreignKeys = [
+        (table: "checkins", name: "checkins_user_id_fkey"),
+        (table: "schedule", name: "schedule_user_id_fkey"),
+    ]
+
     let pg: PGConnection
     let storedAt: Instant
     let copy: PGCopyStream
+    /// The large path: the largest check-in id before the import (every new row's is above it).
+    let lastID: Int64?
+    /// A row carried an event id (the large path then looks for repeated ones).
+    var eventIDs = false
+    /// The large path found checkins, or the schedule, with no row, and truncated it.
+    var emptied = (checkins: false, schedule: false)
 
-    init(pg: PGConnection, storedAt: Instant) throws {
+    init(pg: PGConnection, storedAt: Instant, expectedRows: Int?) throws {
         self.pg = pg
         self.storedAt = storedAt
+        let stored: Int64 = try pg.query("SELECT coalesce(max(id), 0)::bigint FROM checkins").get(0, 0)
+        let threshold = max(Int64(Self.rebuildAfter), stored / 16)
+        if let expectedRows, Int64(expectedRows) >= threshold, try Self.ownsTables(pg) {
+            let (last, emptied) = try Self.setAside(pg)
+            lastID = last
+            self.emptied = emptied
+            // Into a table emptied in this transaction, the rows go in frozen, their pages marked
+            // all-visible: the next tick's reads are index-only, and no vacuum rewrites them later.
+            copy = try pg.startCopy(
+                "COPY checkins (user_id, streak, at, zone, event_id, meta, stored_at) FROM STDIN"
+                    + (emptied.checkins ? " WITH (FREEZE)" : ""), timeout: .seconds(3600))
+            return
+        }
+        lastID = nil
         try pg.execute(
             """
             CREATE TEMP TABLE import_checkins (
@@ -23,6 +69,50 @@ final class PGCheckinImport: CheckinImport {
             "COPY import_checkins (user_id, streak, at, zone, event_id, meta) FROM STDIN", timeout: .seconds(3600))
     }
 
+    /// Whether this role owns the tables a large import alters (the role that migrated the
+    /// schema does): one that was only granted their rows takes the staged path.
+    static func ownsTables(_ pg: PGConnection) throws -> Bool {
+        try pg.query(
+            """
+            SELECT bool_and(pg_has_role(current_user, relowner, 'USAGE')) FROM pg_class
+            WHERE oid IN ('users'::regclass, 'checkins'::regclass, 'schedule'::regclass)
+            """
+        ).get(0, 0, as: Bool.self)
+    }
+
+    /// Locks what a large import writes and sets its foreign keys and secondary indexes aside;
+    /// answers the largest check-in id stored.
+    ///
+    /// `ACCESS EXCLUSIVE` on users, checkins and schedule (the lock `DROP INDEX` and dropping a
+    /// foreign key take anyway, taken at once and in one order): no other transaction reads or
+    /// writes them until the commit, so none sees the table without its indexes, none inserts a
+    /// check-in the event-id key would have refused, and none removes a user the check-ins refer
+    /// to. Others wait, up to their `lock_timeout` (45 s); a tick that gives up ends with 75 and
+    /// the next one goes on. `checkins_pkey` stays: the new rows are the ids above the one answered.
+    ///
+    /// A table with no row yet (checkins and schedule at the first import into a store) is
+    /// truncated, which changes nothing but its files: COPY may then freeze its rows, and with
+    /// `wal_level = minimal` no WAL is written for either. (Frozen rows are seen by a REPEATABLE
+    /// READ transaction begun before the commit, once the lock is gone: PostgreSQL's caveat of
+    /// COPY FREEZE; for streakd's reads, harmless.)
+    static func setAside(_ pg: PGConnection) throws -> (last: Int64, emptied: (checkins: Bool, schedule: Bool)) {
+        try pg.execute(
+            """
+            SET LOCAL work_mem = '256MB';
+            SET LOCAL maintenance_work_mem = '512MB';
+            LOCK TABLE users, checkins, schedule IN ACCESS EXCLUSIVE MODE
+            """)
+        let last: Int64 = try pg.query("SELECT coalesce(max(id), 0)::bigint FROM checkins").get(0, 0)
+        try pg.execute(
+            Self.foreignKeys.map { "ALTER TABLE \($0.table) DROP CONSTRAINT \($0.name);" }.joined(separator: "\n")
+                + "DROP INDEX checkins_event, checkins_streak, checkins_tagged")
+        let checkins = last == 0
+        let schedule = try pg.query("SELECT NOT EXISTS (SELECT FROM schedule)").get(0, 0, as: Bool.self)
+        if checkins { try pg.execute("TRUNCATE checkins") }
+        if schedule { try pg.execute("TRUNCATE schedule") }
+        return (last, (checkins, schedule))
+    }
+
     func insert(
         user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>, at: Instant,
         zone: UnsafeBufferPointer<UInt8>, eventID: UnsafeBufferPointer<UInt8>?, meta: String?
@@ -31,13 +121,20 @@ final class PGCheckinImport: CheckinImport {
         copy.writer.append(text: streak)
         copy.writer.append(at.seconds)
         copy.writer.append(text: zone)
-        if let eventID { copy.writer.append(text: eventID) } else { copy.writer.appendNull() }
+        if let eventID {
+            copy.writer.append(text: eventID)
+            eventIDs = true
+        } else {
+            copy.writer.appendNull()
+        }
         if let meta { copy.writer.append(meta) } else { copy.writer.appendNull() }
+        if lastID != nil { copy.writer.append(storedAt.seconds) }
         try copy.writer.endRow()
     }
 
     func finish() throws -> InsertResult {
         let copied = try copy.finish()
+        if let lastID { return try finishLarge(copied: copied, after: lastID) }
         let inserted: Int64 = try pg.query(
             """
             WITH ins AS (
@@ -59,6 +156,59 @@ final class PGCheckinImport: CheckinImport {
         var result = InsertResult()
         result.inserted = Int(inserted)
         result.duplicates = copied - Int(inserted)
+        return result
+    }
+
+    /// The large path's end: what `setAside` set aside comes back, checked, before the commit.
+    private func finishLarge(copied: Int, after last: Int64) throws -> InsertResult {
+        let hour = Duration.seconds(3600)
+        var duplicates = 0
+        if eventIDs {
+            // The first row of a (user, event id) stays: the stored one, else the import's first
+            // (COPY numbers the rows in the file's order).
+            duplicates = try pg.query(
+                """
+                DELETE FROM checkins c WHERE c.id > $1 AND c.event_id IS NOT NULL AND EXISTS (
+                    SELECT 1 FROM checkins o
+                    WHERE o.user_id = c.user_id AND o.event_id = c.event_id AND o.id < c.id)
+                """, last, timeout: hour
+            ).affectedRows
+        }
+        // Statistics first: the checks and statements below plan with them, and so does the
+        // next tick (autovacuum would analyse the tables only later, and not at all where it is off).
+        try pg.execute("ANALYZE checkins", timeout: hour)
+        for index in Self.rebuiltIndexes { try pg.execute(index, timeout: hour) }
+        // Every (user, streak) with a new row, marked changed as `touch` does: plain statements,
+        // since no one else writes the schedule while the lock is held.
+        var touched = "SELECT DISTINCT user_id, streak FROM checkins WHERE id > \(last)"
+        if emptied.checkins {
+            // Every row is new, and all-visible: read in the index's order, not hashed.
+            touched = "SELECT DISTINCT user_id, streak FROM checkins ORDER BY user_id, streak"
+            try pg.execute("SET LOCAL enable_hashagg = off")
+        }
+        if emptied.schedule {
+            try pg.execute("INSERT INTO schedule (user_id, streak) \(touched)", timeout: hour)
+        } else {
+            try pg.execute(
+                """
+                CREATE TEMP TABLE import_touched ON COMMIT DROP AS \(touched);
+                UPDATE schedule s SET changed = true, version = s.version + 1 FROM import_touched t
+                    WHERE s.user_id = t.user_id AND s.streak = t.streak;
+                INSERT INTO schedule (user_id, streak) SELECT user_id, streak FROM import_touched t
+                    WHERE NOT EXISTS (SELECT FROM schedule s WHERE s.user_id = t.user_id AND s.streak = t.streak)
+                    ORDER BY user_id, streak
+                """, timeout: hour)
+        }
+        if emptied.checkins { try pg.execute("SET LOCAL enable_hashagg = on") }
+        for key in Self.foreignKeys {
+            try pg.execute(
+                "ALTER TABLE \(key.table) ADD CONSTRAINT \(key.name) FOREIGN KEY (user_id) REFERENCES users(id) "
+                    + "ON DELETE CASCADE", timeout: hour)
+        }
+        try pg.execute("ANALYZE users, schedule", timeout: hour)
+        var result = InsertResult()
+        result.inserted = copied - duplicates
+        result.duplicates = duplicates
         return result
     }
 }
@@ -135,7 +285,7 @@ final class PGUserImport: UserImport {
 
 extension PGAccess {
     func checkinImport(storedAt: Instant, expectedRows: Int?, inIndexOrder: Bool) throws -> any CheckinImport {
-        try PGCheckinImport(pg: pg, storedAt: storedAt)
+        try PGCheckinImport(pg: pg, storedAt: storedAt, expectedRows: expectedRows)
     }
 
     func userImport(at: Instant) throws -> any UserImport { PGUserImport(access: self, at: at) }

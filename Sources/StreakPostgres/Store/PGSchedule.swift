@@ -5,18 +5,29 @@ import StreakStore
 /// planned run; claims lock rows `FOR UPDATE SKIP LOCKED`, so concurrent runs split the due streaks.
 extension PGAccess {
     func dueStreaks(through: Instant?) throws -> DueList {
-        let condition = through == nil ? "" : "WHERE changed OR next_at <= $1"
-        let sql = """
+        let condition = through == nil ? "" : "WHERE changed OR next_at <= \(through!.seconds)"
+        // Through a cursor, a slice at a time: a million rows are not held as one result beside
+        // the list made of them (the first tick after a large import lists every streak).
+        try pg.execute(
+            """
+            DECLARE streakd_due NO SCROLL CURSOR FOR
             SELECT user_id, streak, handled_through, version, id, changed FROM schedule \(condition)
             ORDER BY user_id COLLATE "C", streak COLLATE "C"
-            """
-        let rows = try through.map { try pg.query(sql, $0) } ?? pg.query(sql)
-        return DueList(
-            try rows.rows.map { r in
-                DueStreak(
-                    user: try r.string(0), streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
-                    row: try r.get(4), marked: try r.bool(5))
-            })
+            """)
+        defer { _ = try? pg.execute("CLOSE streakd_due") }
+        var streaks: [DueStreak] = []
+        while true {
+            let slice = try pg.query("FETCH 50000 FROM streakd_due")
+            guard slice.count > 0 else { break }
+            streaks.reserveCapacity(streaks.count + slice.count)
+            for r in slice.rows {
+                streaks.append(
+                    DueStreak(
+                        user: try r.string(0), streak: try r.string(1), handledThrough: try r.get(2),
+                        version: try r.get(3), row: try r.get(4), marked: try r.bool(5)))
+            }
+        }
+        return DueList(streaks)
     }
 
     func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak] {
@@ -61,13 +72,23 @@ extension PGAccess {
 
     func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?] {
         guard !streaks.isEmpty else { return [] }
-        // Each streak's user, and its packed history when still at the version listed.
+        // Each streak's user, and its packed history when still at the version listed. While it
+        // is, the user the last run carried in the row is the user now (every change of theirs
+        // moves the version on; migration 4): the users table is read only for the others.
         let found = try pg.query(
             """
-            SELECT v.n, u.id, u.zone, u.remind_at, u.remind, u.language,
-                CASE WHEN s.history_version = s.version AND s.version = v.version THEN s.history END
+            SELECT v.n, coalesce(u.id, v.u), coalesce(u.zone, s.zone), coalesce(u.remind_at, s.remind_at),
+                coalesce(u.remind, s.remind), CASE WHEN u.id IS NULL THEN s.language ELSE u.language END,
+                CASE WHEN s.current THEN s.history END
             FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS v(u, s, version, n)
-            JOIN users u ON u.id = v.u LEFT JOIN schedule s ON s.user_id = v.u AND s.streak = v.s
+            LEFT JOIN LATERAL (
+                SELECT zone, remind_at, remind, language, history,
+                    history_version = version AND version = v.version AND history IS NOT NULL AS current
+                FROM schedule WHERE user_id = v.u AND streak = v.s OFFSET 0) s ON true
+            LEFT JOIN LATERAL (
+                SELECT id, zone, remind_at, remind, language FROM users
+                WHERE id = v.u AND NOT (coalesce(s.current, false) AND s.zone IS NOT NULL) OFFSET 0) u ON true
+            WHERE u.id IS NOT NULL OR (s.current AND s.zone IS NOT NULL)
             """, streaks.map(\.user), streaks.map(\.streak), streaks.map { Int64($0.version) })
         var result = [DueHistory?](repeating: nil, count: streaks.count)
         var stale: [Int] = []
@@ -99,16 +120,19 @@ extension PGAccess {
         for i in stale { slot[streaks[i].user + "\u{0}" + streaks[i].streak] = i }
         var zones: [String: [StoredZoneChange]] = [:]
         for r in try pg.query(
-            "SELECT user_id, since, zone FROM user_zones WHERE user_id = ANY($1::text[]) ORDER BY user_id, since",
-            Array(Set(users))
+            """
+            SELECT v.u, z.since, z.zone FROM unnest($1::text[]) AS v(u)
+            CROSS JOIN LATERAL (SELECT since, zone FROM user_zones WHERE user_id = v.u OFFSET 0) z ORDER BY v.u, z.since
+            """, Array(Set(users))
         ).rows {
             zones[try r.string(0), default: []].append(StoredZoneChange(since: try r.get(1), zone: try r.string(2)))
         }
         for r in try pg.query(
             """
-            SELECT c.user_id, c.streak, c.at, c.zone, c.event_id, c.stored_at
-            FROM unnest($1::text[], $2::text[]) AS v(u, s) JOIN checkins c ON c.user_id = v.u AND c.streak = v.s
-            ORDER BY c.user_id, c.streak, c.at
+            SELECT v.u, v.s, c.at, c.zone, c.event_id, c.stored_at FROM unnest($1::text[], $2::text[]) AS v(u, s)
+            CROSS JOIN LATERAL (
+                SELECT at, zone, event_id, stored_at FROM checkins WHERE user_id = v.u AND streak = v.s OFFSET 0) c
+            ORDER BY v.u, v.s, c.at
             """, users, names
         ).rows {
             guard let i = slot[try r.string(0) + "\u{0}" + r.string(1)] else { continue }
@@ -116,9 +140,10 @@ extension PGAccess {
         }
         for r in try pg.query(
             """
-            SELECT f.user_id, f.streak, f.at, f.kind, f.date
-            FROM unnest($1::text[], $2::text[]) AS v(u, s) JOIN freeze_events f ON f.user_id = v.u AND f.streak = v.s
-            ORDER BY f.user_id, f.streak, f.at, f.id
+            SELECT v.u, v.s, f.at, f.kind, f.date FROM unnest($1::text[], $2::text[]) AS v(u, s)
+            CROSS JOIN LATERAL (
+                SELECT id, at, kind, date FROM freeze_events WHERE user_id = v.u AND streak = v.s OFFSET 0) f
+            ORDER BY v.u, v.s, f.at, f.id
             """, users, names
         ).rows {
             guard let i = slot[try r.string(0) + "\u{0}" + r.string(1)] else { continue }
@@ -139,8 +164,8 @@ extension PGAccess {
             var byIDs: [String: Int64] = [:]
             for r in try pg.query(
                 """
-                SELECT s.user_id, s.streak, s.id FROM unnest($1::text[], $2::text[]) AS v(u, s)
-                JOIN schedule s ON s.user_id = v.u AND s.streak = v.s
+                SELECT v.u, v.s, s.id FROM unnest($1::text[], $2::text[]) AS v(u, s)
+                CROSS JOIN LATERAL (SELECT id FROM schedule WHERE user_id = v.u AND streak = v.s OFFSET 0) s
                 """, streaks.map(\.user), streaks.map(\.streak)
             ).rows {
                 byIDs[try r.string(0) + "\u{0}" + r.string(1)] = try r.get(2)

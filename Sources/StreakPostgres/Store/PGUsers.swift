@@ -129,9 +129,11 @@ extension PGAccess {
         var result = [AchievementFacts](repeating: AchievementFacts(), count: users.count)
         for r in try pg.query(
             """
-            SELECT user_id, streak, handled_through, version, id FROM schedule WHERE user_id = ANY($1::text[])
-            ORDER BY user_id, streak COLLATE "C"
-            """, users
+            SELECT v.u, s.streak, s.handled_through, s.version, s.id FROM unnest($1::text[]) AS v(u)
+            CROSS JOIN LATERAL (
+                SELECT streak, handled_through, version, id FROM schedule WHERE user_id = v.u OFFSET 0) s
+            ORDER BY v.u, s.streak COLLATE "C"
+            """, Array(Set(users))
         ).rows {
             guard let i = slot[try r.string(0)] else { continue }
             result[i].streaks.append(
@@ -141,9 +143,11 @@ extension PGAccess {
         }
         for r in try pg.query(
             """
-            SELECT user_id, streak, at, meta FROM checkins WHERE user_id = ANY($1::text[]) AND meta IS NOT NULL
-            ORDER BY user_id, streak COLLATE "C", at
-            """, users
+            SELECT v.u, c.streak, c.at, c.meta FROM unnest($1::text[]) AS v(u)
+            CROSS JOIN LATERAL (
+                SELECT streak, at, meta FROM checkins WHERE user_id = v.u AND meta IS NOT NULL OFFSET 0) c
+            ORDER BY v.u, c.streak COLLATE "C", c.at
+            """, Array(Set(users))
         ).rows {
             guard let i = slot[try r.string(0)] else { continue }
             result[i].tagged.append(

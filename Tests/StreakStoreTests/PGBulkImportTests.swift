@@ -1,0 +1,191 @@
+import Foundation
+import StreakCore
+import StreakPostgres
+import StreakStore
+import StreakTestKit
+import Testing
+
+/// The PostgreSQL store's large check-in import (`expectedRows` past the threshold: COPY straight
+/// into `checkins` with its foreign keys and secondary indexes set aside) stores what the staged
+/// import stores, keeps event ids once, and leaves everything as it was when it rolls back.
+@Suite(.enabled(if: TestPostgres.isAvailable, "PostgreSQL 15 is not installed"))
+struct PGBulkImportTests {
+    typealias Rows = BulkImportTests
+
+    /// A store with the seed's users, check-ins and schedule (`BulkImportTests.seeded`).
+    static func seeded() throws -> PostgresStore {
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase())
+        try store.write { (w: any StoreWriter) throws in
+            for u in Rows.users { _ = try w.addUser(User(id: u, zone: "UTC"), at: t0) }
+            _ = try w.insertCheckins(
+                [
+                    NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC", eventID: "old"),
+                    NewCheckin(user: "u2", streak: "daily", instant: t0, zone: "UTC"),
+                ], storedAt: t0)
+            _ = try w.insertCheckins([NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC")], storedAt: t0)
+        }
+        return store
+    }
+
+    static func importRows(_ rows: [NewCheckin] = Rows.rows, into store: PostgresStore, expectedRows: Int?) throws
+        -> InsertResult
+    {
+        try store.write(.bulkImport) { w in
+            let bulk = try w.checkinImport(storedAt: t0 + 60, expectedRows: expectedRows)
+            for c in rows { try bulk.insert(c) }
+            return try bulk.finish()
+        }
+    }
+
+    static func psql(_ store: PostgresStore, _ sql: String) throws -> [String] {
+        try TestPostgres.psql(store.url.text, sql).split(separator: "\n").map(String.init)
+    }
+
+    /// Every row an import writes, as text, and what the schema says of the tables it writes.
+    static func contents(_ store: PostgresStore) throws -> [String] {
+        try psql(
+            store,
+            """
+            SELECT concat_ws(' ', id, user_id, streak, at, zone, event_id, meta, stored_at) FROM checkins ORDER BY id
+            """)
+            + psql(
+                store,
+                "SELECT concat_ws(' ', user_id, streak, next_at, version, changed) FROM schedule ORDER BY user_id, streak"
+            )
+            + schema(store)
+    }
+
+    /// The indexes and constraints of checkins and schedule.
+    static func schema(_ store: PostgresStore) throws -> [String] {
+        try psql(
+            store,
+            """
+            SELECT indexdef FROM pg_indexes WHERE tablename IN ('checkins', 'schedule')
+            UNION ALL
+            SELECT conname || ' ' || pg_get_constraintdef(oid) || ' ' || convalidated FROM pg_constraint
+            WHERE conrelid IN ('checkins'::regclass, 'schedule'::regclass)
+            ORDER BY 1
+            """)
+    }
+
+    @Test func theLargeImportStoresWhatTheStagedOneStores() throws {
+        let staged = try Self.seeded()
+        let large = try Self.seeded()
+        let before = try Self.schema(large)
+        let a = try Self.importRows(into: staged, expectedRows: 0)
+        let b = try Self.importRows(into: large, expectedRows: 10_000_000)
+        #expect(a == b)
+        #expect(a.inserted == Rows.stored.count && a.duplicates == Rows.rows.count - Rows.stored.count, "\(a)")
+        #expect(a.duplicates > 100)
+        let after = try Self.contents(large)
+        #expect(after == (try Self.contents(staged)))
+        #expect(try Self.schema(large) == before, "every index and foreign key is back, validated")
+        #expect(before.contains { $0.hasPrefix("CREATE INDEX checkins_streak ON public.checkins") })
+        #expect(before.contains { $0.hasPrefix("checkins_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id)") })
+        // Statistics for the next tick's plans.
+        #expect(try Self.psql(large, "SELECT reltuples::bigint FROM pg_class WHERE relname = 'checkins'") == ["\(Rows.stored.count + 3)"])
+    }
+
+    /// The first import into a store: checkins and the schedule have no row yet, so the large
+    /// path truncates them and COPYs the rows in frozen.
+    @Test func theLargeImportIntoAnEmptyStoreStoresWhatTheStagedOneStores() throws {
+        func empty() throws -> PostgresStore {
+            let store = try PostgresStore(url: try TestPostgres.freshDatabase())
+            try store.write { (w: any StoreWriter) throws in
+                for u in Rows.users { _ = try w.addUser(User(id: u, zone: "UTC"), at: t0) }
+            }
+            return store
+        }
+        let staged = try empty()
+        let large = try empty()
+        let before = try Self.schema(large)
+        let a = try Self.importRows(into: staged, expectedRows: 0)
+        let b = try Self.importRows(into: large, expectedRows: 10_000_000)
+        #expect(a == b && a.duplicates > 100, "\(a) \(b)")
+        #expect(try Self.contents(large) == (try Self.contents(staged)))
+        #expect(try Self.schema(large) == before)
+        let again = try Self.importRows(into: large, expectedRows: 10_000_000)
+        #expect(again.inserted == Rows.rows.count { $0.eventID == nil }, "only the rows without an event id again")
+        // With no row deleted (no event id repeated), every page is all-visible at the commit.
+        let plain = try empty()
+        _ = try Self.importRows(Rows.rows.filter { $0.eventID == nil }, into: plain, expectedRows: 10_000_000)
+        #expect(
+            try Self.psql(plain, "SELECT relallvisible = relpages AND relpages > 0 FROM pg_class WHERE relname = 'checkins'")
+                == ["t"], "frozen, all-visible")
+    }
+
+    @Test func aSecondLargeImportOfTheSameRowsStoresNoEventIDTwice() throws {
+        let store = try Self.seeded()
+        let withIDs = Rows.rows.filter { $0.eventID != nil }
+        let first = try Self.importRows(withIDs, into: store, expectedRows: 10_000_000)
+        let stored = try Self.contents(store)
+        let again = try Self.importRows(withIDs, into: store, expectedRows: 10_000_000)
+        #expect(first.inserted > 100 && first.duplicates > 100, "\(first)")
+        #expect(again.inserted == 0 && again.duplicates == withIDs.count, "\(again)")
+        let after = try Self.contents(store)
+        // The same check-ins, and the schedule not touched again (no new row).
+        #expect(after == stored)
+    }
+
+    /// A role granted the rows but not owning the tables cannot set indexes aside: it takes the
+    /// staged path, with the same result.
+    @Test func aRoleThatDoesNotOwnTheTablesTakesTheStagedPath() throws {
+        let owned = try Self.seeded()
+        let role = "importer_" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        _ = try Self.psql(
+            owned,
+            """
+            CREATE ROLE \(role) LOGIN;
+            GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(role);
+            GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO \(role);
+            GRANT CREATE, TEMPORARY ON DATABASE \(owned.url.text.split(separator: "=").last!) TO \(role)
+            """)
+        let url = owned.url.text.replacingOccurrences(of: "user=postgres", with: "user=\(role)")
+        #expect(url != owned.url.text)
+        let granted = try PostgresStore(url: url)
+        let before = try Self.schema(owned)
+        let index = "SELECT 'checkins_streak'::regclass::oid"
+        let oid = try Self.psql(owned, index)
+        let result = try Self.importRows(into: granted, expectedRows: 10_000_000)
+        #expect(result.inserted == Rows.stored.count, "\(result)")
+        #expect(try Self.schema(owned) == before)
+        #expect(try Self.psql(owned, index) == oid, "the index was kept: the staged path")
+        // The owner's large import does build it again.
+        _ = try Self.importRows(into: owned, expectedRows: 10_000_000)
+        #expect(try Self.psql(owned, index) != oid)
+    }
+
+    struct Boom: Error {}
+
+    @Test func aLargeImportThatFailsLeavesEverythingAsItWas() throws {
+        let store = try Self.seeded()
+        let before = try Self.contents(store)
+        // Thrown after the end (everything built again), and before it (set aside, not built).
+        for finishing in [true, false] {
+            #expect(throws: Boom.self) {
+                try store.write(.bulkImport) { (w: any StoreWriter) throws in
+                    let bulk = try w.checkinImport(storedAt: t0, expectedRows: 10_000_000)
+                    for c in Rows.rows { try bulk.insert(c) }
+                    if finishing { _ = try bulk.finish() }
+                    throw Boom()
+                }
+            }
+        }
+        // A bad row: a user the store does not have (the foreign key, added again, refuses it).
+        #expect(throws: StoreError.self) {
+            try Self.importRows(
+                Rows.rows + [NewCheckin(user: "nobody", streak: "daily", instant: t0, zone: "UTC", eventID: "x")],
+                into: store, expectedRows: 10_000_000)
+        }
+        // A row PostgreSQL's text cannot hold, in the middle of the COPY.
+        #expect(throws: (any Error).self) {
+            try Self.importRows(
+                Array(Rows.rows[..<500]) + [NewCheckin(user: "u1", streak: "a\u{0}b", instant: t0, zone: "UTC")]
+                    + Rows.rows[500...], into: store, expectedRows: 10_000_000)
+        }
+        #expect(try Self.contents(store) == before)
+        // And the store works as before: the same import now goes through.
+        let done = try Self.importRows(into: store, expectedRows: 10_000_000)
+        #expect(done.inserted == Rows.stored.count, "\(done)")
+    }
+}
