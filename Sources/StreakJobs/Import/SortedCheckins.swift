@@ -58,7 +58,7 @@ final class SortedCheckins {
     func at(_ row: Row) -> UInt32 { row.zoneAndFlag & 0x8000 == 0 ? row.stamp : extras[Int(row.stamp) - 1].at }
 
     /// The bytes held at most (rows, extras and their text).
-    static let limit = 160 << 20
+    static let limit = 96 << 20
 
     let base: Int64
     /// The bytes held at most (`SortedCheckins.limit`; less in tests).
@@ -85,7 +85,10 @@ final class SortedCheckins {
 
     deinit { free(rows) }
 
-    private var held: Int { count * MemoryLayout<Row>.stride + extras.count * MemoryLayout<Extra>.stride + text.count }
+    /// Extras and their text count twice: their arrays grow by doubling and keep their room
+    /// between parts, so they may take up to twice the bytes in use (4M rows with event ids
+    /// peaked at 303 MB when they counted once).
+    private var held: Int { count * MemoryLayout<Row>.stride + 2 * (extras.count * MemoryLayout<Extra>.stride + text.count) }
 
     /// Adds a row checked on its bytes. False when the store stopped taking rows.
     func append(
@@ -132,7 +135,8 @@ final class SortedCheckins {
                 }
             }
         }
-        let extraBytes = eventID == nil && meta == nil ? 0 : MemoryLayout<Extra>.stride + (eventID?.count ?? 0) + (meta?.count ?? 0)
+        let extraBytes =
+            eventID == nil && meta == nil ? 0 : 2 * (MemoryLayout<Extra>.stride + (eventID?.count ?? 0) + (meta?.count ?? 0))
         if held + MemoryLayout<Row>.stride + extraBytes > limit && count > 0 {
             guard let handoff, drain(checker, handoff) else { return false }
         }
