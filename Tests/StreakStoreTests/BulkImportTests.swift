@@ -14,7 +14,11 @@ import Testing
 
     /// A store with users, a few check-ins and a schedule row with a version to bump.
     static func seeded() throws -> SQLiteStore {
-        let store = try SQLiteStore(path: scratch() + "/s.sqlite")
+        try seed(SQLiteStore(path: scratch() + "/s.sqlite"))
+    }
+
+    /// Gives `store` the users, check-ins and schedule row of `seeded` (on either engine).
+    static func seed<S: Store>(_ store: S) throws -> S {
         try store.write { (w: any StoreWriter) throws in
             for u in users { _ = try w.addUser(User(id: u, zone: "UTC"), at: t0) }
             _ = try w.insertCheckins(
@@ -41,7 +45,10 @@ import Testing
         return rows.filter { c in c.eventID.map { seen.insert([c.user, $0]).inserted } ?? true }
     }()
 
-    static func importRows(into store: SQLiteStore, expectedRows: Int?) throws -> InsertResult {
+    /// `rows` through the store's check-in import (either engine), `expectedRows` as `import` says it.
+    static func importRows(_ rows: [NewCheckin] = BulkImportTests.rows, into store: any Store, expectedRows: Int?) throws
+        -> InsertResult
+    {
         try store.write(.bulkImport) { w in
             let bulk = try w.checkinImport(storedAt: t0 + 60, expectedRows: expectedRows)
             for c in rows { try bulk.insert(c) }

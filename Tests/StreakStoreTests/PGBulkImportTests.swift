@@ -14,27 +14,7 @@ struct PGBulkImportTests {
 
     /// A store with the seed's users, check-ins and schedule (`BulkImportTests.seeded`).
     static func seeded() throws -> PostgresStore {
-        let store = try PostgresStore(url: try TestPostgres.freshDatabase())
-        try store.write { (w: any StoreWriter) throws in
-            for u in Rows.users { _ = try w.addUser(User(id: u, zone: "UTC"), at: t0) }
-            _ = try w.insertCheckins(
-                [
-                    NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC", eventID: "old"),
-                    NewCheckin(user: "u2", streak: "daily", instant: t0, zone: "UTC"),
-                ], storedAt: t0)
-            _ = try w.insertCheckins([NewCheckin(user: "u1", streak: "daily", instant: t0, zone: "UTC")], storedAt: t0)
-        }
-        return store
-    }
-
-    static func importRows(_ rows: [NewCheckin] = Rows.rows, into store: PostgresStore, expectedRows: Int?) throws
-        -> InsertResult
-    {
-        try store.write(.bulkImport) { w in
-            let bulk = try w.checkinImport(storedAt: t0 + 60, expectedRows: expectedRows)
-            for c in rows { try bulk.insert(c) }
-            return try bulk.finish()
-        }
+        try Rows.seed(PostgresStore(url: try TestPostgres.freshDatabase()))
     }
 
     static func psql(_ store: PostgresStore, _ sql: String) throws -> [String] {
@@ -72,8 +52,8 @@ struct PGBulkImportTests {
         let staged = try Self.seeded()
         let large = try Self.seeded()
         let before = try Self.schema(large)
-        let a = try Self.importRows(into: staged, expectedRows: 0)
-        let b = try Self.importRows(into: large, expectedRows: 10_000_000)
+        let a = try Rows.importRows(into: staged, expectedRows: 0)
+        let b = try Rows.importRows(into: large, expectedRows: 10_000_000)
         #expect(a == b)
         #expect(a.inserted == Rows.stored.count && a.duplicates == Rows.rows.count - Rows.stored.count, "\(a)")
         #expect(a.duplicates > 100)
@@ -99,16 +79,16 @@ struct PGBulkImportTests {
         let staged = try empty()
         let large = try empty()
         let before = try Self.schema(large)
-        let a = try Self.importRows(into: staged, expectedRows: 0)
-        let b = try Self.importRows(into: large, expectedRows: 10_000_000)
+        let a = try Rows.importRows(into: staged, expectedRows: 0)
+        let b = try Rows.importRows(into: large, expectedRows: 10_000_000)
         #expect(a == b && a.duplicates > 100, "\(a) \(b)")
         #expect(try Self.contents(large) == (try Self.contents(staged)))
         #expect(try Self.schema(large) == before)
-        let again = try Self.importRows(into: large, expectedRows: 10_000_000)
+        let again = try Rows.importRows(into: large, expectedRows: 10_000_000)
         #expect(again.inserted == Rows.rows.count { $0.eventID == nil }, "only the rows without an event id again")
         // With no row deleted (no event id repeated), every page is all-visible at the commit.
         let plain = try empty()
-        _ = try Self.importRows(Rows.rows.filter { $0.eventID == nil }, into: plain, expectedRows: 10_000_000)
+        _ = try Rows.importRows(Rows.rows.filter { $0.eventID == nil }, into: plain, expectedRows: 10_000_000)
         #expect(
             try Self.psql(plain, "SELECT relallvisible = relpages AND relpages > 0 FROM pg_class WHERE relname = 'checkins'")
                 == ["t"], "frozen, all-visible")
@@ -117,9 +97,9 @@ struct PGBulkImportTests {
     @Test func aSecondLargeImportOfTheSameRowsStoresNoEventIDTwice() throws {
         let store = try Self.seeded()
         let withIDs = Rows.rows.filter { $0.eventID != nil }
-        let first = try Self.importRows(withIDs, into: store, expectedRows: 10_000_000)
+        let first = try Rows.importRows(withIDs, into: store, expectedRows: 10_000_000)
         let stored = try Self.contents(store)
-        let again = try Self.importRows(withIDs, into: store, expectedRows: 10_000_000)
+        let again = try Rows.importRows(withIDs, into: store, expectedRows: 10_000_000)
         #expect(first.inserted > 100 && first.duplicates > 100, "\(first)")
         #expect(again.inserted == 0 && again.duplicates == withIDs.count, "\(again)")
         let after = try Self.contents(store)
@@ -146,12 +126,12 @@ struct PGBulkImportTests {
         let before = try Self.schema(owned)
         let index = "SELECT 'checkins_streak'::regclass::oid"
         let oid = try Self.psql(owned, index)
-        let result = try Self.importRows(into: granted, expectedRows: 10_000_000)
+        let result = try Rows.importRows(into: granted, expectedRows: 10_000_000)
         #expect(result.inserted == Rows.stored.count, "\(result)")
         #expect(try Self.schema(owned) == before)
         #expect(try Self.psql(owned, index) == oid, "the index was kept: the staged path")
         // The owner's large import does build it again.
-        _ = try Self.importRows(into: owned, expectedRows: 10_000_000)
+        _ = try Rows.importRows(into: owned, expectedRows: 10_000_000)
         #expect(try Self.psql(owned, index) != oid)
     }
 
@@ -173,19 +153,19 @@ struct PGBulkImportTests {
         }
         // A bad row: a user the store does not have (the foreign key, added again, refuses it).
         #expect(throws: StoreError.self) {
-            try Self.importRows(
+            try Rows.importRows(
                 Rows.rows + [NewCheckin(user: "nobody", streak: "daily", instant: t0, zone: "UTC", eventID: "x")],
                 into: store, expectedRows: 10_000_000)
         }
         // A row PostgreSQL's text cannot hold, in the middle of the COPY.
         #expect(throws: (any Error).self) {
-            try Self.importRows(
+            try Rows.importRows(
                 Array(Rows.rows[..<500]) + [NewCheckin(user: "u1", streak: "a\u{0}b", instant: t0, zone: "UTC")]
                     + Rows.rows[500...], into: store, expectedRows: 10_000_000)
         }
         #expect(try Self.contents(store) == before)
         // And the store works as before: the same import now goes through.
-        let done = try Self.importRows(into: store, expectedRows: 10_000_000)
+        let done = try Rows.importRows(into: store, expectedRows: 10_000_000)
         #expect(done.inserted == Rows.stored.count, "\(done)")
     }
 }
