@@ -88,7 +88,10 @@ final class SortedCheckins {
     /// Extras and their text count twice: their arrays grow by doubling and keep their room
     /// between parts, so they may take up to twice the bytes in use (4M rows with event ids
     /// peaked at 303 MB when they counted once).
-    private var held: Int { count * MemoryLayout<Row>.stride + 2 * (extras.count * MemoryLayout<Extra>.stride + text.count) }
+    private var held: Int { count * MemoryLayout<Row>.stride + Self.extraCost(extras.count, text: text.count) }
+
+    /// What `extras` extras and `text` bytes of theirs count for against `limit`.
+    static func extraCost(_ extras: Int, text: Int) -> Int { 2 * (extras * MemoryLayout<Extra>.stride + text) }
 
     /// Adds a row checked on its bytes. False when the store stopped taking rows.
     func append(
@@ -136,7 +139,7 @@ final class SortedCheckins {
             }
         }
         let extraBytes =
-            eventID == nil && meta == nil ? 0 : 2 * (MemoryLayout<Extra>.stride + (eventID?.count ?? 0) + (meta?.count ?? 0))
+            eventID == nil && meta == nil ? 0 : Self.extraCost(1, text: (eventID?.count ?? 0) + (meta?.count ?? 0))
         if held + MemoryLayout<Row>.stride + extraBytes > limit && count > 0 {
             guard let handoff, drain(checker, handoff) else { return false }
         }
