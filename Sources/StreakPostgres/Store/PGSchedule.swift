@@ -5,7 +5,8 @@ import StreakStore
 /// planned run; claims lock rows `FOR UPDATE SKIP LOCKED`, so concurrent runs split the due streaks.
 extension PGAccess {
     func dueStreaks(through: Instant?) throws -> DueList {
-        let condition = through == nil ? "" : "WHERE changed OR next_at <= \(through!.seconds)"
+        // An integer in the text: DECLARE is sent as a simple query.
+        let condition = through.map { "WHERE changed OR next_at <= \($0.seconds)" } ?? ""
         // Through a cursor, a slice at a time: a million rows are not held as one result beside
         // the list made of them (the first tick after a large import lists every streak).
         try pg.execute(
