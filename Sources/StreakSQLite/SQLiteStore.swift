@@ -88,17 +88,19 @@ public final class SQLiteStore: Store {
     }
 
     /// Opens and migrates forward. GRDB checks which migrations are applied before
-    /// it takes the write lock, so two processes creating one new file can both
-    /// try the first migration; the loser rolls back (an error, or busy when its
-    /// read of the schema went stale: SQLite answers that at once, without waiting)
-    /// and tries again, from opening the file, for as long as a writer would wait.
+    /// it takes the write lock, and runs each in its own transaction, so processes creating one
+    /// new file at once race step by step: a loser's step fails (an error, or busy when its read
+    /// of the schema went stale: SQLite answers that at once, without waiting), and it tries again
+    /// from opening the file. Busy is waited on for as long as a writer would wait; an error is
+    /// tried again while another process is seen applying migrations meanwhile, and otherwise at
+    /// most 20 times (a file that is not a streakd store fails within seconds).
     static func migrated(path: String, configuration: Configuration, within timeout: TimeInterval) throws
         -> DatabaseQueue
     {
         let start = ContinuousClock.now
-        var attempt = 0
+        var stalled = 0
+        var applied = -1
         while true {
-            attempt += 1
             do {
                 let queue = try DatabaseQueue(path: path, configuration: configuration)
                 if try queue.read({ try Schema.migrator.hasBeenSuperseded($0) }) {
@@ -108,13 +110,37 @@ public final class SQLiteStore: Store {
                 }
                 try Schema.migrator.migrate(queue)
                 return queue
-            } catch let error as DatabaseError
-                where error.resultCode == .SQLITE_BUSY && ContinuousClock.now - start < .seconds(timeout)
-                || (error.resultCode == .SQLITE_ERROR || Self.appliedByAnother(error)) && attempt < 20
-            {
-                usleep(UInt32(20_000 * min(attempt, 10)))
+            } catch let error as DatabaseError where ContinuousClock.now - start < .seconds(timeout) {
+                switch error.resultCode {
+                case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_PROTOCOL:
+                    break
+                case .SQLITE_ERROR,
+                    .SQLITE_CONSTRAINT where appliedByAnother(error):
+                    let now = appliedCount(path: path)
+                    if now > applied {
+                        applied = now
+                        stalled = 0
+                    } else {
+                        stalled += 1
+                    }
+                    guard stalled < 20 else { throw error }
+                default:
+                    throw error
+                }
+                usleep(UInt32(20_000 * min(stalled + 1, 10)))
             }
         }
+    }
+
+    /// How many migrations the file has recorded as applied, read apart from GRDB (0 when none
+    /// or unreadable): another process applying them is progress to wait for, not a failure.
+    private static func appliedCount(path: String) -> Int {
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(1)
+        return (try? DatabaseQueue(path: path, configuration: config).read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") ?? 0
+        }) ?? 0
     }
 
     /// A migration that can run twice (9-store-id) does not fail on its own when another
