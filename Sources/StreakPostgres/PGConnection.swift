@@ -20,6 +20,8 @@ public final class PGConnection {
     var closedBecause: PGError?
     /// Numbers the prepared statements of this connection.
     var preparedCount = 0
+    /// A statement sent ahead of its need (`sendAhead`), and its answer once read.
+    var ahead: Ahead?
 
     /// Connects, or throws `.unreachable` (no server, socket or database; refused; no answer
     /// within `settings.connectTimeout`).

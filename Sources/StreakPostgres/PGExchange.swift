@@ -34,8 +34,10 @@ extension PGConnection {
         closedBecause = later
     }
 
-    /// Sends a query with `start` (one of the PQsend… functions), then flushes it.
+    /// Sends a query with `start` (one of the PQsend… functions), then flushes it. A statement
+    /// sent ahead is answered first (its answer kept for `query`; its error thrown here).
     func send(_ sql: String, _ deadline: Deadline, _ start: (OpaquePointer) -> Int32) throws {
+        try settleAhead()
         let conn = try live()
         guard start(conn) == 1 else {
             let reason = trimmed(String(cString: PQerrorMessage(conn)))

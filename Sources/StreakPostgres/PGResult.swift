@@ -1,7 +1,7 @@
 import CLibpq
 
-/// The rows a statement returned (text format), read in place from libpq's buffer: a typed
-/// accessor parses the text of one value without copying it first.
+/// The rows a statement returned (text format, or binary when asked for), read in place from
+/// libpq's buffer: a typed accessor parses one value without copying it first.
 public final class PGResult {
     let raw: OpaquePointer
     /// The number of rows.
@@ -53,8 +53,12 @@ public final class PGResult {
             : UnsafeBufferPointer(
                 start: UnsafeRawPointer(PQgetvalue(raw, r, c)!).assumingMemoryBound(to: UInt8.self),
                 count: Int(PQgetlength(raw, r, c)))
-        if let value = T(pgText: text) { return value }
-        let found = text.map { "\"\(String(decoding: $0.prefix(40), as: UTF8.self))\"" } ?? "NULL"
+        let binary = PQfformat(raw, c) == 1
+        if let value = binary ? T(pgBinary: text) : T(pgText: text) { return value }
+        let found =
+            text.map {
+                binary ? "\($0.count) bytes" : "\"\(String(decoding: $0.prefix(40), as: UTF8.self))\""
+            } ?? "NULL"
         throw PGError(
             .other,
             "column \"\(columnName(column))\" of row \(row + 1) holds \(found), which streakd cannot read as "

@@ -10,9 +10,11 @@ public protocol PGEncodable {
     func appendPGText(to bytes: inout [UInt8]) -> Bool
 }
 
-/// A value read from a result's text: nil text is NULL; returns nil when the text is not one.
+/// A value read from a result's text, or from its binary form (a statement sent with
+/// `binaryResults`): nil is NULL; returns nil when the value is not one.
 public protocol PGDecodable {
     init?(pgText text: UnsafeBufferPointer<UInt8>?)
+    init?(pgBinary value: UnsafeBufferPointer<UInt8>?)
     /// What the value is, for messages ("a bigint").
     static var pgTypeName: String { get }
 }
@@ -35,6 +37,14 @@ extension Int64: PGEncodable, PGDecodable, PGArrayElement {
         guard let text, let value = parseDecimal(text) else { return nil }
         self = value
     }
+    /// bigint, integer or smallint: big-endian, by the value's length.
+    public init?(pgBinary value: UnsafeBufferPointer<UInt8>?) {
+        guard let value, value.count == 8 || value.count == 4 || value.count == 2 else { return nil }
+        var n: UInt64 = 0
+        for byte in value { n = n << 8 | UInt64(byte) }
+        let unused = UInt64(64 - 8 * value.count)
+        self = Int64(bitPattern: n << unused) >> Int64(unused)  // sign-extended
+    }
     public static var pgTypeName: String { "a bigint" }
 }
 
@@ -45,6 +55,10 @@ extension Int: PGEncodable, PGDecodable, PGArrayElement {
         guard let value = Int64(pgText: text) else { return nil }
         self = Int(value)
     }
+    public init?(pgBinary value: UnsafeBufferPointer<UInt8>?) {
+        guard let value = Int64(pgBinary: value) else { return nil }
+        self = Int(value)
+    }
     public static var pgTypeName: String { "an integer" }
 }
 
@@ -53,6 +67,10 @@ extension Instant: PGEncodable, PGDecodable, PGArrayElement {
     public func appendPGArrayElement(to bytes: inout [UInt8]) { appendDecimal(seconds, to: &bytes) }
     public init?(pgText text: UnsafeBufferPointer<UInt8>?) {
         guard let seconds = Int64(pgText: text) else { return nil }
+        self.init(seconds: seconds)
+    }
+    public init?(pgBinary value: UnsafeBufferPointer<UInt8>?) {
+        guard let seconds = Int64(pgBinary: value) else { return nil }
         self.init(seconds: seconds)
     }
     public static var pgTypeName: String { "an instant (bigint seconds since 1970)" }
@@ -124,6 +142,8 @@ extension String: PGEncodable, PGDecodable, PGArrayElement {
         guard let text else { return nil }
         self.init(decoding: text, as: UTF8.self)
     }
+    /// text's binary form is its bytes.
+    public init?(pgBinary value: UnsafeBufferPointer<UInt8>?) { self.init(pgText: value) }
     public static var pgTypeName: String { "text" }
 }
 
@@ -139,6 +159,10 @@ extension Bool: PGEncodable, PGDecodable {
         case UInt8(ascii: "f"): self = false
         default: return nil
         }
+    }
+    public init?(pgBinary value: UnsafeBufferPointer<UInt8>?) {
+        guard let value, value.count == 1, value[0] <= 1 else { return nil }
+        self = value[0] == 1
     }
     public static var pgTypeName: String { "a boolean" }
 }
@@ -170,6 +194,14 @@ extension Optional: PGDecodable where Wrapped: PGDecodable {
         }
         guard let value = Wrapped(pgText: text) else { return nil }
         self = .some(value)
+    }
+    public init?(pgBinary value: UnsafeBufferPointer<UInt8>?) {
+        guard let value else {
+            self = .none
+            return
+        }
+        guard let wrapped = Wrapped(pgBinary: value) else { return nil }
+        self = .some(wrapped)
     }
     public static var pgTypeName: String { Wrapped.pgTypeName + " or NULL" }
 }
@@ -215,6 +247,11 @@ extension Array: PGDecodable where Element == UInt8 {
             i += 2
         }
         self = bytes
+    }
+    /// bytea's binary form is its bytes.
+    public init?(pgBinary value: UnsafeBufferPointer<UInt8>?) {
+        guard let value else { return nil }
+        self = Array(value)
     }
     public static var pgTypeName: String { "bytea" }
 }

@@ -27,6 +27,15 @@ public protocol ScheduleReading {
     /// no valid planned run: their notices may be due at any time. In schedule row order, from
     /// just after row `after`, at most `limit`, each as `dueStreaks` lists it.
     func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak]
+    /// Takes in what the store asked for ahead (the next page of `plannedStreaks`, which a server
+    /// sends while the caller plans this one), without waiting: a caller working through a page
+    /// calls it every few hundred streaks, so the server is not held up by a full socket.
+    func takeInAhead()
+}
+
+extension ScheduleReading {
+    /// A store that reads nothing ahead (SQLite: its pages are read as they are asked for).
+    public func takeInAhead() {}
 }
 
 public protocol ScheduleWriting {

@@ -39,6 +39,61 @@ import Testing
         }
     }
 
+    /// `binaryResults`: the same values from their binary forms (integers of each width by their
+    /// length, sign-extended), and a value of another type named in the error.
+    @Test func binaryResultsReadTheSameValues() throws {
+        let c = try freshConnection()
+        var p = PGParameters()
+        p.append(-42 as Int64)
+        let row = try c.query(
+            """
+            SELECT 9223372036854775807::bigint, -9223372036854775808::bigint, $1::integer, (-7)::smallint,
+                2147483647::integer, 'héllo'::text, true, false, '\\x00017f80ff'::bytea, NULL::bigint, ''::bytea
+            """, parameters: p, binaryResults: true)[0]
+        #expect(try row.int64(0) == Int64.max)
+        #expect(try row.int64(1) == Int64.min)
+        #expect(try row.get(2) as Int == -42)
+        #expect(try row.int64(3) == -7)
+        #expect(try row.get(4) as Instant == Instant(seconds: 2_147_483_647))
+        #expect(try row.string(5) == "héllo")
+        #expect(try row.bool(6) == true)
+        #expect(try row.bool(7) == false)
+        #expect(try row.bytes(8) == [0, 1, 0x7f, 0x80, 0xff])
+        #expect(try row.get(9) as Int64? == nil)
+        #expect(try row.bytes(10) == [])
+        let wrong = try c.query("SELECT 1.5::float8", parameters: PGParameters(), binaryResults: true)
+        #expect(throws: PGError.self) { try wrong.get(0, 0, as: Bool.self) }
+        do {
+            _ = try wrong.get(0, 0, as: Bool.self)
+        } catch let error as PGError {
+            #expect(error.message.contains("holds 8 bytes, which streakd cannot read as a boolean"), "\(error)")
+        }
+    }
+
+    /// A statement sent ahead is answered to the `query` that asks for it; any other statement in
+    /// between reads its answer first and keeps it; one asked with other parameters runs anew.
+    @Test func statementsSentAheadAreAnsweredLater() throws {
+        let c = try freshConnection()
+        try c.execute("CREATE TABLE t (n bigint)")
+        func page(after n: Int64) -> PGParameters { PGParameters([n]) }
+        let sql = "SELECT n FROM generate_series($1::bigint + 1, $1::bigint + 3) AS g(n)"
+        try c.sendAhead(sql, parameters: page(after: 0), binaryResults: true)
+        c.takeInAhead()
+        try c.execute("INSERT INTO t VALUES (1)")  // reads the answer first
+        #expect(try c.query("SELECT count(*) FROM t")[0].int64(0) == 1)
+        #expect(try c.query(sql, parameters: page(after: 0), binaryResults: true).rows.map { try $0.int64(0) } == [1, 2, 3])
+        // Asked with other parameters, or in text: run anew, and the right answer.
+        try c.sendAhead(sql, parameters: page(after: 3), binaryResults: true)
+        #expect(try c.query(sql, parameters: page(after: 10)).rows.map { try $0.int64(0) } == [11, 12, 13])
+        try c.sendAhead(sql, parameters: page(after: 3), binaryResults: true)
+        #expect(try c.query(sql, parameters: page(after: 3)).rows.map { try $0.int64(0) } == [4, 5, 6])
+        // A failing statement sent ahead: its error comes with the next statement.
+        try c.sendAhead("SELECT 1 / (n - 1) FROM t", parameters: PGParameters())
+        let error = pgError { _ = try c.query("SELECT 1") }
+        #expect(error?.message.contains("division by zero") == true, "\(String(describing: error))")
+        #expect(try c.query("SELECT 2")[0].int64(0) == 2)
+    }
+
     @Test func arraysGoAsArrayLiterals() throws {
         let c = try freshConnection()
         let numbers: [Int64] = [3, -1, Int64.max, Int64.min, 0]

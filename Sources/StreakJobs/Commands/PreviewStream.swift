@@ -7,7 +7,8 @@ import StreakStore
 extension Context {
     /// Streaks planned per read: each batch's histories and ledger keys are asked in one call.
     static let previewBatch = 8192
-    /// The first batch of planned runs is small, so the first lines come out at once.
+    /// The first batch of planned runs is small, so the first lines come out at once; the others
+    /// are all as large (a store may read the next one while this side plans the last).
     static let previewFirstBatch = 256
 
     /// Hands the notices due after now and by `end` (of `kind`, when given) to `emit` in due
@@ -94,7 +95,7 @@ extension Context {
                 try send(
                     plan.notices(of: page.map(\.streak), r, carried: page.map(\.carried)), before: last.position.at)
                 position = last.position
-                limit = min(2 * limit, Self.previewBatch)
+                limit = Self.previewBatch
             }
         }
     }
@@ -185,6 +186,7 @@ struct PreviewPlan {
         var histories = [DueHistory?](repeating: nil, count: streaks.count)
         var missing: [Int] = []
         for i in streaks.indices {
+            if i & 255 == 255 { reader.takeInAhead() }
             guard let c = carried?[i] else {
                 missing.append(i)
                 continue

@@ -34,16 +34,20 @@ extension PGAccess {
     func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak] {
         // A schedule row holds its planned run and, when planned since migration 2, what planning
         // it reads; a changed row's run is stale (`changedStreaks`'). In the order of the index
-        // (next_at, id), from just after the last page.
-        let rows = try pg.query(
-            """
+        // (next_at, id), from just after the last page. In binary: a history is its bytes, not
+        // twice as many hex digits for the server to write and this side to read.
+        let sql = """
             SELECT user_id, streak, handled_through, version, id, next_at, zone, remind_at, remind,
                 CASE WHEN history_version = version THEN history END, language
             FROM schedule
             WHERE next_at IS NOT NULL AND (next_at, id) > ($2, $3) AND next_at <= $1 AND NOT changed
             ORDER BY next_at, id LIMIT $4
-            """, through, after?.at.seconds ?? .min, after?.row ?? .min, Int64(limit))
-        return try rows.rows.map { r in
+            """
+        func parameters(after: RunPosition?) -> PGParameters {
+            PGParameters([through, after?.at.seconds ?? .min, after?.row ?? .min, Int64(limit)])
+        }
+        let rows = try pg.query(sql, parameters: parameters(after: after), binaryResults: true)
+        let page = try rows.rows.map { r in
             let streak = DueStreak(
                 user: try r.string(0), streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
                 row: try r.get(4), marked: false)
@@ -56,7 +60,15 @@ extension PGAccess {
             }
             return PlannedStreak(streak: streak, position: RunPosition(at: try r.get(5), row: streak.row!), carried: carried)
         }
+        // A full page: the next one (asked with the same limit, as `preview` does) is sent now,
+        // and the server finds it while this side plans this one.
+        if page.count == limit, let last = page.last {
+            try pg.sendAhead(sql, parameters: parameters(after: last.position), binaryResults: true)
+        }
+        return page
     }
+
+    func takeInAhead() { pg.takeInAhead() }
 
     func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak] {
         let rows = try pg.query(
