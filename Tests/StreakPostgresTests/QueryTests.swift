@@ -47,7 +47,7 @@ import Testing
         p.append(-42 as Int64)
         let row = try c.query(
             """
-            SELECT 9223372036854775807::bigint, -9223372036854775808::bigint, $1::integer, (-7)::smallint,
+            SELECT 9223372036854775807::bigint, (-9223372036854775808)::bigint, $1::integer, (-7)::smallint,
                 2147483647::integer, 'héllo'::text, true, false, '\\x00017f80ff'::bytea, NULL::bigint, ''::bytea
             """, parameters: p, binaryResults: true)[0]
         #expect(try row.int64(0) == Int64.max)

@@ -7,8 +7,7 @@ import StreakStore
 extension Context {
     /// Streaks planned per read: each batch's histories and ledger keys are asked in one call.
     static let previewBatch = 8192
-    /// The first batch of planned runs is small, so the first lines come out at once; the others
-    /// are all as large (a store may read the next one while this side plans the last).
+    /// The first batch of planned runs is small, so the first lines come out at once.
     static let previewFirstBatch = 256
 
     /// Hands the notices due after now and by `end` (of `kind`, when given) to `emit` in due
@@ -95,7 +94,7 @@ extension Context {
                 try send(
                     plan.notices(of: page.map(\.streak), r, carried: page.map(\.carried)), before: last.position.at)
                 position = last.position
-                limit = Self.previewBatch
+                limit = min(2 * limit, Self.previewBatch)
             }
         }
     }

@@ -60,8 +60,9 @@ extension PGAccess {
             }
             return PlannedStreak(streak: streak, position: RunPosition(at: try r.get(5), row: streak.row!), carried: carried)
         }
-        // A full page: the next one (asked with the same limit, as `preview` does) is sent now,
-        // and the server finds it while this side plans this one.
+        // A full page: the next one is sent now, and the server finds it while this side plans
+        // this one. With the same limit: `preview`'s pages are all 8,192 streaks after its first
+        // few (a page asked for with another limit runs anew).
         if page.count == limit, let last = page.last {
             try pg.sendAhead(sql, parameters: parameters(after: last.position), binaryResults: true)
         }
