@@ -70,6 +70,20 @@ import Testing
         }
     }
 
+    /// Texts read through `PGStrings` are the texts, repeated or not, clashing in its table or not.
+    @Test func internedTextsAreTheTexts() throws {
+        let c = try freshConnection()
+        let texts = (0..<2000).map { "zone/\($0 % 700)/" + String(repeating: "x", count: $0 % 40) } + Self.awkward
+        let back = try c.query(
+            "SELECT x FROM unnest($1::text[]) WITH ORDINALITY AS u(x, i) ORDER BY i", parameters: PGParameters([texts]),
+            binaryResults: true)
+        var strings = PGStrings()
+        #expect(try back.rows.map { try $0.string(0, interning: &strings) } == texts)
+        let nulls = try c.query("SELECT NULL::text, ''::text")[0]
+        #expect(try nulls.optionalString(0, interning: &strings) == nil)
+        #expect(try nulls.optionalString(1, interning: &strings) == "")
+    }
+
     /// A statement sent ahead is answered to the `query` that asks for it; any other statement in
     /// between reads its answer first and keeps it; one asked with other parameters runs anew.
     @Test func statementsSentAheadAreAnsweredLater() throws {

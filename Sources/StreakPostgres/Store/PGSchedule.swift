@@ -47,15 +47,16 @@ extension PGAccess {
             PGParameters([through, after?.at.seconds ?? .min, after?.row ?? .min, Int64(limit)])
         }
         let rows = try pg.query(sql, parameters: parameters(after: after), binaryResults: true)
+        var strings = PGStrings()  // streak ids, zones and languages repeat
         let page = try rows.rows.map { r in
             let streak = DueStreak(
-                user: try r.string(0), streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
-                row: try r.get(4), marked: false)
+                user: try r.string(0), streak: try r.string(1, interning: &strings), handledThrough: try r.get(2),
+                version: try r.get(3), row: try r.get(4), marked: false)
             var carried: CarriedHistory?
             if !r.isNull(6), !r.isNull(9) {
                 let user = User(
-                    id: streak.user, zone: try r.string(6), remindAt: try r.get(7), remind: try r.bool(8),
-                    language: try r.get(10))
+                    id: streak.user, zone: try r.string(6, interning: &strings), remindAt: try r.get(7),
+                    remind: try r.bool(8), language: try r.optionalString(10, interning: &strings))
                 carried = CarriedHistory(user: user, packed: try r.bytes(9))
             }
             return PlannedStreak(streak: streak, position: RunPosition(at: try r.get(5), row: streak.row!), carried: carried)
