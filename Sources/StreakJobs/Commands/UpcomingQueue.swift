@@ -1,8 +1,11 @@
 import StreakCore
 
-/// The notices `preview` has planned but not printed yet, in the order it prints them: a binary
-/// heap, so a notice planned early and due late waits here while earlier ones go out. The heap
-/// moves 24-byte keys; the entries stay in place in a slab until they are taken out.
+/// The notices `preview` has planned but not printed yet, in the order it prints them. Notices
+/// fall due at few distinct instants (a reminder time or a day's end in each zone, many thousand
+/// users at each), so they wait in a bucket per instant, the instants in a small binary heap: a
+/// notice goes in with one dictionary lookup, and a bucket is sorted once, when its instant is
+/// taken out. (A heap of every notice cost a third of the printing thread at a million users.)
+/// The buckets move 16-byte keys; the entries stay in place in a slab until they are taken out.
 struct UpcomingQueue {
     /// One notice, with what its line needs besides.
     struct Entry {
@@ -17,11 +20,10 @@ struct UpcomingQueue {
         var order: Int32
     }
 
-    /// An entry's place in the heap: what orders it first, and its slot.
+    /// An entry's place in its instant's bucket: what orders it first, and its slot.
     private struct Key {
-        var due: Int64
         /// The user id's first eight bytes, big-endian: ids are ASCII, so these order as the
-        /// ids do, and many notices fall due at one instant.
+        /// ids do.
         var user: UInt64
         var slot: Int32
         /// Day ends come before reminders at one instant (SPEC §3).
@@ -39,11 +41,12 @@ struct UpcomingQueue {
 
     private var slots: [Entry] = []
     private var freeSlots: [Int32] = []
-    private var heap: [Key] = []
-    /// The most entries held at once.
+    /// Each due instant's entries, and the instants in a min-heap.
+    private var buckets: [Int64: [Key]] = [:]
+    private var instants: [Int64] = []
+    /// The entries held, and the most held at once.
+    private(set) var count = 0
     private(set) var peak = 0
-
-    var count: Int { heap.count }
 
     mutating func push(_ entry: Entry) {
         let slot: Int32
@@ -54,41 +57,42 @@ struct UpcomingQueue {
             slot = Int32(slots.count)
             slots.append(entry)
         }
-        heap.append(
-            Key(
-                due: entry.notice.due.seconds, user: Self.prefix(entry.user), slot: slot,
-                atRisk: entry.notice.kind == .atRisk))
-        var i = heap.count - 1
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard less(heap[i], heap[parent]) else { break }
-            heap.swapAt(i, parent)
-            i = parent
+        let key = Key(user: Self.prefix(entry.user), slot: slot, atRisk: entry.notice.kind == .atRisk)
+        let due = entry.notice.due.seconds
+        if let bucket = buckets.index(forKey: due) {
+            buckets.values[bucket].append(key)
+        } else {
+            buckets[due] = [key]
+            pushInstant(due)
         }
-        peak = max(peak, heap.count)
+        count += 1
+        peak = max(peak, count)
     }
 
     /// Takes out, in order, every entry due before `instant` (nil: every entry).
     mutating func pop(before instant: Instant?) -> [Entry] {
         var out: [Entry] = []
-        while let first = heap.first, instant.map({ first.due < $0.seconds }) ?? true {
-            out.append(slots[Int(first.slot)])
-            freeSlots.append(first.slot)
-            let last = heap.removeLast()
-            guard !heap.isEmpty else { break }
-            heap[0] = last
-            siftDown()
+        while let first = instants.first, instant.map({ first < $0.seconds }) ?? true {
+            popInstant()
+            var keys = buckets.removeValue(forKey: first) ?? []
+            keys.sort(by: less)
+            out.reserveCapacity(out.count + keys.count)
+            for k in keys {
+                out.append(slots[Int(k.slot)])
+                freeSlots.append(k.slot)
+            }
+            count -= keys.count
         }
-        if heap.isEmpty {
+        if count == 0 {
             slots.removeAll(keepingCapacity: true)
             freeSlots.removeAll(keepingCapacity: true)
         }
         return out
     }
 
-    /// `preview`'s order: due instant, day ends before reminders, user, streak, then the streak's own.
+    /// `preview`'s order at one instant: day ends before reminders, user, streak, then the
+    /// streak's own.
     private func less(_ a: Key, _ b: Key) -> Bool {
-        if a.due != b.due { return a.due < b.due }
         if a.atRisk != b.atRisk { return b.atRisk }
         if a.user != b.user { return a.user < b.user }
         let (x, y) = (slots[Int(a.slot)], slots[Int(b.slot)])
@@ -97,16 +101,30 @@ struct UpcomingQueue {
         return x.order < y.order
     }
 
-    private mutating func siftDown() {
+    private mutating func pushInstant(_ due: Int64) {
+        instants.append(due)
+        var i = instants.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard instants[i] < instants[parent] else { break }
+            instants.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    private mutating func popInstant() {
+        let last = instants.removeLast()
+        guard !instants.isEmpty else { return }
+        instants[0] = last
         var i = 0
-        let n = heap.count
+        let n = instants.count
         while true {
             let (l, r) = (2 * i + 1, 2 * i + 2)
             var least = i
-            if l < n && less(heap[l], heap[least]) { least = l }
-            if r < n && less(heap[r], heap[least]) { least = r }
+            if l < n && instants[l] < instants[least] { least = l }
+            if r < n && instants[r] < instants[least] { least = r }
             guard least != i else { return }
-            heap.swapAt(i, least)
+            instants.swapAt(i, least)
             i = least
         }
     }
