@@ -91,7 +91,8 @@ public final class SQLiteStore: Store {
     /// it takes the write lock, and runs each in its own transaction, so processes creating one
     /// new file at once race step by step: a loser's step fails (an error, or busy when its read
     /// of the schema went stale: SQLite answers that at once, without waiting), and it tries again
-    /// from opening the file. Busy is waited on for as long as a writer would wait; an error is
+    /// from opening the file. Busy is waited on for as long as a writer would wait; an error (or a
+    /// file that could not be opened or read while another process set up its WAL files) is
     /// tried again while another process is seen applying migrations meanwhile, and otherwise at
     /// most 20 times (a file that is not a streakd store fails within seconds).
     static func migrated(path: String, configuration: Configuration, within timeout: TimeInterval) throws
@@ -114,7 +115,8 @@ public final class SQLiteStore: Store {
                 switch error.resultCode {
                 case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_PROTOCOL:
                     break
-                case .SQLITE_ERROR,
+                case .SQLITE_ERROR, .SQLITE_CANTOPEN,
+                    .SQLITE_IOERR where error.extendedResultCode != .SQLITE_IOERR_SHMSIZE,
                     .SQLITE_CONSTRAINT where appliedByAnother(error):
                     let now = appliedCount(path: path)
                     if now > applied {
