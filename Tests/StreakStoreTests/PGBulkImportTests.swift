@@ -35,6 +35,13 @@ struct PGBulkImportTests {
             + schema(store)
     }
 
+    /// The check-in ids' sequence: where the next import's ids start, and its cache as the schema made it.
+    static func idSequence(_ store: PostgresStore) throws -> [String] {
+        try psql(
+            store,
+            "SELECT concat_ws(' ', last_value, cache_size) FROM pg_sequences WHERE sequencename = 'checkins_id_seq'")
+    }
+
     /// The indexes and constraints of checkins and schedule.
     static func schema(_ store: PostgresStore) throws -> [String] {
         try psql(
@@ -59,6 +66,7 @@ struct PGBulkImportTests {
         #expect(a.duplicates > 100)
         let after = try Self.contents(large)
         #expect(after == (try Self.contents(staged)))
+        #expect(try Self.idSequence(large) == (try Self.idSequence(staged)))
         #expect(try Self.schema(large) == before, "every index and foreign key is back, validated")
         #expect(before.contains { $0.hasPrefix("CREATE INDEX checkins_streak ON public.checkins") })
         #expect(before.contains { $0.hasPrefix("checkins_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id)") })
@@ -83,6 +91,7 @@ struct PGBulkImportTests {
         let b = try Rows.importRows(into: large, expectedRows: 10_000_000)
         #expect(a == b && a.duplicates > 100, "\(a) \(b)")
         #expect(try Self.contents(large) == (try Self.contents(staged)))
+        #expect(try Self.idSequence(large) == (try Self.idSequence(staged)))
         #expect(try Self.schema(large) == before)
         let again = try Rows.importRows(into: large, expectedRows: 10_000_000)
         #expect(again.inserted == Rows.rows.count { $0.eventID == nil }, "only the rows without an event id again")

@@ -25,6 +25,25 @@ final class PGCheckinImport: CheckinImport {
         "CREATE INDEX checkins_streak ON checkins (user_id, streak, at) INCLUDE (zone, stored_at, event_id)",
         "CREATE INDEX checkins_tagged ON checkins (user_id) INCLUDE (streak, at, meta) WHERE meta IS NOT NULL",
     ]
+    /// What the large path also sets aside on a table it emptied (nothing to check on the way
+    /// in, and each is built in one sorted pass after): the primary key of checkins, and every
+    /// index of the schedule, exactly as the migrations made them.
+    static let emptiedCheckinsConstraints = [
+        (name: "checkins_pkey", definition: "PRIMARY KEY (id)"),
+    ]
+    static let emptiedScheduleConstraints = [
+        (name: "schedule_pkey", definition: "PRIMARY KEY (id)"),
+        (name: "schedule_user_id_streak_key", definition: "UNIQUE (user_id, streak)"),
+    ]
+    static let emptiedScheduleIndexes = [
+        (name: "schedule_changed", definition: "CREATE INDEX schedule_changed ON schedule (id) WHERE changed"),
+        (name: "schedule_runs", definition: "CREATE INDEX schedule_runs ON schedule (next_at, id) WHERE next_at IS NOT NULL"),
+    ]
+    /// The check-in ids' sequence caches this many values in the importing session while the
+    /// rows go in (a `nextval` each, a buffer lock each with the default cache of 1: 7M rows,
+    /// about 1.3 s of the COPY's 5 s); set back, and to the last id given, before the commit.
+    static let idCache = 8192
+
     /// The foreign keys it sets aside and adds again (the names PostgreSQL gave them).
     static let foreignKeys = [
         (table: "checkins", name: "checkins_user_id_fkey"),
@@ -40,6 +59,8 @@ final class PGCheckinImport: CheckinImport {
     var eventIDs = false
     /// The large path found checkins, or the schedule, with no row, and truncated it.
     var emptied = (checkins: false, schedule: false)
+    /// The large path: the check-in ids' sequence and the cache it had before the import.
+    var idSequence: (name: String, cache: Int64)?
 
     init(pg: PGConnection, storedAt: Instant, expectedRows: Int?) throws {
         self.pg = pg
@@ -50,6 +71,15 @@ final class PGCheckinImport: CheckinImport {
             let (last, emptied) = try Self.setAside(pg)
             lastID = last
             self.emptied = emptied
+            let sequence = try pg.query(
+                """
+                SELECT pg_get_serial_sequence('checkins', 'id'), seqcache FROM pg_sequence
+                WHERE seqrelid = pg_get_serial_sequence('checkins', 'id')::regclass
+                """)
+            let name: String = try sequence.get(0, 0)
+            let cache: Int64 = try sequence.get(0, 1)
+            idSequence = (name, cache)
+            try pg.execute("ALTER SEQUENCE \(name) CACHE \(max(cache, Int64(Self.idCache)))")
             // Into a table emptied in this transaction, the rows go in frozen, their pages marked
             // all-visible: the next tick's reads are index-only, and no vacuum rewrites them later.
             copy = try pg.startCopy(
@@ -108,8 +138,19 @@ final class PGCheckinImport: CheckinImport {
                 + "DROP INDEX checkins_event, checkins_streak, checkins_tagged")
         let checkins = last == 0
         let schedule = try pg.query("SELECT NOT EXISTS (SELECT FROM schedule)").get(0, 0, as: Bool.self)
-        if checkins { try pg.execute("TRUNCATE checkins") }
-        if schedule { try pg.execute("TRUNCATE schedule") }
+        if checkins {
+            try pg.execute(
+                "TRUNCATE checkins;\n"
+                    + Self.emptiedCheckinsConstraints.map { "ALTER TABLE checkins DROP CONSTRAINT \($0.name);" }
+                    .joined(separator: "\n"))
+        }
+        if schedule {
+            try pg.execute(
+                "TRUNCATE schedule;\n"
+                    + Self.emptiedScheduleConstraints.map { "ALTER TABLE schedule DROP CONSTRAINT \($0.name);" }
+                    .joined(separator: "\n")
+                    + "DROP INDEX " + Self.emptiedScheduleIndexes.map(\.name).joined(separator: ", "))
+        }
         return (last, (checkins, schedule))
     }
 
@@ -174,9 +215,33 @@ final class PGCheckinImport: CheckinImport {
                 """, last, timeout: hour
             ).affectedRows
         }
+        if let idSequence {
+            // The sequence as a cache of 1 leaves it: at the last id given (none: untouched).
+            try pg.execute("ALTER SEQUENCE \(idSequence.name) CACHE \(idSequence.cache)")
+            if copied > 0 { try pg.query("SELECT setval($1::regclass, currval($1::regclass))", idSequence.name) }
+        }
         // Statistics first: the checks and statements below plan with them, and so does the
         // next tick (autovacuum would analyse the tables only later, and not at all where it is off).
         try pg.execute("ANALYZE checkins", timeout: hour)
+        // Each index is built by one sort, in memory when it fits, by this process alone. The
+        // rows came in the covering index's order (`inIndexOrder`), so that sort is one pass over
+        // sorted input; split among parallel workers it is three sorts and a merge, each in a
+        // third of the memory. 7M rows: the covering index's sort takes 0.8 GB; in 512 MB, or
+        // with 2 workers, it spilled to disk (5.5 s, 8.2 s on a busy machine), alone in memory 3.3 s.
+        // Twice the table's size, at most 2 GB, unless the server allows more: memory of the
+        // server, and only while an index is built.
+        try pg.execute(
+            """
+            SET LOCAL max_parallel_maintenance_workers = 0;
+            SELECT set_config('maintenance_work_mem', greatest(
+                pg_size_bytes(current_setting('maintenance_work_mem')),
+                least(2 * pg_relation_size('checkins'), pg_size_bytes('2GB'))) / 1024 || 'kB', true)
+            """)
+        if emptied.checkins {
+            for c in Self.emptiedCheckinsConstraints {
+                try pg.execute("ALTER TABLE checkins ADD CONSTRAINT \(c.name) \(c.definition)", timeout: hour)
+            }
+        }
         for index in Self.rebuiltIndexes { try pg.execute(index, timeout: hour) }
         // Every (user, streak) with a new row, marked changed as `touch` does: plain statements,
         // since no one else writes the schedule while the lock is held.
@@ -188,6 +253,10 @@ final class PGCheckinImport: CheckinImport {
         }
         if emptied.schedule {
             try pg.execute("INSERT INTO schedule (user_id, streak) \(touched)", timeout: hour)
+            for c in Self.emptiedScheduleConstraints {
+                try pg.execute("ALTER TABLE schedule ADD CONSTRAINT \(c.name) \(c.definition)", timeout: hour)
+            }
+            for index in Self.emptiedScheduleIndexes { try pg.execute(index.definition, timeout: hour) }
         } else {
             try pg.execute(
                 """
