@@ -101,6 +101,25 @@ struct PGBulkImportTests {
         #expect(
             try Self.psql(plain, "SELECT relallvisible = relpages AND relpages > 0 FROM pg_class WHERE relname = 'checkins'")
                 == ["t"], "frozen, all-visible")
+        // Rows in (user, streak) byte order, as an import sends them, and no event id: the
+        // schedule's rows come from the client (`SchedulePairs`), not read back.
+        let sorted = Rows.rows.filter { $0.eventID == nil }.sorted {
+            ($0.user.utf8.lexicographicallyPrecedes($1.user.utf8))
+                || ($0.user == $1.user && $0.streak.utf8.lexicographicallyPrecedes($1.streak.utf8))
+        }
+        let sent = try empty()
+        let read = try empty()
+        _ = try Rows.importRows(sorted, into: sent, expectedRows: 10_000_000)
+        _ = try Rows.importRows(sorted, into: read, expectedRows: 0)
+        #expect(try Self.contents(sent) == (try Self.contents(read)))
+        #expect(try Self.idSequence(sent) == (try Self.idSequence(read)))
+        #expect(
+            try Self.psql(sent, "SELECT string_agg(user_id || ' ' || streak, ',' ORDER BY id) FROM schedule")
+                == (try Self.psql(read, "SELECT string_agg(user_id || ' ' || streak, ',' ORDER BY id) FROM schedule")),
+            "the schedule's ids in the same order")
+        #expect(
+            try Self.psql(sent, "SELECT relallvisible = relpages AND relpages > 0 FROM pg_class WHERE relname = 'schedule'")
+                == ["t"], "the schedule's rows COPYed in, frozen")
     }
 
     @Test func aSecondLargeImportOfTheSameRowsStoresNoEventIDTwice() throws {
