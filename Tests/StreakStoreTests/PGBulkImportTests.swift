@@ -165,6 +165,36 @@ struct PGBulkImportTests {
 
     struct Boom: Error {}
 
+    /// The same into an empty store: the primary key, the schedule's indexes and the ids'
+    /// sequence's cache, set aside or changed there too, are back as they were.
+    @Test func aLargeImportIntoAnEmptyStoreThatFailsLeavesEverythingAsItWas() throws {
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase())
+        try store.write { (w: any StoreWriter) throws in
+            for u in Rows.users { _ = try w.addUser(User(id: u, zone: "UTC"), at: t0) }
+        }
+        let before = try Self.contents(store) + Self.idSequence(store)
+        // Rows in (user, streak) byte order without event ids: the schedule's rows from the client.
+        let sorted = Rows.rows.filter { $0.eventID == nil }.sorted {
+            ($0.user.utf8.lexicographicallyPrecedes($1.user.utf8))
+                || ($0.user == $1.user && $0.streak.utf8.lexicographicallyPrecedes($1.streak.utf8))
+        }
+        for rows in [Rows.rows, sorted] {
+            for finishing in [true, false] {
+                #expect(throws: Boom.self) {
+                    try store.write(.bulkImport) { (w: any StoreWriter) throws in
+                        let bulk = try w.checkinImport(storedAt: t0, expectedRows: 10_000_000)
+                        for c in rows { try bulk.insert(c) }
+                        if finishing { _ = try bulk.finish() }
+                        throw Boom()
+                    }
+                }
+            }
+        }
+        #expect(try Self.contents(store) + Self.idSequence(store) == before)
+        let done = try Rows.importRows(sorted, into: store, expectedRows: 10_000_000)
+        #expect(done.inserted == sorted.count, "\(done)")
+    }
+
     @Test func aLargeImportThatFailsLeavesEverythingAsItWas() throws {
         let store = try Self.seeded()
         let before = try Self.contents(store)
