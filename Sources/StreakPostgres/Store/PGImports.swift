@@ -241,26 +241,35 @@ final class PGCheckinImport: CheckinImport {
         // Statistics first: the checks and statements below plan with them, and so does the
         // next tick (autovacuum would analyse the tables only later, and not at all where it is off).
         try pg.execute("ANALYZE checkins", timeout: hour)
-        // Each index is built by one sort, in memory when it fits, by this process alone. The
-        // rows came in the covering index's order (`inIndexOrder`), so that sort is one pass over
-        // sorted input; split among parallel workers it is three sorts and a merge, each in a
-        // third of the memory. 7M rows: the covering index's sort takes 0.8 GB; in 512 MB, or
-        // with 2 workers, it spilled to disk (5.5 s, 8.2 s on a busy machine), alone in memory 3.3 s.
-        // Twice the table's size, at most 2 GB, unless the server allows more: memory of the
-        // server, and only while an index is built.
+        // Each index is built by one sort, in memory when it fits. The rows came in the covering
+        // index's order (`inIndexOrder`), so its sort is one pass over sorted input, and so is
+        // the primary key's: by this process alone, since split among parallel workers it is three
+        // sorts and a merge, each in a third of the memory. 7M rows: the covering index's sort
+        // takes 0.8 GB; in 512 MB, or with 2 workers, it spilled to disk (5.5 s, 8.2 s on a busy
+        // machine), alone in memory 3.3 s. The partial indexes hold few rows: their time is the
+        // table's scan, which the server's parallel workers share (0.8-1.0 s to 0.5 s each).
+        // Memory: twice the table's size, at most 2 GB, unless the server allows more: memory of
+        // the server, and only while an index is built.
+        func alone(_ yes: Bool) throws {
+            try pg.execute("SET LOCAL max_parallel_maintenance_workers " + (yes ? "= 0" : "TO DEFAULT"))
+        }
         try pg.execute(
             """
-            SET LOCAL max_parallel_maintenance_workers = 0;
             SELECT set_config('maintenance_work_mem', greatest(
                 pg_size_bytes(current_setting('maintenance_work_mem')),
                 least(2 * pg_relation_size('checkins'), pg_size_bytes('2GB'))) / 1024 || 'kB', true)
             """)
         if emptied.checkins {
+            try alone(true)
             for c in Self.emptiedCheckinsConstraints {
                 try pg.execute("ALTER TABLE checkins ADD CONSTRAINT \(c.name) \(c.definition)", timeout: hour)
             }
         }
-        for index in Self.rebuiltIndexes { try pg.execute(index, timeout: hour) }
+        for index in Self.rebuiltIndexes {
+            try alone(!index.contains(" WHERE "))
+            try pg.execute(index, timeout: hour)
+        }
+        try alone(false)
         // Every (user, streak) with a new row, marked changed as `touch` does: plain statements,
         // since no one else writes the schedule while the lock is held.
         var touched = "SELECT DISTINCT user_id, streak FROM checkins WHERE id > \(last)"
