@@ -85,12 +85,14 @@ final class PGCheckinImport: CheckinImport {
             try pg.execute("ALTER SEQUENCE \(name) CACHE \(max(cache, Int64(Self.idCache)))")
             // The schedule's rows are the rows' distinct (user, streak), in their order: the
             // database's, when it sorts text as bytes (C; glibc's C.UTF-8 sorts by code point,
-            // the same order), as `SortedCheckins` does.
+            // the same order; not an ICU collation, PostgreSQL 15's `datlocprovider` 'i', whose
+            // `datcollate` names only the C library's), as `SortedCheckins` does.
             if emptied.schedule,
                 try pg.query(
                     """
                     SELECT datcollate IN ('C', 'POSIX', 'C.UTF-8', 'C.utf8')
-                    FROM pg_database WHERE datname = current_database()
+                        AND coalesce(to_jsonb(d) ->> 'datlocprovider', 'c') = 'c'
+                    FROM pg_database d WHERE datname = current_database()
                     """
                 ).get(0, 0, as: Bool.self)
             {
