@@ -250,7 +250,7 @@ final class PGCheckinImport: CheckinImport {
         // takes 0.8 GB; in 512 MB, or with 2 workers, it spilled to disk (5.5 s, 8.2 s on a busy
         // machine), alone in memory 3.3 s. The partial indexes hold few rows: their time is the
         // table's scan, which the server's parallel workers share (0.8-1.0 s to 0.5 s each).
-        // Memory: twice the table's size, at most 2 GB, unless the server allows more: memory of
+        // Memory: twice the table's size, at most 1 GB, unless the server allows more: memory of
         // the server, and only while an index is built.
         func alone(_ yes: Bool) throws {
             try pg.execute("SET LOCAL max_parallel_maintenance_workers " + (yes ? "= 0" : "TO DEFAULT"))
@@ -259,7 +259,7 @@ final class PGCheckinImport: CheckinImport {
             """
             SELECT set_config('maintenance_work_mem', greatest(
                 pg_size_bytes(current_setting('maintenance_work_mem')),
-                least(2 * pg_relation_size('checkins'), pg_size_bytes('2GB'))) / 1024 || 'kB', true)
+                least(2 * pg_relation_size('checkins'), pg_size_bytes('1GB'))) / 1024 || 'kB', true)
             """)
         if emptied.checkins {
             try alone(true)
