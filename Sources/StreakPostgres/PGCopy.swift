@@ -4,6 +4,10 @@ import CLibpq
 /// tab, newline, carriage return); rows are sent in chunks of `chunkSize` bytes as they are made,
 /// each chunk handed to the kernel before the next is built, so memory does not grow with the
 /// number of rows.
+///
+/// Or in binary format (`binary`, for `COPY … WITH (FORMAT binary)`): each field its length and
+/// its bytes, numbers as 8 bytes; nothing to escape, and the server parses no text (7M rows of
+/// seven columns: 3.6-3.8 s of the server's time, not 4.0-4.1 s). Texts, `Int64` and NULL only.
 public struct PGCopyWriter {
     static let chunkSize = 256 * 1024
 
@@ -15,30 +19,50 @@ public struct PGCopyWriter {
     var scratch: [UInt8] = []
     var fieldsInRow = 0
     var problem: String?
+    /// Binary format: where the row's field count goes.
+    let binary: Bool
+    var rowStart = 0
     /// Rows ended so far.
     public private(set) var rowCount = 0
 
-    init(connection: PGConnection, conn: OpaquePointer, sql: String, deadline: Deadline) {
+    init(connection: PGConnection, conn: OpaquePointer, sql: String, deadline: Deadline, binary: Bool = false) {
         self.connection = connection
         self.conn = conn
         self.sql = sql
         self.deadline = deadline
+        self.binary = binary
         buffer.reserveCapacity(Self.chunkSize + 4096)
+        // The signature, no flags, no header extension.
+        if binary { buffer.append(contentsOf: Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0, 0, 0, 0, 0, 0, 0, 0, 0]) }
     }
 
     public mutating func append(_ value: Int64) {
         separate()
+        if binary {
+            appendLength(8)
+            withUnsafeBytes(of: UInt64(bitPattern: value).bigEndian) { buffer.append(contentsOf: $0) }
+            return
+        }
         appendDecimal(value, to: &buffer)
     }
 
     public mutating func append(_ value: String) {
         separate()
+        if binary {
+            var value = value
+            value.withUTF8 { raw($0) }
+            return
+        }
         escape(value.utf8)
     }
 
     /// Any parameter type in its text form (`[UInt8]` as bytea, arrays as array literals, nil as NULL).
     public mutating func append<T: PGEncodable>(_ value: T) {
         separate()
+        if binary {
+            if problem == nil { problem = "field \(fieldsInRow) is of a type binary COPY here does not take" }
+            return
+        }
         scratch.removeAll(keepingCapacity: true)
         if value.appendPGText(to: &scratch) {
             escape(scratch)
@@ -50,12 +74,32 @@ public struct PGCopyWriter {
     /// UTF-8 text given as bytes, read during the call only.
     public mutating func append(text: UnsafeBufferPointer<UInt8>) {
         separate()
+        if binary { return raw(text) }
         escape(text)
     }
 
     public mutating func appendNull() {
         separate()
+        if binary { return appendLength(-1) }
         buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
+    }
+
+    /// Binary format: a text's length and bytes (a NUL byte refused, as in text format).
+    private mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if problem == nil, bytes.contains(0) {
+            problem = "field \(fieldsInRow) contains a NUL byte, which PostgreSQL text cannot hold"
+        }
+        appendLength(Int32(bytes.count))
+        buffer.append(contentsOf: bytes)
+    }
+
+    private mutating func appendLength(_ n: Int32) {
+        withUnsafeBytes(of: n.bigEndian) { buffer.append(contentsOf: $0) }
+    }
+
+    /// Binary format: the end of the rows (before the last flush).
+    mutating func appendTrailer() {
+        if binary { buffer.append(contentsOf: [0xFF, 0xFF]) }
     }
 
     /// Ends the row; sends a chunk when one is full.
@@ -63,7 +107,12 @@ public struct PGCopyWriter {
         if let problem {
             throw PGError(.other, "row \(rowCount + 1) of the COPY \(problem) (in: \(sqlExcerpt(sql)))")
         }
-        buffer.append(UInt8(ascii: "\n"))
+        if binary {
+            buffer[rowStart] = UInt8(truncatingIfNeeded: fieldsInRow >> 8)
+            buffer[rowStart + 1] = UInt8(truncatingIfNeeded: fieldsInRow)
+        } else {
+            buffer.append(UInt8(ascii: "\n"))
+        }
         fieldsInRow = 0
         rowCount += 1
         if buffer.count >= Self.chunkSize { try flush() }
@@ -77,7 +126,15 @@ public struct PGCopyWriter {
     }
 
     private mutating func separate() {
-        if fieldsInRow > 0 { buffer.append(UInt8(ascii: "\t")) }
+        if binary {
+            // A row begins with its field count, filled in at its end.
+            if fieldsInRow == 0 {
+                rowStart = buffer.count
+                buffer.append(contentsOf: [0, 0])
+            }
+        } else if fieldsInRow > 0 {
+            buffer.append(UInt8(ascii: "\t"))
+        }
         fieldsInRow += 1
     }
 
@@ -199,6 +256,7 @@ public final class PGCopyStream {
         open = false
         let (conn, sql, deadline) = (writer.conn, writer.sql, writer.deadline)
         do {
+            writer.appendTrailer()
             try writer.flush()
         } catch {
             connection.abortCopy(error, sql, deadline)
@@ -222,9 +280,10 @@ public final class PGCopyStream {
 }
 
 extension PGConnection {
-    /// Starts `COPY table (columns) FROM STDIN` (text format) for rows written later through the
-    /// stream's `writer`; the whole COPY must end within `timeout`.
-    public func startCopy(_ sql: String, timeout: Duration) throws -> PGCopyStream {
+    /// Starts `COPY table (columns) FROM STDIN` (text format; `binary`: the statement says
+    /// `FORMAT binary`) for rows written later through the stream's `writer`; the whole COPY must
+    /// end within `timeout`.
+    public func startCopy(_ sql: String, timeout: Duration, binary: Bool = false) throws -> PGCopyStream {
         let deadline = Deadline(after: timeout)
         try send(sql, deadline) { PQsendQuery($0, sql) }
         guard case .copyIn = try answer(sql, deadline) else {
@@ -233,6 +292,7 @@ extension PGConnection {
         }
         let conn = try live()
         return PGCopyStream(
-            connection: self, writer: PGCopyWriter(connection: self, conn: conn, sql: sql, deadline: deadline))
+            connection: self,
+            writer: PGCopyWriter(connection: self, conn: conn, sql: sql, deadline: deadline, binary: binary))
     }
 }

@@ -35,6 +35,13 @@ struct PGBulkImportTests {
             + schema(store)
     }
 
+    /// The check-in ids' sequence: where the next import's ids start, and its cache as the schema made it.
+    static func idSequence(_ store: PostgresStore) throws -> [String] {
+        try psql(
+            store,
+            "SELECT concat_ws(' ', last_value, cache_size) FROM pg_sequences WHERE sequencename = 'checkins_id_seq'")
+    }
+
     /// The indexes and constraints of checkins and schedule.
     static func schema(_ store: PostgresStore) throws -> [String] {
         try psql(
@@ -59,6 +66,7 @@ struct PGBulkImportTests {
         #expect(a.duplicates > 100)
         let after = try Self.contents(large)
         #expect(after == (try Self.contents(staged)))
+        #expect(try Self.idSequence(large) == (try Self.idSequence(staged)))
         #expect(try Self.schema(large) == before, "every index and foreign key is back, validated")
         #expect(before.contains { $0.hasPrefix("CREATE INDEX checkins_streak ON public.checkins") })
         #expect(before.contains { $0.hasPrefix("checkins_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id)") })
@@ -83,6 +91,7 @@ struct PGBulkImportTests {
         let b = try Rows.importRows(into: large, expectedRows: 10_000_000)
         #expect(a == b && a.duplicates > 100, "\(a) \(b)")
         #expect(try Self.contents(large) == (try Self.contents(staged)))
+        #expect(try Self.idSequence(large) == (try Self.idSequence(staged)))
         #expect(try Self.schema(large) == before)
         let again = try Rows.importRows(into: large, expectedRows: 10_000_000)
         #expect(again.inserted == Rows.rows.count { $0.eventID == nil }, "only the rows without an event id again")
@@ -92,6 +101,25 @@ struct PGBulkImportTests {
         #expect(
             try Self.psql(plain, "SELECT relallvisible = relpages AND relpages > 0 FROM pg_class WHERE relname = 'checkins'")
                 == ["t"], "frozen, all-visible")
+        // Rows in (user, streak) byte order, as an import sends them, and no event id: the
+        // schedule's rows come from the client (`SchedulePairs`), not read back.
+        let sorted = Rows.rows.filter { $0.eventID == nil }.sorted {
+            ($0.user.utf8.lexicographicallyPrecedes($1.user.utf8))
+                || ($0.user == $1.user && $0.streak.utf8.lexicographicallyPrecedes($1.streak.utf8))
+        }
+        let sent = try empty()
+        let read = try empty()
+        _ = try Rows.importRows(sorted, into: sent, expectedRows: 10_000_000)
+        _ = try Rows.importRows(sorted, into: read, expectedRows: 0)
+        #expect(try Self.contents(sent) == (try Self.contents(read)))
+        #expect(try Self.idSequence(sent) == (try Self.idSequence(read)))
+        #expect(
+            try Self.psql(sent, "SELECT string_agg(user_id || ' ' || streak, ',' ORDER BY id) FROM schedule")
+                == (try Self.psql(read, "SELECT string_agg(user_id || ' ' || streak, ',' ORDER BY id) FROM schedule")),
+            "the schedule's ids in the same order")
+        #expect(
+            try Self.psql(sent, "SELECT relallvisible = relpages AND relpages > 0 FROM pg_class WHERE relname = 'schedule'")
+                == ["t"], "the schedule's rows COPYed in, frozen")
     }
 
     @Test func aSecondLargeImportOfTheSameRowsStoresNoEventIDTwice() throws {
@@ -136,6 +164,36 @@ struct PGBulkImportTests {
     }
 
     struct Boom: Error {}
+
+    /// The same into an empty store: the primary key, the schedule's indexes and the ids'
+    /// sequence's cache, set aside or changed there too, are back as they were.
+    @Test func aLargeImportIntoAnEmptyStoreThatFailsLeavesEverythingAsItWas() throws {
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase())
+        try store.write { (w: any StoreWriter) throws in
+            for u in Rows.users { _ = try w.addUser(User(id: u, zone: "UTC"), at: t0) }
+        }
+        let before = try Self.contents(store) + Self.idSequence(store)
+        // Rows in (user, streak) byte order without event ids: the schedule's rows from the client.
+        let sorted = Rows.rows.filter { $0.eventID == nil }.sorted {
+            ($0.user.utf8.lexicographicallyPrecedes($1.user.utf8))
+                || ($0.user == $1.user && $0.streak.utf8.lexicographicallyPrecedes($1.streak.utf8))
+        }
+        for rows in [Rows.rows, sorted] {
+            for finishing in [true, false] {
+                #expect(throws: Boom.self) {
+                    try store.write(.bulkImport) { (w: any StoreWriter) throws in
+                        let bulk = try w.checkinImport(storedAt: t0, expectedRows: 10_000_000)
+                        for c in rows { try bulk.insert(c) }
+                        if finishing { _ = try bulk.finish() }
+                        throw Boom()
+                    }
+                }
+            }
+        }
+        #expect(try Self.contents(store) + Self.idSequence(store) == before)
+        let done = try Rows.importRows(sorted, into: store, expectedRows: 10_000_000)
+        #expect(done.inserted == sorted.count, "\(done)")
+    }
 
     @Test func aLargeImportThatFailsLeavesEverythingAsItWas() throws {
         let store = try Self.seeded()
