@@ -52,7 +52,8 @@ extension PGConnection {
 
     /// Sends a statement whose answer will be asked for later, by a `query` with the same SQL,
     /// parameters and result format: the server runs it while this side works on what it has
-    /// (the next page of a long read). Any other statement reads its answer first and keeps it.
+    /// (the next page of a long read). Any other statement reads its answer first and keeps it;
+    /// one not asked for by the end of the transaction it was sent in is dropped with it.
     public func sendAhead(_ sql: String, parameters: PGParameters, binaryResults: Bool = false) throws {
         try checked(parameters, sql)
         let deadline = Deadline(after: settings.statementDeadline)

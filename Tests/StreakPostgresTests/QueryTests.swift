@@ -101,6 +101,12 @@ import Testing
         #expect(try c.query(sql, parameters: page(after: 10)).rows.map { try $0.int64(0) } == [11, 12, 13])
         try c.sendAhead(sql, parameters: page(after: 3), binaryResults: true)
         #expect(try c.query(sql, parameters: page(after: 3)).rows.map { try $0.int64(0) } == [4, 5, 6])
+        // Not asked for within its transaction: dropped with it, and asked again after, run anew.
+        try c.transaction(isolation: .repeatableRead) { pg in
+            try pg.sendAhead("SELECT count(*) FROM t", parameters: PGParameters())
+        }
+        try c.execute("INSERT INTO t VALUES (2)")
+        #expect(try c.query("SELECT count(*) FROM t", parameters: PGParameters())[0].int64(0) == 2)
         // A failing statement sent ahead: its error comes with the next statement.
         try c.sendAhead("SELECT 1 / (n - 1) FROM t", parameters: PGParameters())
         let error = pgError { _ = try c.query("SELECT 1") }
