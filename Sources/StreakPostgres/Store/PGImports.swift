@@ -177,7 +177,7 @@ final class PGCheckinImport: CheckinImport {
         user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>, at: Instant,
         zone: UnsafeBufferPointer<UInt8>, eventID: UnsafeBufferPointer<UInt8>?, meta: String?
     ) throws {
-        if pairs != nil, !pairs!.add(user: user, streak: streak) { pairs = nil }
+        if pairs?.add(user: user, streak: streak) == false { pairs = nil }
         copy.writer.append(text: user)
         copy.writer.append(text: streak)
         copy.writer.append(at.seconds)
