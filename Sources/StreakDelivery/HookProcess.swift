@@ -36,8 +36,8 @@ struct HookProcess {
     /// among them); standard input, output and error are the descriptors given.
     static func start(
         _ executable: String, argv: [String], environment: [String], marker: String, stdin: Int32, stdout: Int32,
-        stderr: Int32
-    ) throws -> HookProcess {
+        stderr: Int32, startingIf mayStart: () -> Bool = { true }
+    ) throws -> HookProcess? {
         _ = subreaper
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
@@ -69,11 +69,15 @@ struct HookProcess {
             cEnv.forEach { free($0) }
         }
         var pid: pid_t = 0
+        // The caller's last word comes right before the process starts (its lease may have lapsed
+        // while this thread was preparing, or stopped).
+        guard mayStart() else { return nil }
         var result = posix_spawn(&pid, executable, &actions, &attributes, cArgs, cEnv)
         // ETXTBSY: the program is open for writing somewhere, often only for a moment (being
         // replaced, or a descriptor another thread's child inherited while it was written).
         for _ in 0..<20 where result == ETXTBSY {
             usleep(25_000)
+            guard mayStart() else { return nil }
             result = posix_spawn(&pid, executable, &actions, &attributes, cArgs, cEnv)
         }
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }

@@ -53,6 +53,10 @@ public final class HookSink: Sink {
     public var timeLimit: Double { command.timeout + 2 * HookProcess.killGrace + Self.drainGrace }
 
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
+        deliver(notification, startingIf: { true }) ?? .delivered
+    }
+
+    public func deliver(_ notification: Notification, startingIf mayStart: () -> Bool) -> DeliveryOutcome? {
         if !accepts(notification) { return .delivered }
         let parent = ProcessInfo.processInfo.environment
         guard let program = command.argv.first, !program.isEmpty else {
@@ -86,9 +90,15 @@ public final class HookSink: Sink {
         defer { [out[0], err[0]].forEach { close($0) } }
         let process: HookProcess
         do {
-            process = try HookProcess.start(
-                program, argv: command.argv, environment: environment.map { "\($0.key)=\($0.value)" } + [marker],
-                marker: marker, stdin: input.fileDescriptor, stdout: out[1], stderr: err[1])
+            guard
+                let started = try HookProcess.start(
+                    program, argv: command.argv, environment: environment.map { "\($0.key)=\($0.value)" } + [marker],
+                    marker: marker, stdin: input.fileDescriptor, stdout: out[1], stderr: err[1], startingIf: mayStart)
+            else {
+                [out[1], err[1]].forEach { close($0) }
+                return nil
+            }
+            process = started
         } catch {
             [out[1], err[1]].forEach { close($0) }
             return .failed("cannot run \(program): \(Self.reason(error))")

@@ -21,6 +21,11 @@ public protocol Sink: Sendable {
     /// The ledger keeps a delivery row only for the sinks that accept it.
     func accepts(_ notification: Notification) -> Bool
     func deliver(_ notification: Notification) -> DeliveryOutcome
+    /// Delivers if `mayStart` still says yes when asked as late as the sink can (a hook: right
+    /// before its process starts, after everything it needs is ready); nil when it said no and
+    /// nothing was started. A run stopped (SIGSTOP) after its last check and resumed past its lease
+    /// therefore starts nothing.
+    func deliver(_ notification: Notification, startingIf mayStart: () -> Bool) -> DeliveryOutcome?
     /// Whether the next `deliver` returns at once: no pacing wait, no process to run, no bus
     /// round trip. Only then may a run commit outcomes in groups (a crash then repeats at most
     /// the deliveries of one group); before a slow delivery it commits everything first.
@@ -37,4 +42,7 @@ extension Sink {
     public var deliversAtOnce: Bool { false }
     public var alwaysAtOnce: Bool { false }
     public var timeLimit: Double { 5 }
+    public func deliver(_ notification: Notification, startingIf mayStart: () -> Bool) -> DeliveryOutcome? {
+        mayStart() ? deliver(notification) : nil
+    }
 }

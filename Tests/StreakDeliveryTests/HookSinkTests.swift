@@ -107,6 +107,19 @@ func isGone(_ pid: pid_t, within seconds: Double = 2) -> Bool {
         #expect(names.subtracting(allowed).isEmpty, "leaked: \(names.subtracting(allowed).sorted())")
     }
 
+    /// The run's last word (its lease) is asked once everything is ready, right before the hook
+    /// starts: a "no" there starts nothing and says so (nil), so the delivery stays pending.
+    @Test func theLastWordComesRightBeforeTheHookStarts() throws {
+        let dir = try HookDir()
+        let hook = try dir.script("touch", #"touch "$(dirname "$0")/ran""#)
+        let asked = Mutex(0)
+        #expect(sink([hook]).deliver(sample, startingIf: { asked.withLock { $0 += 1 }; return false }) == nil)
+        #expect(asked.withLock { $0 } == 1)
+        #expect(!dir.exists("ran"))
+        #expect(sink([hook]).deliver(sample, startingIf: { true }) == .delivered)
+        #expect(dir.exists("ran"))
+    }
+
     @Test func argumentsReachTheHookLiterallyWithoutAShell() throws {
         let dir = try HookDir()
         let hook = try dir.script("print-args", #"printf '%s\n' "$#" "$@" > "$(dirname "$0")/args""#)

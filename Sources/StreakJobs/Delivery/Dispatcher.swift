@@ -204,17 +204,23 @@ final class Dispatcher: Sendable {
         var deferred = 0
         for job in jobs {
             let sink = lane.sink
-            // What went before is written first; then the check, right before the delivery: a
-            // run stopped during the write (SIGSTOP) and resumed past its lease starts nothing.
+            // What went before is written first; then the check (asked again by the sink right
+            // before a hook's process starts): a run stopped during the write or while a hook was
+            // being prepared (SIGSTOP) and resumed past its lease starts nothing.
             if !handOver && !sink.deliversAtOnce { save(lane) }
             guard mayStart(lane) else {
+                deferred += 1
+                continue
+            }
+            // Asked again by the sink as late as it can (a hook: right before its process starts).
+            guard let delivered = sink.deliver(job.notification, startingIf: { mayStart(lane) }) else {
                 deferred += 1
                 continue
             }
             let attempts = job.attempts + 1
             let outcome: Outcome
             var failed: String?
-            switch sink.deliver(job.notification) {
+            switch delivered {
             case .delivered:
                 lane.failures = 0
                 shared.withLock { $0.report.delivered += 1 }
