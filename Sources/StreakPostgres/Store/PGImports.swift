@@ -410,7 +410,7 @@ final class PGUserImport: UserImport {
         let pg = access.pg
         var old: [String: User] = [:]
         for r in try pg.query(
-            "SELECT \(PGAccess.userColumns) FROM users WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE",
+            "SELECT \(PGAccess.userColumns) FROM users WHERE id = \(PGAccess.anyOf(1)) ORDER BY id FOR UPDATE",
             batch.map(\.id)
         ).rows {
             let u = try PGAccess.user(r)
@@ -438,7 +438,8 @@ final class PGUserImport: UserImport {
             try pg.query(
                 """
                 UPDATE users u SET zone = v.z, remind_at = v.r, remind = v.b <> 0
-                FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) AS v(i, z, r, b) WHERE u.id = v.i
+                FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) AS v(i, z, r, b)
+                WHERE u.id = v.i AND u.id = \(PGAccess.anyOf(1))
                 """, changed.map(\.id), changed.map(\.zone), changed.map(\.remindAt), changed.map { $0.remind ? 1 : 0 })
             try access.reschedule(users: changed.map(\.id))
         }
