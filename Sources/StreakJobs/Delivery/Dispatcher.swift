@@ -212,7 +212,6 @@ final class Dispatcher: Sendable {
                 deferred += 1
                 continue
             }
-            // Asked again by the sink as late as it can (a hook: right before its process starts).
             guard let delivered = sink.deliver(job.notification, startingIf: { mayStart(lane) }) else {
                 deferred += 1
                 continue
