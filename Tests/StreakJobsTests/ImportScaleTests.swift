@@ -213,4 +213,69 @@ import Testing
             #expect(messages.first?.contains("\(path):\(bad + 1): ") == true, "\(messages)")
         }
     }
+
+    /// The same for CSV: the second half read beside stores what one reading stores, an invalid
+    /// row in either half is told as one reading tells it, and a quoted value left open on the
+    /// first half's last line is told as going on to the next line (the second half is then read
+    /// after the first, not beside).
+    @Test func csvInTwoHalvesStoresWhatOneReadingStores() throws {
+        let header = "user,at,tz,streak,id"
+        let rows: [String] = (0..<4000).map { i in
+            let at = RFC3339.format(RFC3339.parse(Self.now)! - Int64(1 + i * 7919 % 3_000_000), offset: 3600)
+            let tz = i % 7 == 0 ? ["Asia/Tokyo", "America/New_York", "UTC"][i % 3] : ""
+            let streak = i % 3 != 0 ? ["daily", "workout", "s\(i % 5)"][i % 3] : ""
+            return "u\(i * 13 % Self.users),\(at),\(tz),\(streak),\(i % 4 == 0 ? "e\(i % 500)" : "")"
+        }
+        func file(_ rows: [String]) throws -> String {
+            let path = NSTemporaryDirectory() + "streakd-halves-\(UUID().uuidString).csv"
+            try Data(([header] + rows).joined(separator: "\n").appending("\n").utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        /// Whether each reading stores the same, or fails with the same message; the message.
+        func both(_ path: String) throws -> String? {
+            var stored: [[String]] = []
+            var messages: [String] = []
+            for besideFrom in [Int.max, 0] {
+                let context = try Self.store()
+                do {
+                    try context.importCheckins(from: try InputFile(path), format: nil, skipInvalid: false, besideFrom: besideFrom)
+                } catch {
+                    messages.append("\(error)")
+                }
+                stored.append(try Self.contents(context))
+            }
+            #expect(stored[0] == stored[1], "\(zip(stored[0], stored[1]).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "")")
+            #expect(messages.count == 0 || (messages.count == 2 && messages[0] == messages[1]), "\(messages)")
+            if !messages.isEmpty { #expect(stored[0] == (try Self.contents(try Self.store())), "nothing stored") }
+            return messages.first
+        }
+        let path = try file(rows)
+        #expect(try both(path) == nil)
+        #expect(try Self.contents(try { let c = try Self.store(); try c.importCheckins(from: try InputFile(path), format: nil, skipInvalid: false, besideFrom: 0); return c }()).count > 3000)
+
+        for bad in [100, 3900] {
+            var broken = rows
+            broken[bad] = "u1,yesterday,,,"
+            broken[bad + 2] = "nobody,2026-11-20T19:03:00Z,,,"
+            let message = try both(try file(broken))
+            #expect(message?.contains(":\(bad + 2): ") == true, "\(message ?? "")")  // the header is line 1
+        }
+
+        // The line that starts the second half, and a quote left open on the line before it.
+        let text = ([header] + rows).joined(separator: "\n") + "\n"
+        let split = try InputFile.lineStart(path, after: text.utf8.count / 2, size: text.utf8.count)
+        let second = text.utf8.prefix(split).filter { $0 == UInt8(ascii: "\n") }.count  // its 0-based line
+        // The next line is a valid row on its own (its user quoted), which one reading takes for
+        // the rest of the open value; the file as long as before, so the half is where it was.
+        var open = rows
+        let row = rows[second - 1]
+        let quoted = "\"\(row.prefix { $0 != "," })\"\(row.drop { $0 != "," })"
+        let opening = "\"u1,2026-11-20T19:03"
+        open[second - 2] = opening + String(repeating: " ", count: rows[second - 2].count - 2 - opening.count)
+        open[second - 1] = quoted
+        let openPath = try file(open)
+        #expect(try InputFile.lineStart(openPath, after: text.utf8.count / 2, size: text.utf8.count) == split - 2)
+        let message = try both(openPath)
+        #expect(message?.contains(":\(second): ") == true && message?.contains("\(second + 1)") == true, "\(message ?? "")")
+    }
 }

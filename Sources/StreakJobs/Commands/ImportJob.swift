@@ -33,7 +33,7 @@ extension Context {
                 + "as it was; free some space there and run the command again")
     }
 
-    /// JSON lines files from this size on are read in two halves at once (`besideFrom`: less in tests).
+    /// Files from this size on are read in two halves at once (`besideFrom`: less in tests).
     static let readBesideFrom = 16 << 20
 
     func importCheckins(
@@ -43,10 +43,11 @@ extension Context {
         let format = format ?? (path.lowercased().hasSuffix(".csv") ? .csv : .jsonl)
         let csv = format == .csv ? try CheckinCSV.header(file) : nil
         let progress = Progress(printer: printer, total: file.size, label: "importing")
-        // A large file of JSON lines: its second half is read and checked on this thread, with a
-        // copy of the checker, while the reading thread reads the first; then this one stores.
+        // A large file: its second half is read and checked on this thread, with a copy of the
+        // checker, while the reading thread reads the first; then this one stores.
         let split = try file.size.flatMap { size in
-            format == .jsonl && size >= besideFrom ? try InputFile.lineStart(path, after: size / 2, size: size) : nil
+            (format == .jsonl || csv != nil) && size >= besideFrom
+                ? try InputFile.lineStart(path, after: size / 2, size: size) : nil
         }
         let (result, problems) = try store.write(.bulkImport) { w -> (InsertResult, Problems) in
             var rules = CheckinRules(zones: zones, now: now)
@@ -55,8 +56,8 @@ extension Context {
             let expected = try file.estimatedLines()
             // The rows come sorted in the order the store's check-ins are clustered in (`SortedCheckins`).
             let bulk = try w.checkinImport(storedAt: now, expectedRows: expected, inIndexOrder: true)
-            // The file is read, checked and sorted on a thread of its own (a large file of JSON
-            // lines with this one, half each); then it hands the rows over while this one stores.
+            // The file is read, checked and sorted on a thread of its own (a large file with this
+            // one, half each); then it hands the rows over while this one stores.
             let handoff = Handoff<CheckedRows>(capacity: 4)
             let beside = Beside()
             // The reading thread takes the file, the checker and the progress bar along: this one
@@ -71,13 +72,18 @@ extension Context {
                 guard format == .jsonl || csv != nil else { return (Problems(file: path), []) }  // an empty CSV file
                 let rows = SortedCheckins(now: now, expectedRows: expected)
                 var problems = Problems(file: path)
+                var open: OpenQuote?
                 func done() -> (Problems, Set<String>) { (problems, checker.streaksUsed) }
                 if let split, let size = file.size {
                     let first = try InputFile(part: path, 0..<split)
-                    guard try check(first, csv: nil, with: &checker, skipInvalid, progress, handoff, rows, &problems)
+                    if csv != nil { _ = try first.next() }  // the header, read already
+                    guard
+                        try check(first, csv: csv, with: &checker, skipInvalid, progress, handoff, rows, &problems, &open)
                     else { return done() }
-                    // The second half as read beside, when it held no invalid record; else read here.
-                    let other = beside.take()
+                    // The second half as read beside, when it held no invalid record and the first
+                    // did not end inside a quoted value; else read here.
+                    let read = beside.take()
+                    let other = open == nil ? read : nil
                     let (streaks, zones) = other.map { checker.absorb($0.0) } ?? ([], [])
                     if let held = other?.1, SortedCheckins.fit(streaks: streaks, zones: zones) {
                         if problems.count == 0 || skipInvalid {
@@ -86,20 +92,24 @@ extension Context {
                         progress.update(size)
                     } else {
                         let rest = try InputFile(part: path, split..<size, firstLine: first.lines + 1)
-                        guard try check(rest, csv: nil, with: &checker, skipInvalid, progress, handoff, rows, &problems, at: split)
+                        guard
+                            try check(
+                                rest, csv: csv, with: &checker, skipInvalid, progress, handoff, rows, &problems, &open,
+                                at: split)
                         else { return done() }
                     }
                 } else {
-                    guard try check(file, csv: csv, with: &checker, skipInvalid, progress, handoff, rows, &problems)
+                    guard try check(file, csv: csv, with: &checker, skipInvalid, progress, handoff, rows, &problems, &open)
                     else { return done() }
                 }
+                if let open { problems.add(line: open.line, open.problem) }
                 // Nothing is stored once a record is invalid (without `skipInvalid`): all rolls back.
                 if problems.count == 0 || skipInvalid { _ = rows.drain(checker, handoff) }
                 _ = csv
                 return done()
             }
             if let split, let size = file.size {
-                beside.put(readBeside(path, split..<size, with: checker, expected: expected.map { $0 / 2 }))
+                beside.put(readBeside(path, split..<size, csv: csv, with: checker, expected: expected.map { $0 / 2 }))
             }
             var storing: (any Error)?
             while storing == nil, let rows = handoff.take() {
@@ -131,12 +141,13 @@ extension Context {
                 + " (\(result.duplicates) already stored, \(problems.count) invalid skipped)")
     }
 
-    /// Reads and checks the JSON lines in `range` of the file with a copy of the checker, holding
-    /// the valid ones (at most half of `SortedCheckins.limit`); nil when any is invalid, or
-    /// reading fails, or they do not fit: the reading thread then reads them itself.
-    private func readBeside(_ path: String, _ range: Range<Int>, with checker: ImportChecker, expected: Int?)
-        -> (ImportChecker, SortedCheckins)?
-    {
+    /// Reads and checks the records in `range` of the file (JSON lines, or CSV rows under `csv`'s
+    /// header) with a copy of the checker, holding the valid ones (at most half of
+    /// `SortedCheckins.limit`); nil when any is invalid, or reading fails, or they do not fit:
+    /// the reading thread then reads them itself.
+    private func readBeside(
+        _ path: String, _ range: Range<Int>, csv: CheckinCSV?, with checker: ImportChecker, expected: Int?
+    ) -> (ImportChecker, SortedCheckins)? {
         var checker = checker
         let rows = SortedCheckins(now: now, expectedRows: expected, limit: SortedCheckins.limit / 2)
         var lines: [InputFile.Line] = []
@@ -144,14 +155,15 @@ extension Context {
         do {
             let file = try InputFile(part: path, range)
             while try file.nextRecords(into: &lines, max: 64) {
-                checker.quickJSON(lines, into: &quick)
+                if let csv { checker.quick(lines, csv, into: &quick) } else { checker.quickJSON(lines, into: &quick) }
                 for (k, line) in lines.enumerated() {
                     if let q = quick[k] {
                         guard rows.append(q, from: line.text, checker, nil) else { return nil }
                         continue
                     }
                     guard line.problem == nil,
-                        case .success(let c) = CheckinJSONLines.record(line.string).flatMap({ checker.check($0) }),
+                        case .success(let c) = (csv?.record(line.string) ?? CheckinJSONLines.record(line.string))
+                            .flatMap({ checker.check($0) }),
                         rows.append(c, &checker, nil)
                     else { return nil }
                 }
@@ -166,16 +178,16 @@ extension Context {
     /// (`SortedCheckins`, which hands them over when it is full; only until the first invalid
     /// one without `skipInvalid`: then all rolls back, and the rest is only checked), and the
     /// invalid ones in `problems`. False when the store stopped taking rows. `base`: where
-    /// the file starts (a part), for the progress bar.
+    /// the file starts (a part), for the progress bar. `openQuote`: a CSV row whose quoted value
+    /// did not end on its line, told when the next line (perhaps the next part's first) shows
+    /// why; the caller tells one still open after the last part.
     private func check(
         _ file: InputFile, csv: CheckinCSV?, with checker: inout ImportChecker, _ skipInvalid: Bool,
         _ progress: Progress, _ handoff: Handoff<CheckedRows>, _ rows: SortedCheckins, _ problems: inout Problems,
-        at base: Int = 0
+        _ openQuote: inout OpenQuote?, at base: Int = 0
     ) throws -> Bool {
         var lines: [InputFile.Line] = []
         var quick: [QuickCheckin?] = []
-        // A CSV row whose quoted value did not end on its line: told when the next line shows why.
-        var openQuote: (line: Int, problem: FieldProblem)?
         while try file.nextRecords(into: &lines, max: 64) {
             progress.update(base + file.bytesRead)
             if let csv {
@@ -208,14 +220,19 @@ extension Context {
                 case .success(let c):
                     if store, !rows.append(c, &checker, handoff) { return false }
                 case .failure(let p) where csv != nil && p.message == CheckinCSV.notClosedMessage:
-                    openQuote = (line.number, p)
+                    openQuote = OpenQuote(line: line.number, problem: p)
                 case .failure(let p): problems.add(line: line.number, p)
                 }
             }
         }
-        if let open = openQuote { problems.add(line: open.line, open.problem) }
         return true
     }
+}
+
+/// A CSV row whose quoted value did not end on its line (`check`).
+struct OpenQuote {
+    var line: Int
+    var problem: FieldProblem
 }
 
 /// The second half of a file as read beside (`readBeside`), from the store's thread to the
