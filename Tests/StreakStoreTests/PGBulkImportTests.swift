@@ -122,6 +122,30 @@ struct PGBulkImportTests {
                 == ["t"], "the schedule's rows COPYed in, frozen")
     }
 
+    /// Rows without an event id or metadata leave the partial indexes in place; the first row
+    /// with one, late in the import, drops them mid-way (the COPY begins again) and they are
+    /// built again at the end. Either way the same rows, ids and schema as the staged path.
+    @Test func thePartialIndexesStayUntilARowNeedsThem() throws {
+        let bare = Rows.rows.map {
+            NewCheckin(user: $0.user, streak: $0.streak, instant: $0.instant, zone: $0.zone, eventID: nil, meta: nil)
+        }
+        let partial = "SELECT oid FROM pg_class WHERE relname IN ('checkins_event', 'checkins_tagged') ORDER BY relname"
+        for rows in [bare, bare + [Rows.rows[0], Rows.rows[9]]] {
+            let staged = try Self.seeded()
+            let large = try Self.seeded()
+            let before = try Self.schema(large)
+            let kept = try Self.psql(large, partial)
+            let a = try Rows.importRows(rows, into: staged, expectedRows: 0)
+            let b = try Rows.importRows(rows, into: large, expectedRows: 10_000_000)
+            #expect(a == b && a.inserted == rows.count, "\(a) \(b)")
+            #expect(try Self.contents(large) == (try Self.contents(staged)))
+            #expect(try Self.idSequence(large) == (try Self.idSequence(staged)))
+            #expect(try Self.schema(large) == before)
+            #expect((try Self.psql(large, partial) == kept) == (rows.count == bare.count), "kept, or built again")
+        }
+        #expect(Rows.rows[0].eventID != nil && Rows.rows[9].meta != nil)
+    }
+
     @Test func aSecondLargeImportOfTheSameRowsStoresNoEventIDTwice() throws {
         let store = try Self.seeded()
         let withIDs = Rows.rows.filter { $0.eventID != nil }
