@@ -93,13 +93,16 @@ public final class SQLiteStore: Store {
     /// of the schema went stale: SQLite answers that at once, without waiting), and it tries again
     /// from opening the file. Busy is waited on for as long as a writer would wait; an error (or a
     /// file that could not be opened or read while another process set up its WAL files) is
-    /// tried again while another process is seen applying migrations meanwhile, and otherwise at
-    /// most 20 times (a file that is not a streakd store fails within seconds).
+    /// tried again while another process is seen applying migrations meanwhile, and otherwise for
+    /// `setupStall` (a file that is not a streakd store fails within seconds). Counted in tries
+    /// (20, some 3 s of waiting), a machine busy enough to hold the migrating process back that
+    /// long failed a first use with "no such table: grdb_migrations" (CI, five first uses at once).
     static func migrated(path: String, configuration: Configuration, within timeout: TimeInterval) throws
         -> DatabaseQueue
     {
         let start = ContinuousClock.now
         var stalled = 0
+        var progress = start
         var applied = -1
         while true {
             do {
@@ -122,17 +125,21 @@ public final class SQLiteStore: Store {
                     if now > applied {
                         applied = now
                         stalled = 0
+                        progress = ContinuousClock.now
                     } else {
                         stalled += 1
                     }
-                    guard stalled < 20 else { throw error }
+                    guard ContinuousClock.now - progress < Self.setupStall else { throw error }
                 default:
                     throw error
                 }
-                usleep(UInt32(20_000 * min(stalled + 1, 10)))
+                usleep(UInt32(20_000 * min(stalled + 1, 10) + Int.random(in: 0..<20_000)))  // apart, not in step
             }
         }
     }
+
+    /// How long a first use tries again while no migration is seen applied (`migrated`).
+    static let setupStall = Duration.seconds(10)
 
     /// How many migrations the file has recorded as applied, read apart from GRDB (0 when none
     /// or unreadable): another process applying them is progress to wait for, not a failure.
