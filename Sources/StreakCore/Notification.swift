@@ -15,6 +15,19 @@ public enum NotificationKind: String, CaseIterable, Sendable {
     /// Whether the kind is about the user's achievements (SPEC §9) rather than one streak's day:
     /// then it happens once ever per badge or level, whatever the date.
     public var isAchievement: Bool { self == .badgeUnlocked || self == .levelUp }
+
+    /// The kind's heading in English: the shipped English title, and a desktop notification's
+    /// summary when the notification carries no title in the user's language.
+    public var englishTitle: String {
+        switch self {
+        case .atRisk: "Streak at risk"
+        case .freezeUsed: "Freeze used"
+        case .streakBroken: "Streak broken"
+        case .freezeRefilled: "Freeze refilled"
+        case .badgeUnlocked: "Badge unlocked"
+        case .levelUp: "Level up"
+        }
+    }
 }
 
 /// One notification: what the ledger records under its key and every sink receives.

@@ -24,21 +24,10 @@ public struct DesktopMessage: Equatable, Sendable {
     /// language; the English heading by kind for one recorded before titles); urgency by kind,
     /// mirroring the journal priority (4 warning → critical, 5 notice → normal, 6 info → low).
     public init(_ notification: Notification) {
-        summary = notification.title ?? Self.summary(notification.kind)
+        summary = notification.title ?? notification.kind.englishTitle
         body = notification.message
         urgency = Self.urgency(notification.kind)
         category = "x-streakd." + notification.kind.rawValue
-    }
-
-    public static func summary(_ kind: NotificationKind) -> String {
-        switch kind {
-        case .atRisk: "Streak at risk"
-        case .freezeUsed: "Freeze used"
-        case .streakBroken: "Streak broken"
-        case .freezeRefilled: "Freeze refilled"
-        case .badgeUnlocked: "Badge unlocked"
-        case .levelUp: "Level up"
-        }
     }
 
     public static func urgency(_ kind: NotificationKind) -> DesktopUrgency {

@@ -39,49 +39,28 @@ struct HookProcess {
         stderr: Int32, startingIf mayStart: () -> Bool = { true }
     ) throws -> HookProcess? {
         _ = subreaper
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
-        }
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        streakd_spawn_close_from(&actions, 3)
-        // Dispatch threads block most signals, and a child inherits the mask: a hook started from
-        // one would ignore the SIGTERM of its time-out. streakd's own SIGTERM handler is reset too.
-        var all = sigset_t()
-        var none = sigset_t()
-        sigfillset(&all)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = environment.map { strdup($0) } + [nil]
-        defer {
-            cArgs.forEach { free($0) }
-            cEnv.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        // The caller's last word comes right before the process starts (its lease may have lapsed
-        // while this thread was preparing, or stopped).
-        guard mayStart() else { return nil }
-        var result = posix_spawn(&pid, executable, &actions, &attributes, cArgs, cEnv)
-        // ETXTBSY: the program is open for writing somewhere, often only for a moment (being
-        // replaced, or a descriptor another thread's child inherited while it was written).
-        for _ in 0..<20 where result == ETXTBSY {
-            usleep(25_000)
+        // streakd's own SIGTERM handler is reset too (`withSpawnSetup`).
+        return try withSpawnSetup(argv: argv, environment: environment, ownGroup: true) {
+            actions, attributes, cArgs, cEnv in
+            posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+            posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+            posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+            streakd_spawn_close_from(&actions, 3)
+            var pid: pid_t = 0
+            // The caller's last word comes right before the process starts (its lease may have
+            // lapsed while this thread was preparing, or stopped).
             guard mayStart() else { return nil }
-            result = posix_spawn(&pid, executable, &actions, &attributes, cArgs, cEnv)
+            var result = posix_spawn(&pid, executable, &actions, &attributes, cArgs, cEnv)
+            // ETXTBSY: the program is open for writing somewhere, often only for a moment (being
+            // replaced, or a descriptor another thread's child inherited while it was written).
+            for _ in 0..<20 where result == ETXTBSY {
+                usleep(25_000)
+                guard mayStart() else { return nil }
+                result = posix_spawn(&pid, executable, &actions, &attributes, cArgs, cEnv)
+            }
+            guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
+            return HookProcess(pid: pid, marker: marker)
         }
-        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
-        return HookProcess(pid: pid, marker: marker)
     }
 
     enum Ending: Equatable {

@@ -311,12 +311,7 @@ struct SQLiteAccess: StoreWriter {
 
     /// A freeze event from the columns `at, kind, date` starting at column `first`.
     static func freezeEvent(_ s: RawStatement, at first: Int32) -> FreezeEvent {
-        let at = Instant(seconds: s.int64(first))
-        switch s.text(first + 1) {
-        case "grant": return FreezeEvent(at: at, kind: .grant)
-        case "refill": return FreezeEvent(at: at, kind: .refill)
-        default: return FreezeEvent(at: at, kind: .use(LocalDate(day: s.int(first + 2))))
-        }
+        FreezeEvent(at: Instant(seconds: s.int64(first)), stored: s.text(first + 1)) { s.int(first + 2) }
     }
 
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch] {
@@ -375,12 +370,7 @@ struct SQLiteAccess: StoreWriter {
     }
 
     func addFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws {
-        let (kind, date): (String, Int?) =
-            switch event.kind {
-            case .grant: ("grant", nil)
-            case .refill: ("refill", nil)
-            case .use(let d): ("use", d.day)
-            }
+        let (kind, date) = event.stored
         try db.execute(
             sql: "INSERT INTO freeze_events (user_id, streak, at, kind, date) VALUES (?, ?, ?, ?, ?)",
             arguments: [user, streak, event.at.seconds, kind, date])

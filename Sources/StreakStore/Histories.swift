@@ -60,3 +60,24 @@ public protocol HistoryWriting {
     /// Records the goal and leeway seen for a streak id, when they differ from the last record.
     func recordSettings(_ epoch: SettingsEpoch, streak: String) throws
 }
+
+/// How both engines keep a freeze event (`freeze_events.kind` and `.date`): `grant`, `refill`,
+/// or `use` with the used date's day number.
+extension FreezeEvent {
+    public var stored: (kind: String, date: Int?) {
+        switch kind {
+        case .grant: ("grant", nil)
+        case .refill: ("refill", nil)
+        case .use(let d): ("use", d.day)
+        }
+    }
+
+    /// The event a stored row holds; `date` is asked only for a use.
+    public init(at: Instant, stored kind: String, date: () throws -> Int) rethrows {
+        switch kind {
+        case "grant": self.init(at: at, kind: .grant)
+        case "refill": self.init(at: at, kind: .refill)
+        default: self.init(at: at, kind: .use(LocalDate(day: try date())))
+        }
+    }
+}

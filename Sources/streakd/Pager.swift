@@ -1,4 +1,5 @@
 import Foundation
+import StreakDelivery
 
 /// A pager for `log` on a terminal, as journalctl has one (systemd's pager rules): `$SYSTEMD_PAGER`,
 /// else `$PAGER`, else `less`, else `more`; an empty value or `cat` means none. A pager named in a
@@ -75,32 +76,14 @@ final class Pager {
     /// `argv` with `input` as its standard input (and `unused`, our write end, closed in it),
     /// default signal handling and no signal blocked; `argv[0]` looked up in `PATH`.
     private static func spawn(_ argv: [String], input: Int32, closing unused: Int32, env: [String: String]) -> pid_t? {
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
+        withSpawnSetup(argv: argv, environment: env.map { "\($0.key)=\($0.value)" }, ownGroup: false) {
+            actions, attributes, cArgs, cEnv in
+            posix_spawn_file_actions_adddup2(&actions, input, STDIN_FILENO)
+            posix_spawn_file_actions_addclose(&actions, input)
+            posix_spawn_file_actions_addclose(&actions, unused)
+            var pid: pid_t = 0
+            guard posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv) == 0 else { return nil }
+            return pid
         }
-        posix_spawn_file_actions_adddup2(&actions, input, STDIN_FILENO)
-        posix_spawn_file_actions_addclose(&actions, input)
-        posix_spawn_file_actions_addclose(&actions, unused)
-        var all = sigset_t()
-        var none = sigset_t()
-        sigfillset(&all)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            cArgs.forEach { free($0) }
-            cEnv.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        guard posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv) == 0 else { return nil }
-        return pid
     }
 }

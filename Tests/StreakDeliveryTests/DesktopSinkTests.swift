@@ -73,7 +73,7 @@ import Testing
         for kind in kinds {
             let entry = try #require(history.first { $0["category"] == "x-streakd.\(kind.rawValue)" }, "\(history)")
             #expect(entry["appname"] == "streakd")
-            #expect(entry["summary"] == DesktopMessage.summary(kind))
+            #expect(entry["summary"] == kind.englishTitle)
             #expect(entry["body"] == desktopSample(kind).message)
         }
 

@@ -24,7 +24,7 @@ enum ShippedMessages {
     static func source(_ kind: NotificationKind, title: Bool, language: String) -> String {
         switch language {
         case "zh-Hans": title ? chineseTitle(kind) : chinese(kind)
-        default: title ? englishTitle(kind) : english(kind)
+        default: title ? kind.englishTitle : english(kind)
         }
     }
 
@@ -45,17 +45,6 @@ enum ShippedMessages {
             "You have a new freeze for your\(englishStreak) streak: \(englishFreezes)"
         case .badgeUnlocked: "You unlocked the “{badge}” badge!"
         case .levelUp: "You reached level {level}!"
-        }
-    }
-
-    static func englishTitle(_ kind: NotificationKind) -> String {
-        switch kind {
-        case .atRisk: "Streak at risk"
-        case .freezeUsed: "Freeze used"
-        case .streakBroken: "Streak broken"
-        case .freezeRefilled: "Freeze refilled"
-        case .badgeUnlocked: "Badge unlocked"
-        case .levelUp: "Level up"
         }
     }
 

@@ -121,12 +121,7 @@ extension PGAccess {
     }
 
     static func freezeEvent(_ row: PGRow, from c: Int) throws -> FreezeEvent {
-        let at: Instant = try row.get(c)
-        switch try row.string(c + 1) {
-        case "grant": return FreezeEvent(at: at, kind: .grant)
-        case "refill": return FreezeEvent(at: at, kind: .refill)
-        default: return FreezeEvent(at: at, kind: .use(LocalDate(day: try row.get(c + 2))))
-        }
+        try FreezeEvent(at: row.get(c), stored: row.string(c + 1)) { try row.get(c + 2) }
     }
 
     func achievementFacts(of users: [String]) throws -> [AchievementFacts] {
@@ -190,12 +185,7 @@ extension PGAccess {
     }
 
     func addFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws {
-        let (kind, date): (String, Int?) =
-            switch event.kind {
-            case .grant: ("grant", nil)
-            case .refill: ("refill", nil)
-            case .use(let d): ("use", d.day)
-            }
+        let (kind, date) = event.stored
         try pg.query(
             "INSERT INTO freeze_events (user_id, streak, at, kind, date) VALUES ($1, $2, $3, $4, $5)", user, streak,
             event.at, kind, date)
