@@ -1,4 +1,5 @@
 import Foundation
+import StreakDelivery
 
 #if canImport(Glibc)
     import Glibc
@@ -91,40 +92,20 @@ public struct SpawnFailure: Error, CustomStringConvertible {
 public func spawn(_ argv: [String], env: [String: String], cwd: String?, stdin: String, stdout: String, stderr: String)
     throws -> pid_t
 {
-    var actions = posix_spawn_file_actions_t()
-    var attributes = posix_spawnattr_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawnattr_init(&attributes)
-    defer {
-        posix_spawn_file_actions_destroy(&actions)
-        posix_spawnattr_destroy(&attributes)
-    }
-    posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
-    var all = sigset_t()
-    var none = sigset_t()
-    sigfillset(&all)
-    sigemptyset(&none)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setpgroup(&attributes, 0)
-    posix_spawnattr_setflags(
-        &attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
     // In `cwd` through env -C (glibc's posix_spawn_file_actions_addchdir_np is not visible to Swift).
     let argv = cwd.map { ["/usr/bin/env", "-C", $0] + argv } ?? argv
-    let cArgs = argv.map { strdup($0) } + [nil]
-    let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-        cArgs.forEach { free($0) }
-        cEnv.forEach { free($0) }
+    return try withSpawnSetup(argv: argv, environment: env.map { "\($0.key)=\($0.value)" }, ownGroup: true) {
+        actions, attributes, cArgs, cEnv in
+        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
+        guard result == 0 else {
+            throw SpawnFailure(description: "posix_spawn \(argv[0]): \(String(cString: strerror(result)))")
+        }
+        return pid
     }
-    var pid: pid_t = 0
-    let result = posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
-    guard result == 0 else {
-        throw SpawnFailure(description: "posix_spawn \(argv[0]): \(String(cString: strerror(result)))")
-    }
-    return pid
 }
 
 /// Waits for a child to end: its exit status (128 + N for signal N), or nil after `timeout`.
