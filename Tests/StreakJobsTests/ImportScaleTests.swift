@@ -184,34 +184,37 @@ import Testing
             try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
             return path
         }
-        let path = try file(lines)
-        var stored: [[String]] = []
-        for besideFrom in [Int.max, 0] {
-            let context = try Self.store()
-            try context.importCheckins(from: try InputFile(path), format: nil, skipInvalid: false, besideFrom: besideFrom)
-            stored.append(try Self.contents(context))
-        }
-        #expect(stored[0].count > 3000)
-        #expect(stored[0] == stored[1], "\(zip(stored[0], stored[1]).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "")")
+        let (stored, message) = try Self.bothReadings(try file(lines))
+        #expect(message == nil && stored.count > 3000)
 
         for bad in [100, 3900] {
             var broken = lines
             broken[bad] = #"{"user":"u1","at":"yesterday"}"#
             broken[bad + 2] = #"{"user":"nobody","at":"2026-11-20T19:03:00Z"}"#
             let path = try file(broken)
-            var messages: [String] = []
-            for besideFrom in [Int.max, 0] {
-                let context = try Self.store()
-                do {
-                    try context.importCheckins(from: try InputFile(path), format: nil, skipInvalid: false, besideFrom: besideFrom)
-                } catch {
-                    messages.append("\(error)")
-                }
-                #expect(try Self.contents(context) == (try Self.contents(try Self.store())), "nothing stored")
-            }
-            #expect(messages.count == 2 && messages[0] == messages[1], "\(messages)")
-            #expect(messages.first?.contains("\(path):\(bad + 1): ") == true, "\(messages)")
+            let message = try Self.bothReadings(path).message
+            #expect(message?.contains("\(path):\(bad + 1): ") == true, "\(message ?? "")")
         }
+    }
+
+    /// A file imported in one reading and in two halves: the same rows stored, or the same
+    /// message and nothing stored. Answers what was stored and the message, if any.
+    static func bothReadings(_ path: String) throws -> (stored: [String], message: String?) {
+        var stored: [[String]] = []
+        var messages: [String] = []
+        for besideFrom in [Int.max, 0] {
+            let context = try store()
+            do {
+                try context.importCheckins(from: try InputFile(path), format: nil, skipInvalid: false, besideFrom: besideFrom)
+            } catch {
+                messages.append("\(error)")
+            }
+            stored.append(try contents(context))
+        }
+        #expect(stored[0] == stored[1], "\(zip(stored[0], stored[1]).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "")")
+        #expect(messages.isEmpty || (messages.count == 2 && messages[0] == messages[1]), "\(messages)")
+        if !messages.isEmpty { #expect(stored[0] == (try contents(try store())), "nothing stored") }
+        return (stored[0], messages.first)
     }
 
     /// The same for CSV: the second half read beside stores what one reading stores, an invalid
@@ -231,33 +234,15 @@ import Testing
             try Data(([header] + rows).joined(separator: "\n").appending("\n").utf8).write(to: URL(fileURLWithPath: path))
             return path
         }
-        /// Whether each reading stores the same, or fails with the same message; the message.
-        func both(_ path: String) throws -> String? {
-            var stored: [[String]] = []
-            var messages: [String] = []
-            for besideFrom in [Int.max, 0] {
-                let context = try Self.store()
-                do {
-                    try context.importCheckins(from: try InputFile(path), format: nil, skipInvalid: false, besideFrom: besideFrom)
-                } catch {
-                    messages.append("\(error)")
-                }
-                stored.append(try Self.contents(context))
-            }
-            #expect(stored[0] == stored[1], "\(zip(stored[0], stored[1]).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "")")
-            #expect(messages.count == 0 || (messages.count == 2 && messages[0] == messages[1]), "\(messages)")
-            if !messages.isEmpty { #expect(stored[0] == (try Self.contents(try Self.store())), "nothing stored") }
-            return messages.first
-        }
         let path = try file(rows)
-        #expect(try both(path) == nil)
-        #expect(try Self.contents(try { let c = try Self.store(); try c.importCheckins(from: try InputFile(path), format: nil, skipInvalid: false, besideFrom: 0); return c }()).count > 3000)
+        let (stored, message) = try Self.bothReadings(path)
+        #expect(message == nil && stored.count > 3000)
 
         for bad in [100, 3900] {
             var broken = rows
             broken[bad] = "u1,yesterday,,,"
             broken[bad + 2] = "nobody,2026-11-20T19:03:00Z,,,"
-            let message = try both(try file(broken))
+            let message = try Self.bothReadings(try file(broken)).message
             #expect(message?.contains(":\(bad + 2): ") == true, "\(message ?? "")")  // the header is line 1
         }
 
@@ -275,7 +260,7 @@ import Testing
         open[second - 1] = quoted
         let openPath = try file(open)
         #expect(try InputFile.lineStart(openPath, after: text.utf8.count / 2, size: text.utf8.count) == split - 2)
-        let message = try both(openPath)
-        #expect(message?.contains(":\(second): ") == true && message?.contains("\(second + 1)") == true, "\(message ?? "")")
+        let told = try Self.bothReadings(openPath).message
+        #expect(told?.contains(":\(second): ") == true && told?.contains("\(second + 1)") == true, "\(told ?? "")")
     }
 }
