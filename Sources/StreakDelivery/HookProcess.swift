@@ -33,34 +33,53 @@ struct HookProcess {
     }
 
     /// Starts `executable` with `argv` and exactly `environment` (`NAME=value`, the marker
-    /// among them); standard input, output and error are the descriptors given.
+    /// among them); standard input, output and error are the descriptors given. Nil when
+    /// `mayStart` says no.
+    ///
+    /// The child is forked first and waits; `mayStart` is asked right before the one write
+    /// that lets it go on to `execve` (`streakd_fork_gated`). A run stopped (SIGSTOP) while a
+    /// hook was being prepared resumes to a "no" and starts nothing: with `posix_spawn`, asked
+    /// before the call, a stop inside the call's own preparations (a stack mapped, signals
+    /// blocked, the clone) started the program after the resume, past the lease (CI, twice).
     static func start(
         _ executable: String, argv: [String], environment: [String], marker: String, stdin: Int32, stdout: Int32,
         stderr: Int32, startingIf mayStart: () -> Bool = { true }
     ) throws -> HookProcess? {
         _ = subreaper
-        // streakd's own SIGTERM handler is reset too (`withSpawnSetup`).
-        return try withSpawnSetup(argv: argv, environment: environment, ownGroup: true) {
-            actions, attributes, cArgs, cEnv in
-            posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-            posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-            posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-            streakd_spawn_close_from(&actions, 3)
-            var pid: pid_t = 0
-            // The caller's last word comes right before the process starts (its lease may have
-            // lapsed while this thread was preparing, or stopped).
-            guard mayStart() else { return nil }
-            var result = posix_spawn(&pid, executable, &actions, &attributes, cArgs, cEnv)
-            // ETXTBSY: the program is open for writing somewhere, often only for a moment (being
-            // replaced, or a descriptor another thread's child inherited while it was written).
-            for _ in 0..<20 where result == ETXTBSY {
-                usleep(25_000)
-                guard mayStart() else { return nil }
-                result = posix_spawn(&pid, executable, &actions, &attributes, cArgs, cEnv)
-            }
-            guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
-            return HookProcess(pid: pid, marker: marker)
+        let cArgs = argv.map { strdup($0) } + [nil]
+        let cEnv = environment.map { strdup($0) } + [nil]
+        defer {
+            cArgs.forEach { free($0) }
+            cEnv.forEach { free($0) }
         }
+        // ETXTBSY: the program is open for writing somewhere, often only for a moment (being
+        // replaced, or a descriptor another thread's child inherited while it was written).
+        for attempt in 0...20 {
+            if attempt > 0 { usleep(25_000) }
+            var gate: Int32 = -1
+            var report: Int32 = -1
+            let pid = streakd_fork_gated(executable, cArgs, cEnv, stdin, stdout, stderr, &gate, &report)
+            guard pid > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            let child = HookProcess(pid: pid, marker: marker)
+            defer { close(report) }
+            // The caller's last word, right before the program may start.
+            guard mayStart() else {
+                close(gate)
+                child.reap()
+                return nil
+            }
+            var go: UInt8 = 1
+            let sent = write(gate, &go, 1)
+            close(gate)
+            var failure: Int32 = 0
+            var n: Int
+            repeat { n = read(report, &failure, MemoryLayout<Int32>.size) } while n < 0 && errno == EINTR
+            if sent == 1 && n == 0 { return child }  // end of file: the program runs
+            child.reap()
+            if failure == ETXTBSY && attempt < 20 { continue }
+            throw POSIXError(POSIXErrorCode(rawValue: failure != 0 ? failure : EIO) ?? .EIO)
+        }
+        throw POSIXError(.ETXTBSY)
     }
 
     enum Ending: Equatable {
