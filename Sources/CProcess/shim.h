@@ -1,22 +1,14 @@
-// Process calls Swift cannot make on its own: prctl is variadic, and glibc declares
-// posix_spawn_file_actions_addclosefrom_np (2.34) and pipe2 only under _GNU_SOURCE, which Swift's Glibc
-// module is not built with; and a fork whose child may only make async-signal-safe calls until
-// execve, which Swift code cannot promise. For the hook runner (StreakDelivery's HookProcess).
-#include <spawn.h>
+// Process calls Swift cannot make on its own: prctl is variadic, glibc declares pipe2 only under
+// _GNU_SOURCE, which Swift's Glibc module is not built with, and a forked child may make only
+// async-signal-safe calls until execve, which Swift code cannot promise. For the hook runner
+// (StreakDelivery's HookProcess).
 #include <sys/prctl.h>
 
-int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 int pipe2(int fds[2], int flags);
 
 /// Orphaned descendants (a hook's double-forked daemon) are re-parented to this process rather
 /// than to init, so it can find and end them.
 static inline int streakd_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
-
-/// The spawned program gets no descriptor of this process above `from` (the store's files, the
-/// journal's socket), whatever their close-on-exec flag.
-static inline int streakd_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
-    return posix_spawn_file_actions_addclosefrom_np(actions, from);
-}
 
 /// A pipe whose two ends close on exec: another hook started at the same moment by another lane
 /// does not inherit them.
@@ -62,7 +54,8 @@ static inline pid_t streakd_fork_gated(
         int e = 0;
         if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) e = errno;
         if (e == 0) {
-            // Every descriptor above 2 goes but the report's, which closes on exec.
+            // Every descriptor above 2 goes (the store's files, the journal's socket), whatever
+            // its close-on-exec flag, but the report's, which closes on exec.
             int keep = said[1];
             if (keep > 3) syscall(SYS_close_range, 3, keep - 1, 0);
             syscall(SYS_close_range, keep + 1, ~0U, 0);
