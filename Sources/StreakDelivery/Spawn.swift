@@ -1,3 +1,4 @@
+import CProcess
 import Foundation
 
 #if canImport(Glibc)
