@@ -6,10 +6,10 @@ import Foundation
 #endif
 
 /// What `posix_spawn` needs for a child that handles every signal by default and blocks none
-/// (this process's threads block most, and a child inherits the mask: a hook would ignore the
-/// SIGTERM of its time-out, a pager Ctrl-C), in a process group of its own when `ownGroup`:
-/// the file actions and attributes, and `argv` and `environment` (`NAME=value`) as C strings,
-/// made for `body` (which adds its file actions and spawns) and freed after.
+/// (this process's threads block most, and a child inherits the mask: a pager would ignore
+/// Ctrl-C; hooks are forked instead, `streakd_fork_gated`), in a process group of its own when
+/// `ownGroup`: the file actions and attributes, and `argv` and `environment` (`NAME=value`) as
+/// C strings, made for `body` (which adds its file actions and spawns) and freed after.
 public func withSpawnSetup<T>(
     argv: [String], environment: [String], ownGroup: Bool,
     _ body: (

@@ -21,14 +21,23 @@ final class PGCheckinImport: CheckinImport {
     /// The indexes the large path sets aside and builds again, exactly as the migrations made
     /// them (`PostgresSchema`; a test compares `pg_indexes` before and after).
     static let rebuiltIndexes = [
-        "CREATE UNIQUE INDEX checkins_event ON checkins (user_id, event_id) WHERE event_id IS NOT NULL",
-        "CREATE INDEX checkins_streak ON checkins (user_id, streak, at) INCLUDE (zone, stored_at, event_id)",
-        "CREATE INDEX checkins_tagged ON checkins (user_id) INCLUDE (streak, at, meta) WHERE meta IS NOT NULL",
+        (
+            name: "checkins_event",
+            definition: "CREATE UNIQUE INDEX checkins_event ON checkins (user_id, event_id) WHERE event_id IS NOT NULL"
+        ),
+        (
+            name: "checkins_streak",
+            definition: "CREATE INDEX checkins_streak ON checkins (user_id, streak, at) INCLUDE (zone, stored_at, event_id)"
+        ),
+        (
+            name: "checkins_tagged",
+            definition: "CREATE INDEX checkins_tagged ON checkins (user_id) INCLUDE (streak, at, meta) WHERE meta IS NOT NULL"
+        ),
     ]
-    /// The partial indexes among them: rows with no event id and no metadata add nothing to
-    /// either, so they stay until a row that has one comes (each rebuilt by a scan of the
-    /// whole table: 7M rows, about 0.5 s each).
-    static let partialIndexes = ["checkins_event", "checkins_tagged"]
+    /// The partial ones among them (event ids, metadata): rows with neither add nothing to them,
+    /// so they stay until a row that has one comes (each rebuilt by a scan of the whole table:
+    /// 7M rows, about 0.5 s each). The others are set aside at once.
+    static func isPartial(_ index: (name: String, definition: String)) -> Bool { index.definition.contains(" WHERE ") }
     /// What the large path also sets aside on a table it emptied (nothing to check on the way
     /// in, and each is built in one sorted pass after): the primary key of checkins, and every
     /// index of the schedule, exactly as the migrations made them.
@@ -150,7 +159,7 @@ final class PGCheckinImport: CheckinImport {
     /// check-in the event-id key would have refused, and none removes a user the check-ins refer
     /// to. Others wait, up to their `lock_timeout` (45 s); a tick that gives up ends with 75 and
     /// the next one goes on. `checkins_pkey` stays: the new rows are the ids above the one answered.
-    /// The partial indexes stay until a row needs them (`partialIndexes`).
+    /// The partial indexes stay until a row needs them (`isPartial`).
     ///
     /// A table with no row yet (checkins and schedule at the first import into a store) is
     /// truncated, which changes nothing but its files: COPY may then freeze its rows, and with
@@ -167,7 +176,7 @@ final class PGCheckinImport: CheckinImport {
         let last: Int64 = try pg.query("SELECT coalesce(max(id), 0)::bigint FROM checkins").get(0, 0)
         try pg.execute(
             Self.foreignKeys.map { "ALTER TABLE \($0.table) DROP CONSTRAINT \($0.name);" }.joined(separator: "\n")
-                + "DROP INDEX checkins_streak")
+                + "DROP INDEX " + Self.rebuiltIndexes.filter { !Self.isPartial($0) }.map(\.name).joined(separator: ", "))
         let checkins = last == 0
         let schedule = try pg.query("SELECT NOT EXISTS (SELECT FROM schedule)").get(0, 0, as: Bool.self)
         if checkins {
@@ -211,7 +220,7 @@ final class PGCheckinImport: CheckinImport {
     /// (built again at the end, as the covering one), and the COPY goes on in a new statement.
     private func dropPartialIndexes() throws {
         copiedBefore += try copy.finish()
-        try pg.execute("DROP INDEX " + Self.partialIndexes.joined(separator: ", "))
+        try pg.execute("DROP INDEX " + Self.rebuiltIndexes.filter(Self.isPartial).map(\.name).joined(separator: ", "))
         partialKept = false
         copy = try pg.startCopy(copyStatement, timeout: .seconds(3600), binary: true)
     }
@@ -290,9 +299,9 @@ final class PGCheckinImport: CheckinImport {
                 try pg.execute("ALTER TABLE checkins ADD CONSTRAINT \(c.name) \(c.definition)", timeout: hour)
             }
         }
-        for index in Self.rebuiltIndexes where !(partialKept && Self.partialIndexes.contains { index.contains(" \($0) ") }) {
-            try alone(!index.contains(" WHERE "))
-            try pg.execute(index, timeout: hour)
+        for index in Self.rebuiltIndexes where !(partialKept && Self.isPartial(index)) {
+            try alone(!Self.isPartial(index))
+            try pg.execute(index.definition, timeout: hour)
         }
         try alone(false)
         // Every (user, streak) with a new row, marked changed as `touch` does: plain statements,
