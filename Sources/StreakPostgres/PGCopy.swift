@@ -7,7 +7,7 @@ import CLibpq
 ///
 /// Or in binary format (`binary`, for `COPY … WITH (FORMAT binary)`): each field its length and
 /// its bytes, numbers as 8 bytes; nothing to escape, and the server parses no text (7M rows of
-/// seven columns: 3.6-3.8 s of the server's time, not 4.0-4.1 s). Texts, `Int64` and NULL only.
+/// seven columns: 3.6-3.8 s of the server's time, not 4.0-4.1 s). Texts, bytea, `Int64`, `Bool` and NULL only.
 public struct PGCopyWriter {
     static let chunkSize = 256 * 1024
 
@@ -76,6 +76,30 @@ public struct PGCopyWriter {
         separate()
         if binary { return raw(text) }
         escape(text)
+    }
+
+    /// Bytes for a bytea column, read during the call only.
+    public mutating func append(bytea: UnsafeBufferPointer<UInt8>) {
+        separate()
+        if binary {
+            appendLength(Int32(bytea.count))
+            buffer.append(contentsOf: bytea)
+            return
+        }
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = Array("\\x".utf8)
+        for b in bytea { hex += [digits[Int(b >> 4)], digits[Int(b & 15)]] }
+        escape(hex)
+    }
+
+    public mutating func append(_ value: Bool) {
+        separate()
+        if binary {
+            appendLength(1)
+            buffer.append(value ? 1 : 0)
+            return
+        }
+        buffer.append(UInt8(ascii: value ? "t" : "f"))
     }
 
     public mutating func appendNull() {

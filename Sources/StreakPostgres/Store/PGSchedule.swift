@@ -144,14 +144,13 @@ extension PGAccess {
         }
         for r in try pg.query(
             """
-            SELECT v.u, v.s, c.at, c.zone, c.event_id, c.stored_at FROM unnest($1::text[], $2::text[]) AS v(u, s)
-            CROSS JOIN LATERAL (
-                SELECT at, zone, event_id, stored_at FROM checkins WHERE user_id = v.u AND streak = v.s OFFSET 0) c
-            ORDER BY v.u, v.s, c.at
+            SELECT v.u, v.s, c.checkins FROM unnest($1::text[], $2::text[]) AS v(u, s)
+            CROSS JOIN LATERAL (SELECT checkins FROM checkin_lists WHERE user_id = v.u AND streak = v.s OFFSET 0) c
             """, users, names
         ).rows {
-            guard let i = slot[try r.string(0) + "\u{0}" + r.string(1)] else { continue }
-            result[i]!.stored.checkins.append(try Self.checkin(r, from: 2))
+            let (user, streak) = (try r.string(0), try r.string(1))
+            guard let i = slot[user + "\u{0}" + streak] else { continue }
+            result[i]!.stored.checkins = try PackedCheckins.checkins(try r.bytes(2), user: user, streak: streak)
         }
         for r in try pg.query(
             """

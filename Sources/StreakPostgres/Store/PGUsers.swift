@@ -95,23 +95,15 @@ extension PGAccess {
     func streaks(of user: String) throws -> [String] {
         try pg.query(
             """
-            SELECT streak FROM checkins WHERE user_id = $1
+            SELECT streak FROM checkin_lists WHERE user_id = $1
             UNION SELECT streak FROM freeze_events WHERE user_id = $1 ORDER BY 1
             """, user
         ).rows.map { try $0.string(0) }.sorted()
     }
 
     func checkins(of user: String, streak: String) throws -> [StoredCheckin] {
-        try pg.query(
-            "SELECT at, zone, event_id, stored_at FROM checkins WHERE user_id = $1 AND streak = $2 ORDER BY at",
-            user, streak
-        ).rows.map { try Self.checkin($0, from: 0) }
-    }
-
-    static func checkin(_ row: PGRow, from c: Int) throws -> StoredCheckin {
-        StoredCheckin(
-            instant: try row.get(c), zone: try row.string(c + 1), eventID: try row.get(c + 2),
-            storedAt: try row.get(c + 3))
+        let rows = try pg.query("SELECT checkins FROM checkin_lists WHERE user_id = $1 AND streak = $2", user, streak).rows
+        return try rows.first.map { try PackedCheckins.checkins($0.bytes(0), user: user, streak: streak) } ?? []
     }
 
     func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent] {
@@ -143,17 +135,22 @@ extension PGAccess {
                     user: users[i], streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
                     row: try r.get(4)))
         }
+        // A list is tagged when one of its check-ins has metadata: only those are unpacked.
         for r in try pg.query(
             """
-            SELECT v.u, c.streak, c.at, c.meta FROM unnest($1::text[]) AS v(u)
-            CROSS JOIN LATERAL (
-                SELECT streak, at, meta FROM checkins WHERE user_id = v.u AND meta IS NOT NULL OFFSET 0) c
-            ORDER BY v.u, c.streak COLLATE "C", c.at
+            SELECT v.u, c.streak, c.checkins FROM unnest($1::text[]) AS v(u)
+            CROSS JOIN LATERAL (SELECT streak, checkins FROM checkin_lists WHERE user_id = v.u AND tagged OFFSET 0) c
+            ORDER BY v.u, c.streak COLLATE "C"
             """, Array(Set(users))
         ).rows {
-            guard let i = slot[try r.string(0)] else { continue }
-            result[i].tagged.append(
-                TaggedCheckin(streak: try r.string(1), instant: try r.get(2), meta: try r.string(3)))
+            let user = try r.string(0)
+            guard let i = slot[user] else { continue }
+            let streak = try r.string(1)
+            let records = try PackedCheckins.records(try r.bytes(2), user: user, streak: streak)
+            for k in records.indices.sorted(by: { (records[$0].at, $0) < (records[$1].at, $1) }) {
+                guard let meta = records[k].meta else { continue }
+                result[i].tagged.append(TaggedCheckin(streak: streak, instant: Instant(seconds: records[k].at), meta: meta))
+            }
         }
         return result
     }
@@ -167,20 +164,18 @@ extension PGAccess {
     func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult {
         var result = InsertResult()
         guard !checkins.isEmpty else { return result }
-        let inserted = try pg.query(
-            """
-            INSERT INTO checkins (user_id, streak, at, zone, event_id, meta, stored_at)
-            SELECT u, s, a, z, e, m, $7 FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[],
-                $6::text[]) WITH ORDINALITY AS v(u, s, a, z, e, m, n) ORDER BY n
-            ON CONFLICT (user_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
-            RETURNING user_id, streak
-            """, checkins.map(\.user), checkins.map(\.streak), checkins.map(\.instant.seconds), checkins.map(\.zone),
-            checkins.map(\.eventID), checkins.map(\.meta), storedAt)
-        result.inserted = inserted.count
-        result.duplicates = checkins.count - inserted.count
-        var touched = Set<[String]>()
-        for row in inserted.rows { touched.insert([try row.string(0), try row.string(1)]) }
-        try touch(touched.map { ($0[0], $0[1]) })
+        let inserted: Int64 = try pg.query(
+            PackedCheckins.mergeSQL(
+                source: """
+                    SELECT u AS user_id, s AS streak, a AS at, z AS zone, e AS event_id, m AS meta, n
+                    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
+                        WITH ORDINALITY AS v(u, s, a, z, e, m, n)
+                    """, storedAt: "$7::bigint"),
+            checkins.map(\.user), checkins.map(\.streak), checkins.map(\.instant.seconds), checkins.map(\.zone),
+            checkins.map(\.eventID), checkins.map(\.meta), storedAt
+        ).get(0, 0)
+        result.inserted = Int(inserted)
+        result.duplicates = checkins.count - Int(inserted)
         return result
     }
 

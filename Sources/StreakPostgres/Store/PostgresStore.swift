@@ -82,7 +82,8 @@ public final class PostgresStore: Store {
                 problems.append("migration \(m.name) is not applied")
             }
             let orphans = [
-                ("check-ins without a user", "checkins c LEFT JOIN users u ON u.id = c.user_id WHERE u.id IS NULL"),
+                ("check-ins without a user", "checkin_lists c LEFT JOIN users u ON u.id = c.user_id WHERE u.id IS NULL"),
+                ("event ids without a user", "checkin_events e LEFT JOIN users u ON u.id = e.user_id WHERE u.id IS NULL"),
                 ("schedule rows without a user", "schedule s LEFT JOIN users u ON u.id = s.user_id WHERE u.id IS NULL"),
                 (
                     "deliveries without a notification",
