@@ -87,7 +87,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "StreakDeliveryTests", dependencies: ["StreakCore", "StreakDelivery", "StreakTestKit"],
+            name: "StreakDeliveryTests", dependencies: ["CProcess", "StreakCore", "StreakDelivery", "StreakTestKit"],
             swiftSettings: strict),
         .testTarget(
             name: "StreakJobsTests",

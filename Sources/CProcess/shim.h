@@ -19,72 +19,71 @@ static inline int streakd_pipe(int fds[2]) { return pipe2(fds, 02000000 /* O_CLO
 #include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-/// Starts `path` with `argv` and `envp` (forked, not spawned: the program starts only when the
-/// caller lets it). The child goes into a process group of its own, then waits on a pipe: the
-/// caller writes one byte to `*gate` to let it start (standard input, output and error from `in`,
-/// `out`, `err`, no other descriptor, default signal handling, no signal blocked, then `execve`),
-/// or closes `*gate` unwritten to end it before anything of the program runs (exit 127). `*report`
-/// reads end of file once the program runs, or the errno of a failed `execve`. Between fork and
-/// exec the child calls only async-signal-safe functions. Answers the pid, or -1 (errno set).
-static inline pid_t streakd_fork_gated(
-    const char *path, char *const argv[], char *const envp[], int in, int out, int err, int *gate, int *report)
+/// Starts `path` with `argv` and `envp` if it can before `until`, an instant on CLOCK_BOOTTIME
+/// in nanoseconds: the child (`vfork`: it borrows this process's memory, nothing is copied, and
+/// this thread waits until it has called `execve` or ended) goes into a process group of its own,
+/// takes `in`, `out` and `err` as standard input, output and error and no other descriptor,
+/// default signal handling, then reads the clock: at or past `until` it ends unstarted (exit 127,
+/// `*failure` -1); else it unblocks every signal and calls `execve` (its errno in `*failure` if
+/// that fails, exit 127). So a run stopped (SIGSTOP) anywhere before that last look at the clock
+/// and resumed past `until` starts nothing. Between vfork and exec the child calls only
+/// async-signal-safe functions and writes no memory but `result` and errno. Answers the pid (reap it when
+/// `*failure` is not 0), or -1 when there is no child (errno set).
+static inline pid_t streakd_spawn_before(
+    const char *path, char *const argv[], char *const envp[], int in, int out, int err, long long until, int *failure)
 {
-    int go[2], said[2];
-    if (pipe2(go, O_CLOEXEC) != 0) return -1;
-    if (pipe2(said, O_CLOEXEC) != 0) {
-        close(go[0]);
-        close(go[1]);
-        return -1;
-    }
     sigset_t all, old;
     sigfillset(&all);
-    // No handler of this process may run in the child: every signal blocked across the fork.
+    // No handler of this process may run in the child: every signal blocked across the vfork.
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    pid_t pid = fork();
+    volatile int result = 0;
+    pid_t pid = vfork();
     if (pid == 0) {
         setpgid(0, 0);
-        close(go[1]);
-        close(said[0]);
-        char byte = 0;
-        ssize_t n;
-        do { n = read(go[0], &byte, 1); } while (n < 0 && errno == EINTR);
-        if (n != 1) _exit(127);
         int e = 0;
         if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) e = errno;
         if (e == 0) {
             // Every descriptor above 2 goes (the store's files, the journal's socket), whatever
-            // its close-on-exec flag, but the report's, which closes on exec.
-            int keep = said[1];
-            if (keep > 3) syscall(SYS_close_range, 3, keep - 1, 0);
-            syscall(SYS_close_range, keep + 1, ~0U, 0);
+            // its close-on-exec flag: the child's table is its own.
+            syscall(SYS_close_range, 3, ~0U, 0);
             struct sigaction dfl;
             dfl.sa_handler = SIG_DFL;
             dfl.sa_flags = 0;
             sigemptyset(&dfl.sa_mask);
             for (int s = 1; s < NSIG; s++) sigaction(s, &dfl, 0);
+            struct timespec now;
+            clock_gettime(CLOCK_BOOTTIME, &now);
+            if ((long long)now.tv_sec * 1000000000LL + now.tv_nsec >= until) {
+                result = -1;
+                _exit(127);
+            }
             sigset_t none;
             sigemptyset(&none);
             sigprocmask(SIG_SETMASK, &none, 0);
             execve(path, argv, envp);
             e = errno;
         }
-        while (write(said[1], &e, sizeof e) < 0 && errno == EINTR) {}
+        result = e;
         _exit(127);
     }
     int saved = errno;
     pthread_sigmask(SIG_SETMASK, &old, 0);
-    close(go[0]);
-    close(said[1]);
     if (pid < 0) {
-        close(go[1]);
-        close(said[0]);
         errno = saved;
         return -1;
     }
-    setpgid(pid, pid);  // as the child does: either may come first
-    *gate = go[1];
-    *report = said[0];
+    setpgid(pid, pid);  // as the child does (it may have run its program already: then refused, harmless)
+    *failure = result;
     return pid;
+}
+
+/// Now on CLOCK_BOOTTIME, in nanoseconds (the clock `streakd_spawn_before` reads).
+static inline long long streakd_boot_nanoseconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_BOOTTIME, &now);
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 }

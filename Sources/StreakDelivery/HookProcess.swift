@@ -33,17 +33,19 @@ struct HookProcess {
     }
 
     /// Starts `executable` with `argv` and exactly `environment` (`NAME=value`, the marker
-    /// among them); standard input, output and error are the descriptors given. Nil when
-    /// `mayStart` says no.
+    /// among them); standard input, output and error are the descriptors given. Nil when `limit`
+    /// says no, or its instant (`BootClock`) has come when the child takes its last look.
     ///
-    /// The child is forked first and waits; `mayStart` is asked right before the one write
-    /// that lets it go on to `execve` (`streakd_fork_gated`). A run stopped (SIGSTOP) while a
-    /// hook was being prepared resumes to a "no" and starts nothing: with `posix_spawn`, asked
-    /// before the call, a stop inside the call's own preparations (a stack mapped, signals
-    /// blocked, the clone) started the program after the resume, past the lease (CI, twice).
+    /// `limit` is asked right before the `vfork`; the child reads the clock once more right
+    /// before `execve` (`streakd_spawn_before`). A run stopped (SIGSTOP) at any point before that
+    /// and resumed past its lease starts nothing: with `posix_spawn`, asked before the call, a
+    /// stop inside the call's own preparations (a stack mapped, signals blocked, the clone)
+    /// started the program after the resume, past the lease (CI, twice). A `fork` that waited
+    /// for a word from the run closed that gap too, but copied the run's page tables for every
+    /// hook (a busy tick with a hook per notification: 34 s became 57-112 s).
     static func start(
         _ executable: String, argv: [String], environment: [String], marker: String, stdin: Int32, stdout: Int32,
-        stderr: Int32, startingIf mayStart: () -> Bool = { true }
+        stderr: Int32, startingBefore limit: () -> Int64? = { Int64.max }
     ) throws -> HookProcess? {
         _ = subreaper
         let cArgs = argv.map { strdup($0) } + [nil]
@@ -56,28 +58,17 @@ struct HookProcess {
         // replaced, or a descriptor another thread's child inherited while it was written).
         for attempt in 0...20 {
             if attempt > 0 { usleep(25_000) }
-            var gate: Int32 = -1
-            var report: Int32 = -1
-            let pid = streakd_fork_gated(executable, cArgs, cEnv, stdin, stdout, stderr, &gate, &report)
+            // The caller's last word, right before the child is made.
+            guard let until = limit(), BootClock.nanoseconds() < until else { return nil }
+            var failure: Int32 = 0
+            let pid = streakd_spawn_before(executable, cArgs, cEnv, stdin, stdout, stderr, until, &failure)
             guard pid > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             let child = HookProcess(pid: pid, marker: marker)
-            defer { close(report) }
-            // The caller's last word, right before the program may start.
-            guard mayStart() else {
-                close(gate)
-                child.reap()
-                return nil
-            }
-            var go: UInt8 = 1
-            let sent = write(gate, &go, 1)
-            close(gate)
-            var failure: Int32 = 0
-            var n: Int
-            repeat { n = read(report, &failure, MemoryLayout<Int32>.size) } while n < 0 && errno == EINTR
-            if sent == 1 && n == 0 { return child }  // end of file: the program runs
+            if failure == 0 { return child }
             child.reap()
+            if failure < 0 { return nil }  // the instant came before the program could start
             if failure == ETXTBSY && attempt < 20 { continue }
-            throw POSIXError(POSIXErrorCode(rawValue: failure != 0 ? failure : EIO) ?? .EIO)
+            throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
         }
         throw POSIXError(.ETXTBSY)
     }

@@ -53,10 +53,10 @@ public final class HookSink: Sink {
     public var timeLimit: Double { command.timeout + 2 * HookProcess.killGrace + Self.drainGrace }
 
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
-        deliver(notification, startingIf: { true }) ?? .delivered
+        deliver(notification, startingBefore: { Int64.max }) ?? .delivered
     }
 
-    public func deliver(_ notification: Notification, startingIf mayStart: () -> Bool) -> DeliveryOutcome? {
+    public func deliver(_ notification: Notification, startingBefore limit: () -> Int64?) -> DeliveryOutcome? {
         if !accepts(notification) { return .delivered }
         let parent = ProcessInfo.processInfo.environment
         guard let program = command.argv.first, !program.isEmpty else {
@@ -93,7 +93,7 @@ public final class HookSink: Sink {
             guard
                 let started = try HookProcess.start(
                     program, argv: command.argv, environment: environment.map { "\($0.key)=\($0.value)" } + [marker],
-                    marker: marker, stdin: input.fileDescriptor, stdout: out[1], stderr: err[1], startingIf: mayStart)
+                    marker: marker, stdin: input.fileDescriptor, stdout: out[1], stderr: err[1], startingBefore: limit)
             else {
                 [out[1], err[1]].forEach { close($0) }
                 return nil

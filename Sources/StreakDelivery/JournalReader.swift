@@ -1,3 +1,4 @@
+import CProcess  // declares timespec for this module since its header includes <time.h>
 import CSystemd
 import Foundation
 import StreakCore

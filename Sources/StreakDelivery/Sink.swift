@@ -1,3 +1,4 @@
+import CProcess
 import StreakCore
 
 /// What became of one delivery attempt.
@@ -21,11 +22,12 @@ public protocol Sink: Sendable {
     /// The ledger keeps a delivery row only for the sinks that accept it.
     func accepts(_ notification: Notification) -> Bool
     func deliver(_ notification: Notification) -> DeliveryOutcome
-    /// Delivers if `mayStart` still says yes when asked as late as the sink can (a hook: right
-    /// before its process starts, after everything it needs is ready); nil when it said no and
-    /// nothing was started. A run stopped (SIGSTOP) after its last check and resumed past its lease
+    /// Delivers if it can start before `limit`'s instant (`BootClock`; nil: not at all), asked
+    /// as late as the sink can and the clock read later still (a hook: right before its process
+    /// starts, after everything it needs is ready); nil when it could not and nothing was
+    /// started. A run stopped (SIGSTOP) after its last check and resumed past its lease
     /// therefore starts nothing.
-    func deliver(_ notification: Notification, startingIf mayStart: () -> Bool) -> DeliveryOutcome?
+    func deliver(_ notification: Notification, startingBefore limit: () -> Int64?) -> DeliveryOutcome?
     /// Whether the next `deliver` returns at once: no pacing wait, no process to run, no bus
     /// round trip. Only then may a run commit outcomes in groups (a crash then repeats at most
     /// the deliveries of one group); before a slow delivery it commits everything first.
@@ -42,7 +44,20 @@ extension Sink {
     public var deliversAtOnce: Bool { false }
     public var alwaysAtOnce: Bool { false }
     public var timeLimit: Double { 5 }
-    public func deliver(_ notification: Notification, startingIf mayStart: () -> Bool) -> DeliveryOutcome? {
-        mayStart() ? deliver(notification) : nil
+    public func deliver(_ notification: Notification, startingBefore limit: () -> Int64?) -> DeliveryOutcome? {
+        guard let until = limit(), BootClock.nanoseconds() < until else { return nil }
+        return deliver(notification)
+    }
+}
+
+/// The clock a delivery's start is measured on: CLOCK_BOOTTIME (it goes on while the machine
+/// sleeps, as a lease measured on the database's clock does), in nanoseconds.
+public enum BootClock {
+    public static func nanoseconds() -> Int64 { Int64(streakd_boot_nanoseconds()) }
+
+    /// `duration` from now, as an instant of this clock.
+    public static func after(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return nanoseconds() &+ seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
     }
 }

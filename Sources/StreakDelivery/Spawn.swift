@@ -7,7 +7,7 @@ import Foundation
 
 /// What `posix_spawn` needs for a child that handles every signal by default and blocks none
 /// (this process's threads block most, and a child inherits the mask: a pager would ignore
-/// Ctrl-C; hooks are forked instead, `streakd_fork_gated`), in a process group of its own when
+/// Ctrl-C; hooks are started with `vfork` instead, `streakd_spawn_before`), in a process group of its own when
 /// `ownGroup`: the file actions and attributes, and `argv` and `environment` (`NAME=value`) as
 /// C strings, made for `body` (which adds its file actions and spawns) and freed after.
 public func withSpawnSetup<T>(

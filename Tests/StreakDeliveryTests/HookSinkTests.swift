@@ -1,3 +1,4 @@
+import CProcess
 import Foundation
 import StreakCore
 import StreakTestKit
@@ -113,11 +114,36 @@ func isGone(_ pid: pid_t, within seconds: Double = 2) -> Bool {
         let dir = try HookDir()
         let hook = try dir.script("touch", #"touch "$(dirname "$0")/ran""#)
         let asked = Mutex(0)
-        #expect(sink([hook]).deliver(sample, startingIf: { asked.withLock { $0 += 1 }; return false }) == nil)
+        #expect(sink([hook]).deliver(sample, startingBefore: { asked.withLock { $0 += 1 }; return nil }) == nil)
         #expect(asked.withLock { $0 } == 1)
         #expect(!dir.exists("ran"))
-        #expect(sink([hook]).deliver(sample, startingIf: { true }) == .delivered)
+        #expect(sink([hook]).deliver(sample, startingBefore: { Int64.max }) == .delivered)
         #expect(dir.exists("ran"))
+    }
+
+    /// The child's own last look at the clock, right before `execve`: an instant already past
+    /// there ends it unstarted (exit 127, nothing run); one still ahead lets the program run.
+    @Test func theChildLooksAtTheClockLastAndStartsNothingLate() throws {
+        let dir = try HookDir()
+        let hook = try dir.script("touch", #"touch "$(dirname "$0")/ran""#)
+        func spawn(_ path: String = hook, until: Int64) -> (failure: Int32, status: Int32) {
+            let argv = [strdup(path), nil]
+            let env: [UnsafeMutablePointer<CChar>?] = [nil]
+            defer { free(argv[0]) }
+            var failure: Int32 = 0
+            let pid = streakd_spawn_before(path, argv, env, 0, 1, 2, until, &failure)
+            var status: Int32 = 0
+            if pid > 0 { while waitpid(pid, &status, 0) < 0 && errno == EINTR {} }
+            return (failure, status)
+        }
+        let late = spawn(until: streakd_boot_nanoseconds() - 1)
+        #expect(late.failure == -1 && late.status == 127 << 8, "\(late)")
+        #expect(!dir.exists("ran"))
+        let inTime = spawn(until: streakd_boot_nanoseconds() + 10_000_000_000)
+        #expect(inTime.failure == 0 && inTime.status == 0, "\(inTime)")
+        #expect(dir.exists("ran"))
+        let missing = spawn(dir.path + "/nowhere", until: Int64.max)
+        #expect(missing.failure == ENOENT && missing.status == 127 << 8, "\(missing)")
     }
 
     @Test func argumentsReachTheHookLiterallyWithoutAShell() throws {

@@ -267,7 +267,7 @@ struct PreviewPlan {
         } else if let name = zoneFound.name {
             index = try zone(named: name)
             var name8 = name
-            name8.withUTF8 { zoneBytes.insert($0, index) }
+            name8.withUTF8 { _ = zoneBytes.insert($0, index) }
         } else {
             return nil
         }

@@ -190,14 +190,18 @@ final class Dispatcher: Sendable {
         try Self.write(outcomes, w, at: context.now, owner: owner)
     }
 
-    /// Whether a lane may start another delivery: not once the run is stopped, out of time or
-    /// fenced (its lease ran out), nor after its sink failed `failureLimit` times in a row.
-    private func mayStart(_ lane: Lane) -> Bool {
-        if shared.withLock({ $0.stoppedLanes.contains(lane.sink.name) }) { return false }
-        if StopSignals.requested { return false }
-        if ContinuousClock.now - context.started > Self.runBudget { return false }
-        return lease.valid
+    /// Until when a lane may start another delivery (`BootClock`): not once the run is stopped,
+    /// out of time or fenced (its lease ran out), nor after its sink failed `failureLimit` times
+    /// in a row (nil); else until the first of the run's time budget and its lease runs out.
+    private func startLimit(_ lane: Lane) -> Int64? {
+        if shared.withLock({ $0.stoppedLanes.contains(lane.sink.name) }) { return nil }
+        if StopSignals.requested { return nil }
+        guard let lease = lease.remaining else { return nil }
+        let left = min(lease, Self.runBudget - (ContinuousClock.now - context.started))
+        return left > .zero ? BootClock.after(left) : nil
     }
+
+    private func mayStart(_ lane: Lane) -> Bool { startLimit(lane) != nil }
 
     /// Delivers a lane's jobs in order (jobs of one notification are finished together).
     private func run(_ jobs: [DeliveryJob], on lane: Lane) {
@@ -212,7 +216,7 @@ final class Dispatcher: Sendable {
                 deferred += 1
                 continue
             }
-            guard let delivered = sink.deliver(job.notification, startingIf: { mayStart(lane) }) else {
+            guard let delivered = sink.deliver(job.notification, startingBefore: { startLimit(lane) }) else {
                 deferred += 1
                 continue
             }

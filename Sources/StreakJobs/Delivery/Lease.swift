@@ -66,9 +66,14 @@ final class Lease: Sendable {
         }
     }
 
-    /// Whether the run may still start a delivery. Once it may not, it never may again.
-    var valid: Bool {
-        state.withLock { s in !s.registered || !fenceIfStale(&s) }
+    /// How long the run may still start deliveries, as things stand (a heartbeat may extend it):
+    /// nil once it is fenced, and from then on; a day before it is registered.
+    var remaining: Duration? {
+        state.withLock { s in
+            guard s.registered else { return .seconds(86_400) }
+            guard !fenceIfStale(&s) else { return nil }
+            return fence - (ContinuousClock.now - s.lastBeat)
+        }
     }
 
     /// Fences the run when its last good heartbeat is too old; answers whether it is fenced.
