@@ -45,7 +45,7 @@ struct HookProcess {
     /// hook (a busy tick with a hook per notification: 34 s became 57-112 s).
     static func start(
         _ executable: String, argv: [String], environment: [String], marker: String, stdin: Int32, stdout: Int32,
-        stderr: Int32, startingBefore limit: () -> Int64? = { Int64.max }
+        stderr: Int32, startingBefore limit: () -> Int64?
     ) throws -> HookProcess? {
         _ = subreaper
         let cArgs = argv.map { strdup($0) } + [nil]
@@ -59,7 +59,7 @@ struct HookProcess {
         for attempt in 0...20 {
             if attempt > 0 { usleep(25_000) }
             // The caller's last word, right before the child is made.
-            guard let until = limit(), BootClock.nanoseconds() < until else { return nil }
+            guard let until = BootClock.instant(before: limit) else { return nil }
             var failure: Int32 = 0
             let pid = streakd_spawn_before(executable, cArgs, cEnv, stdin, stdout, stderr, until, &failure)
             guard pid > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }

@@ -45,7 +45,7 @@ extension Sink {
     public var alwaysAtOnce: Bool { false }
     public var timeLimit: Double { 5 }
     public func deliver(_ notification: Notification, startingBefore limit: () -> Int64?) -> DeliveryOutcome? {
-        guard let until = limit(), BootClock.nanoseconds() < until else { return nil }
+        guard BootClock.instant(before: limit) != nil else { return nil }
         return deliver(notification)
     }
 }
@@ -54,6 +54,12 @@ extension Sink {
 /// sleeps, as a lease measured on the database's clock does), in nanoseconds.
 public enum BootClock {
     public static func nanoseconds() -> Int64 { Int64(streakd_boot_nanoseconds()) }
+
+    /// `limit`'s instant, asked now, while it is still ahead; nil when it says no or has come.
+    public static func instant(before limit: () -> Int64?) -> Int64? {
+        guard let until = limit(), nanoseconds() < until else { return nil }
+        return until
+    }
 
     /// `duration` from now, as an instant of this clock.
     public static func after(_ duration: Duration) -> Int64 {

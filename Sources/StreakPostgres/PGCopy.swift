@@ -86,9 +86,13 @@ public struct PGCopyWriter {
             buffer.append(contentsOf: bytea)
             return
         }
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = Array("\\x".utf8)
-        for b in bytea { hex += [digits[Int(b >> 4)], digits[Int(b & 15)]] }
+        let digits: StaticString = "0123456789abcdef"
+        var hex: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        hex.reserveCapacity(2 + 2 * bytea.count)
+        for b in bytea {
+            hex.append(digits.utf8Start[Int(b >> 4)])
+            hex.append(digits.utf8Start[Int(b & 15)])
+        }
         escape(hex)
     }
 

@@ -287,8 +287,10 @@ struct ListBuilder {
     var isEmpty: Bool { rows == 0 }
 
     mutating func start(user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>) {
-        self.user = Array(user)
-        self.streak = Array(streak)
+        self.user.removeAll(keepingCapacity: true)
+        self.user.append(contentsOf: user)
+        self.streak.removeAll(keepingCapacity: true)
+        self.streak.append(contentsOf: streak)
         packed.removeAll(keepingCapacity: true)
         tagged = false
         rows = 0
@@ -297,15 +299,18 @@ struct ListBuilder {
 
     mutating func add(at: Int64, storedAt: Int64, zone: UnsafeBufferPointer<UInt8>, meta: String?) {
         let same = rows > 0 && self.zone.elementsEqual(zone)
-        if !same { self.zone = Array(zone) }
+        if !same {
+            self.zone.removeAll(keepingCapacity: true)
+            self.zone.append(contentsOf: zone)
+        }
+        func append(meta: UnsafeBufferPointer<UInt8>?) {
+            PackedCheckins.append(at: at, storedAt: storedAt, zone: same ? nil : zone, eventID: nil, meta: meta, to: &packed)
+        }
         if var meta {
             tagged = true
-            meta.withUTF8 {
-                PackedCheckins.append(
-                    at: at, storedAt: storedAt, zone: same ? nil : zone, eventID: nil, meta: $0, to: &packed)
-            }
+            meta.withUTF8 { append(meta: $0) }
         } else {
-            PackedCheckins.append(at: at, storedAt: storedAt, zone: same ? nil : zone, eventID: nil, meta: nil, to: &packed)
+            append(meta: nil)
         }
         rows += 1
     }

@@ -146,10 +146,9 @@ extension PGAccess {
             let user = try r.string(0)
             guard let i = slot[user] else { continue }
             let streak = try r.string(1)
-            let records = try PackedCheckins.records(try r.bytes(2), user: user, streak: streak)
-            for k in records.indices.sorted(by: { (records[$0].at, $0) < (records[$1].at, $1) }) {
-                guard let meta = records[k].meta else { continue }
-                result[i].tagged.append(TaggedCheckin(streak: streak, instant: Instant(seconds: records[k].at), meta: meta))
+            for record in PackedCheckins.byInstant(try PackedCheckins.records(try r.bytes(2), user: user, streak: streak)) {
+                guard let meta = record.meta else { continue }
+                result[i].tagged.append(TaggedCheckin(streak: streak, instant: Instant(seconds: record.at), meta: meta))
             }
         }
         return result

@@ -22,11 +22,15 @@ enum PackedCheckins {
         withUnsafeBytes(of: UInt64(bitPattern: storedAt).bigEndian) { out.append(contentsOf: $0) }
         out.append(
             (zone == nil ? 0 : zoneFlag) | (eventID == nil ? 0 : eventFlag) | (meta == nil ? 0 : metaFlag))
-        for field in [zone, eventID, meta] {
-            guard let field else { continue }
-            withUnsafeBytes(of: UInt32(field.count).bigEndian) { out.append(contentsOf: $0) }
-            out.append(contentsOf: field)
+        // Three calls, not a loop over an array of them: an import appends millions of records.
+        func field(_ bytes: UnsafeBufferPointer<UInt8>?) {
+            guard let bytes else { return }
+            withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { out.append(contentsOf: $0) }
+            out.append(contentsOf: bytes)
         }
+        field(zone)
+        field(eventID)
+        field(meta)
     }
 
     struct Record {
@@ -71,12 +75,15 @@ enum PackedCheckins {
         return found
     }
 
+    /// Records by instant, those at one instant in the order stored (a list is in storing order).
+    static func byInstant(_ records: [Record]) -> [Record] {
+        records.indices.sorted { (records[$0].at, $0) < (records[$1].at, $1) }.map { records[$0] }
+    }
+
     /// A list's check-ins, by instant (those at one instant in the order stored).
     static func checkins(_ bytes: [UInt8], user: String, streak: String) throws -> [StoredCheckin] {
-        let records = try self.records(bytes, user: user, streak: streak)
-        return records.indices.sorted { (records[$0].at, $0) < (records[$1].at, $1) }.map {
-            let r = records[$0]
-            return StoredCheckin(instant: Instant(seconds: r.at), zone: r.zone, eventID: r.eventID, storedAt: Instant(seconds: r.storedAt))
+        byInstant(try records(bytes, user: user, streak: streak)).map { r in
+            StoredCheckin(instant: Instant(seconds: r.at), zone: r.zone, eventID: r.eventID, storedAt: Instant(seconds: r.storedAt))
         }
     }
 
