@@ -98,7 +98,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "StreakPostgresTests", dependencies: ["StreakCore", "StreakPostgres", "StreakTestKit"],
+            name: "StreakPostgresTests", dependencies: ["StreakCore", "StreakStore", "StreakPostgres", "StreakTestKit"],
             swiftSettings: strict),
         .testTarget(
             name: "StreakdCLITests", dependencies: ["StreakCore", "StreakTestKit", "InputGenerators"],

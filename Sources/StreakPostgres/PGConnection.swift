@@ -22,6 +22,8 @@ public final class PGConnection {
     var preparedCount = 0
     /// A statement sent ahead of its need (`sendAhead`), and its answer once read.
     var ahead: Ahead?
+    /// When the last statement was sent (`keepAlive`).
+    var lastSent = ContinuousClock.now
 
     /// Connects, or throws `.unreachable` (no server, socket or database; refused; no answer
     /// within `settings.connectTimeout`).

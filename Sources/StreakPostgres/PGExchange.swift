@@ -13,6 +13,8 @@ extension PGConnection {
         case done(PGResult?)
         /// The server waits for COPY data (`PQputCopyData`).
         case copyIn
+        /// The server sends COPY data (`PQgetCopyData`; only when asked for: `copyOut`).
+        case copyOut
     }
 
     /// The open libpq connection, or the error that closed it.
@@ -39,6 +41,7 @@ extension PGConnection {
     func send(_ sql: String, _ deadline: Deadline, _ start: (OpaquePointer) -> Int32) throws {
         try settleAhead()
         let conn = try live()
+        lastSent = .now
         guard start(conn) == 1 else {
             let reason = trimmed(String(cString: PQerrorMessage(conn)))
             if PQstatus(conn) != CONNECTION_OK {
@@ -77,7 +80,7 @@ extension PGConnection {
 
     /// Reads every result of the query in flight; throws the first error among them (after
     /// reading the rest, so the connection stays usable when the server keeps it).
-    func answer(_ sql: String, _ deadline: Deadline) throws -> Answer {
+    func answer(_ sql: String, _ deadline: Deadline, copyOut: Bool = false) throws -> Answer {
         // Not live(): the connection may have broken after the server's answer was read, and
         // that answer (57P01, …) says more than "lost".
         guard let conn = raw else {
@@ -97,9 +100,12 @@ extension PGConnection {
             case PGRES_COPY_IN:
                 PQclear(result)
                 return .copyIn
+            case PGRES_COPY_OUT where copyOut && failure == nil:
+                PQclear(result)
+                return .copyOut
             case PGRES_COPY_OUT, PGRES_COPY_BOTH:
                 PQclear(result)
-                let error = PGError(.other, "COPY TO STDOUT is not supported (in: \(sqlExcerpt(sql)))")
+                let error = PGError(.other, "COPY TO STDOUT is run only through copyOut (in: \(sqlExcerpt(sql)))")
                 drop(because: error)
                 throw error
             default:
@@ -123,6 +129,7 @@ extension PGConnection {
         try send(sql, deadline, start)
         switch try answer(sql, deadline) {
         case .done(let result): return result
+        case .copyOut: throw PGError(.other, "COPY TO STDOUT is run only through copyOut (in: \(sqlExcerpt(sql)))")
         case .copyIn:
             // Only copy(_:) may start a COPY: end this one, and read the error it leaves.
             let conn = try live()

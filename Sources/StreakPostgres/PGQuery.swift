@@ -74,6 +74,16 @@ extension PGConnection {
         _ = PQconsumeInput(raw)
     }
 
+    /// Sends a statement that does nothing when none was sent for a third of the server's idle
+    /// timeout inside an open transaction: a read that works elsewhere meanwhile (preview, while
+    /// a second connection streams) keeps its transaction from being ended as idle.
+    public func keepAlive() throws {
+        guard ahead == nil, inTransaction, lastSent.duration(to: .now) > settings.idleInTransactionTimeout / 3 else {
+            return
+        }
+        try execute("SELECT 1")
+    }
+
     /// Reads the answer of the statement sent ahead, if one is still in flight.
     func settleAhead() throws {
         guard var sent = ahead, sent.answer == nil else { return }

@@ -1,4 +1,5 @@
 import CLibpq
+import StreakStore
 
 #if canImport(Glibc)
     import Glibc
@@ -92,32 +93,9 @@ public struct PGRows: RandomAccessCollection {
     public subscript(position: Int) -> PGRow { PGRow(result: result, index: position) }
 }
 
-/// The texts a long result repeats (zone names, streak ids, languages), each made into a String
-/// once: a value equal to one seen before comes back as that String, without the allocation
-/// and UTF-8 check a new one costs. A small table by hash; a clash replaces the older text.
-public struct PGStrings {
-    private var slots = [String?](repeating: nil, count: 256)
-
-    public init() {}
-
-    mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        var hash: UInt32 = 2_166_136_261  // FNV-1a
-        for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        let slot = Int(hash & 255)
-        if var known = slots[slot],
-            known.withUTF8({ $0.count == bytes.count && memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 })
-        {
-            return known
-        }
-        let made = String(decoding: bytes, as: UTF8.self)
-        slots[slot] = made
-        return made
-    }
-}
-
 extension PGRow {
     /// A text value (not NULL), through `strings`.
-    public func string(_ column: Int, interning strings: inout PGStrings) throws -> String {
+    public func string(_ column: Int, interning strings: inout InternedStrings) throws -> String {
         let (r, c) = (Int32(index), Int32(column))
         guard column < result.columnCount, PQgetisnull(result.raw, r, c) == 0, PQgetlength(result.raw, r, c) > 0 else {
             return try string(column)
@@ -129,7 +107,7 @@ extension PGRow {
     }
 
     /// A text value or NULL, through `strings`.
-    public func optionalString(_ column: Int, interning strings: inout PGStrings) throws -> String? {
+    public func optionalString(_ column: Int, interning strings: inout InternedStrings) throws -> String? {
         isNull(column) ? nil : try string(column, interning: &strings)
     }
 }

@@ -1,5 +1,6 @@
 import GRDB
 import GRDBSQLite
+import StreakStore
 
 /// A cached statement stepped through the SQLite C API: binds and column reads
 /// without GRDB's per-row `Row` and argument arrays. For the hot paths of a run
@@ -112,4 +113,9 @@ struct RawStatement {
 
     func text(_ column: Int32) -> String { String(decoding: bytes(column), as: UTF8.self) }
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+    /// A text a long read repeats, through `strings`.
+    func text(_ column: Int32, interning strings: inout InternedStrings) -> String { strings.string(bytes(column)) }
+    func optionalText(_ column: Int32, interning strings: inout InternedStrings) -> String? {
+        isNull(column) ? nil : text(column, interning: &strings)
+    }
 }

@@ -73,15 +73,18 @@ extension SQLiteAccess {
         s.bind(3, after?.row ?? .min)
         defer { s.reset() }
         var found: [PlannedStreak] = []
+        var strings = InternedStrings()  // streak ids, zones and languages repeat
         while found.count < limit, try s.step() {
             let row = s.int64(4)
             if let marked, marked.contains(row) { continue }
-            let streak = Self.dueStreak(s, handled: s.optionalInt64(2), marked: false)
+            let streak = DueStreak(
+                user: s.text(0), streak: s.text(1, interning: &strings), handledThrough: s.optionalInt64(2).map(Instant.init(seconds:)),
+                version: s.int(3), row: row, marked: false)
             var carried: CarriedHistory?
             if !s.isNull(6) && !s.isNull(9) {
                 let user = User(
-                    id: streak.user, zone: s.text(6), remindAt: s.int(7), remind: s.int(8) != 0,
-                    language: s.optionalText(10))
+                    id: streak.user, zone: s.text(6, interning: &strings), remindAt: s.int(7), remind: s.int(8) != 0,
+                    language: s.optionalText(10, interning: &strings))
                 carried = CarriedHistory(user: user, packed: Array(s.blob(9)))
             }
             found.append(

@@ -23,19 +23,48 @@ public protocol ScheduleReading {
     /// order instead of collecting every one: once the queue has been read up to instant t, what
     /// is due before t is known.
     func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak]
+    /// Every streak `plannedStreaks` pages through by `through`, in the same order, handed to
+    /// `body` a batch at a time: `first` streaks, then twice as many each time up to `most`.
+    /// `body` may read the store meanwhile. A store may read them in one statement rather than
+    /// in pages (PostgreSQL: one COPY on a second connection, at this transaction's snapshot).
+    func eachPlannedStreak(through: Instant, first: Int, most: Int, _ body: ([PlannedStreak]) throws -> Void) throws
     /// The streaks marked changed since a run last handled them (`every`: all streaks), which have
     /// no valid planned run: their notices may be due at any time. In schedule row order, from
     /// just after row `after`, at most `limit`, each as `dueStreaks` lists it.
     func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak]
-    /// Takes in what the store asked for ahead (the next page of `plannedStreaks`, which a server
-    /// sends while the caller plans this one), without waiting: a caller working through a page
-    /// calls it every few hundred streaks, so the server is not held up by a full socket.
-    func takeInAhead()
+    /// Called every few hundred streaks by a caller working through a page: a server's store
+    /// takes in what it asked for ahead (the next page of `plannedStreaks`, which a server sends
+    /// while the caller plans this one), so the server is not held up by a full socket, and keeps
+    /// a transaction that sent nothing for long from being ended as idle (`eachPlannedStreak`
+    /// reads on another connection meanwhile). Never waits long; never fails (a broken
+    /// connection is found by the next statement).
+    func keepUp()
 }
 
 extension ScheduleReading {
-    /// A store that reads nothing ahead (SQLite: its pages are read as they are asked for).
-    public func takeInAhead() {}
+    /// A store that reads nothing ahead and never ends a transaction as idle (SQLite).
+    public func keepUp() {}
+
+    public func eachPlannedStreak(through: Instant, first: Int, most: Int, _ body: ([PlannedStreak]) throws -> Void)
+        throws
+    {
+        try pagePlannedStreaks(through: through, first: first, most: most, body)
+    }
+
+    /// `eachPlannedStreak` by pages of `plannedStreaks`.
+    public func pagePlannedStreaks(through: Instant, first: Int, most: Int, _ body: ([PlannedStreak]) throws -> Void)
+        throws
+    {
+        var position: RunPosition?
+        var limit = first
+        while true {
+            let page = try plannedStreaks(through: through, after: position, limit: limit)
+            guard let last = page.last else { return }
+            try body(page)
+            position = last.position
+            limit = min(2 * limit, most)
+        }
+    }
 }
 
 public protocol ScheduleWriting {

@@ -21,23 +21,23 @@ import Testing
         case postgres
         var description: String { rawValue }
 
-        func open() throws -> any Store {
+        func open(url: String? = nil) throws -> any Store {
             switch self {
             case .sqlite: try SQLiteStore(path: NSTemporaryDirectory() + "preview-\(UUID().uuidString)/s.sqlite")
-            case .postgres: try PostgresStore(url: try TestPostgres.freshDatabase())
+            case .postgres: try PostgresStore(url: try url ?? TestPostgres.freshDatabase())
             }
         }
     }
 
     /// 12,000 users over twelve zones, each with a streak of 7 to 9 days ending yesterday or today,
     /// and a first tick: every streak has a planned run.
-    func seeded(_ engine: Engine) throws -> Context {
+    func seeded(_ engine: Engine, url: String? = nil) throws -> Context {
         let zones = [
             "Pacific/Kiritimati", "Asia/Tokyo", "Asia/Kolkata", "Asia/Kathmandu", "Europe/Berlin", "UTC",
             "America/Sao_Paulo", "America/St_Johns", "America/New_York", "America/Denver", "Pacific/Honolulu",
             "Pacific/Pago_Pago",
         ]
-        let (c, _) = try makeContext(now: "2026-11-21T09:00:00Z", store: try engine.open())
+        let (c, _) = try makeContext(now: "2026-11-21T09:00:00Z", store: try engine.open(url: url))
         let dir = NSTemporaryDirectory() + "preview-seed-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var users: [String] = []
@@ -117,12 +117,77 @@ import Testing
     }
 }
 
+extension PreviewStreamTests {
+    /// A run whose carried bytes are not a history (a damaged copy) is read again from the tables
+    /// on the planning thread and walked again: the same notices in the same order, none printed
+    /// before the ones read again are known.
+    @Test func aRunWhoseCarriedBytesAreNotAHistoryIsReadFromTheTables() throws {
+        let seeded = try seeded(.sqlite)
+        func streamed(garbling every: Int) throws -> (keys: [String], histories: Int) {
+            let twin = CountingStore(seeded.store)
+            twin.garbleEvery = every
+            let c = Context(
+                store: twin, config: seeded.config, now: RFC3339.parse("2026-11-21T10:00:00Z")!, zones: seeded.zones,
+                printer: seeded.printer)
+            var keys: [String] = []
+            try c.eachUpcoming(through: c.now + 2 * Instant.day, readLedgerAfter: 1000) { batch in
+                keys += batch.entries.map { "\($0.notice.due) \($0.notice.kind.rawValue)/\($0.user)/\($0.streak)/\($0.notice.date)" }
+            }
+            return (keys, twin.histories)
+        }
+        let whole = try streamed(garbling: 0)
+        let damaged = try streamed(garbling: 97)
+        #expect(whole.histories == 0)
+        #expect(damaged.histories == (Self.users + 96) / 97)
+        #expect(damaged.keys == whole.keys)
+    }
+}
+
+extension PreviewStreamTests {
+    /// On PostgreSQL the planned runs stream on a second connection; the read's own transaction,
+    /// meanwhile only asked about the ledger, is kept from being ended as idle by `keepUp`, which
+    /// preview calls every 256 streaks. Shown with an idle timeout of 0.6 s and a stream of 2.4 s:
+    /// without `keepUp` the same read loses its transaction.
+    @Test func aLongStreamKeepsTheReadsOwnTransactionAlive() throws {
+        guard TestPostgres.isAvailable else { return }
+        let url = try TestPostgres.freshDatabase()
+        let seeded = try seeded(.postgres, url: url)
+        var settings = PGSettings()
+        settings.idleInTransactionTimeout = .milliseconds(600)
+        let store = try PostgresStore(url: url, access: .read, settings: settings)
+        let end = seeded.now + 2 * Instant.day
+        func stream(keepingUp: Bool) throws -> (pages: Int, streaks: Int) {
+            try store.read { r in
+                var pages = 0
+                try r.eachPlannedStreak(through: end, first: 2000, most: 2000) { _ in
+                    pages += 1
+                    for _ in 0..<4 {
+                        Thread.sleep(forTimeInterval: 0.1)
+                        if keepingUp { r.keepUp() }
+                    }
+                }
+                return (pages, try r.streakCount())
+            }
+        }
+        let kept = try stream(keepingUp: true)
+        #expect(kept.pages == Self.users / 2000 && kept.streaks == Self.users)
+        #expect(throws: StoreError.self) { try stream(keepingUp: false) }
+    }
+}
+
 /// A store that hands out what the real one answers and counts it.
 final class CountingStore: Store, @unchecked Sendable {
     let store: any Store
-    private let counts = Mutex<(handedOut: Int, histories: Int, ledgerKeyReads: Int, ended: Bool)>((0, 0, 0, false))
+    private let counts = Mutex<(handedOut: Int, histories: Int, ledgerKeyReads: Int, ended: Bool, garble: Int)>(
+        (0, 0, 0, false, 0))
 
     init(_ store: any Store) { self.store = store }
+
+    /// Every this many runs handed out (0: none), the bytes the run carries are made not a history.
+    var garbleEvery: Int {
+        get { counts.withLock { $0.garble } }
+        set { counts.withLock { $0.garble = newValue } }
+    }
 
     var handedOut: Int { counts.withLock { $0.handedOut } }
     var histories: Int { counts.withLock { $0.histories } }
@@ -181,9 +246,26 @@ private struct CountingReader: StoreReader {
         return try reader.dueHistories(of: streaks)
     }
     func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak] {
-        let page = try reader.plannedStreaks(through: through, after: after, limit: limit)
+        var page = try reader.plannedStreaks(through: through, after: after, limit: limit)
+        let (before, every) = (store.handedOut, store.garbleEvery)
         store.count(handedOut: page.count, ended: page.isEmpty)
+        for i in page.indices where every > 0 && (before + i) % every == 0 {
+            page[i].carried?.packed = [0xFF]
+        }
         return page
+    }
+    func eachPlannedStreak(through: Instant, first: Int, most: Int, _ body: ([PlannedStreak]) throws -> Void) throws {
+        // The store's own way (PostgreSQL: one COPY), counted and garbled as pages are.
+        try reader.eachPlannedStreak(through: through, first: first, most: most) { batch in
+            var page = batch
+            let (before, every) = (store.handedOut, store.garbleEvery)
+            store.count(handedOut: page.count)
+            for i in page.indices where every > 0 && (before + i) % every == 0 {
+                page[i].carried?.packed = [0xFF]
+            }
+            try body(page)
+        }
+        store.count(ended: true)
     }
     func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak] {
         try reader.changedStreaks(every: every, after: after, limit: limit)

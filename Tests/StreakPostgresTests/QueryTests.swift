@@ -1,6 +1,7 @@
 import Foundation
 import StreakCore
 import StreakPostgres
+import StreakStore
 import StreakTestKit
 import Testing
 
@@ -70,14 +71,14 @@ import Testing
         }
     }
 
-    /// Texts read through `PGStrings` are the texts, repeated or not, clashing in its table or not.
+    /// Texts read through `InternedStrings` are the texts, repeated or not, clashing in its table or not.
     @Test func internedTextsAreTheTexts() throws {
         let c = try freshConnection()
         let texts = (0..<2000).map { "zone/\($0 % 700)/" + String(repeating: "x", count: $0 % 40) } + Self.awkward
         let back = try c.query(
             "SELECT x FROM unnest($1::text[]) WITH ORDINALITY AS u(x, i) ORDER BY i", parameters: PGParameters([texts]),
             binaryResults: true)
-        var strings = PGStrings()
+        var strings = InternedStrings()
         #expect(try back.rows.map { try $0.string(0, interning: &strings) } == texts)
         let nulls = try c.query("SELECT NULL::text, ''::text")[0]
         #expect(try nulls.optionalString(0, interning: &strings) == nil)

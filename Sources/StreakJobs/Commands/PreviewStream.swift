@@ -75,7 +75,7 @@ extension Context {
             if let id {
                 let user = try self.user(id, in: r)
                 try send(
-                    plan.notices(of: r.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0) }, r),
+                    plan.notices(of: r.streaks(of: user.id).map { PlannedStreak(DueStreak(user: user.id, streak: $0)) }, r),
                     before: nil)
                 return
             }
@@ -83,21 +83,21 @@ extension Context {
             while true {
                 let page = try r.changedStreaks(every: every, after: after, limit: Self.previewBatch)
                 guard let last = page.last else { break }
-                try send(plan.notices(of: page, r), before: nil)
+                try send(plan.notices(of: page.map { PlannedStreak($0) }, r), before: nil)
                 after = last.row
             }
-            var position: RunPosition?
-            var limit = Self.previewFirstBatch
-            while !every {
-                let page = try r.plannedStreaks(through: end, after: position, limit: limit)
-                guard let last = page.last else { break }
-                try send(
-                    plan.notices(of: page.map(\.streak), r, carried: page.map(\.carried)), before: last.position.at)
-                position = last.position
-                limit = min(2 * limit, Self.previewBatch)
+            guard !every else { return }
+            try r.eachPlannedStreak(through: end, first: Self.previewFirstBatch, most: Self.previewBatch) { page in
+                try send(plan.notices(of: page, r), before: page.last?.position.at)
             }
         }
     }
+}
+
+extension PlannedStreak {
+    /// A streak with no planned run and nothing carried (a changed one, or one user's): its
+    /// history is read from the store.
+    init(_ streak: DueStreak) { self.init(streak: streak, position: RunPosition(at: Instant(seconds: 0), row: 0)) }
 }
 
 /// What the planning thread hands to the printing one.
@@ -125,6 +125,7 @@ struct PreviewPlan {
     let end: Instant
     let kind: NotificationKind?
     let reminders: ReminderPolicy
+    let maxLate: Int64?
     struct StreakInfo {
         var id: String
         var epochs: [SettingsEpoch]
@@ -165,6 +166,7 @@ struct PreviewPlan {
         self.end = end
         self.kind = kind
         reminders = ReminderPolicy(days: context.config.reminderDays)
+        maxLate = context.config.maxLate
         now = context.now
         cap = Int64(context.config.backfillDays) * Instant.day
         latest = context.now + Engine.clockSkew
@@ -177,36 +179,38 @@ struct PreviewPlan {
     /// The notices of a batch of streaks not in the ledger yet: the histories the store did not
     /// hand out with them (`carried`) read in one call, the ledger asked once for all their
     /// notices' keys (on a database across a socket each call is a round trip).
-    mutating func notices(of streaks: [DueStreak], _ reader: any StoreReader, carried: [CarriedHistory?]? = nil)
-        throws -> [UpcomingQueue.Entry]
-    {
+    mutating func notices(of streaks: [PlannedStreak], _ reader: any StoreReader) throws -> [UpcomingQueue.Entry] {
         guard !streaks.isEmpty else { return [] }
         var found: [UpcomingQueue.Entry] = []
         var histories = [DueHistory?](repeating: nil, count: streaks.count)
         var missing: [Int] = []
         for i in streaks.indices {
-            if i & 255 == 255 { reader.takeInAhead() }
-            guard let c = carried?[i] else {
+            if i & 255 == 255 { reader.keepUp() }
+            // Read in place: a copy of each carried history is two references to retain and release.
+            guard let packed = streaks[i].carried?.packed else {
                 missing.append(i)
                 continue
             }
             // Most carried histories are simple: their notices straight from the packed bytes.
-            let policy = context.noticePolicy(for: c.user, reminders: reminders)
-            if let zone = try simpleNotices(packed: c.packed, streak: streaks[i].streak, policy: policy, reader) {
-                add(notices, user: c.user, streak: streaks[i].streak, zone: zone, to: &found)
-            } else if let h = c.history(streak: streaks[i].streak) {
+            let (remind, remindAt) = (streaks[i].carried!.user.remind, streaks[i].carried!.user.remindAt)
+            let policy = NoticePolicy(remindAt: remind ? remindAt : nil, reminders: reminders, maxLate: maxLate)
+            let streak = streaks[i].streak.streak
+            if let zone = try simpleNotices(packed: packed, streak: streak, policy: policy, reader) {
+                add(notices, user: streaks[i].carried!.user, streak: streak, zone: zone, to: &found)
+            } else if let h = streaks[i].carried!.history(streak: streak) {
                 histories[i] = h
             } else {
                 missing.append(i)
             }
         }
         if !missing.isEmpty {
-            for (i, read) in zip(missing, try reader.dueHistories(of: missing.map { streaks[$0] })) {
+            for (i, read) in zip(missing, try reader.dueHistories(of: missing.map { streaks[$0].streak })) {
                 histories[i] = read
             }
         }
-        for (d, read) in zip(streaks, histories) {
+        for (planned, read) in zip(streaks, histories) {
             guard let read else { continue }
+            let d = planned.streak
             let policy = context.noticePolicy(for: read.user, reminders: reminders)
             if let zone = try simpleNotices(read.stored, policy: policy, reader) {
                 add(notices, user: read.user, streak: d.streak, zone: zone, to: &found)
@@ -304,13 +308,18 @@ struct PreviewPlan {
             }
             recordedHashes = hashes
         }
-        var ask = Array(found.indices)
+        var ask: [Int] = []
         if let hashes = recordedHashes {
-            ask = ask.filter { i in
+            for i in found.indices {
                 let n = found[i].notice
-                return !ledgerDates.contains(n.date)
+                if !ledgerDates.contains(n.date)
                     || hashes.contains(Self.hash(n.kind.rawValue, found[i].user, found[i].streak, n.date))
+                {
+                    ask.append(i)
+                }
             }
+        } else {
+            ask = Array(found.indices)
         }
         guard !ask.isEmpty else { return }
         let recorded = try reader.ledgerStates(keys: ask.map { key(of: found[$0]) })
@@ -318,13 +327,19 @@ struct PreviewPlan {
         found.removeAll { recorded[key(of: $0)] != nil }
     }
 
+    /// A key's hash: FNV-1a over its parts' bytes, each part ended by a byte no id holds (cheaper
+    /// than `Hasher` over three strings, a million times).
     static func hash(_ kind: String, _ user: String, _ streak: String, _ date: LocalDate) -> Int {
-        var h = Hasher()
-        h.combine(kind)
-        h.combine(user)
-        h.combine(streak)
-        h.combine(date.day)
-        return h.finalize()
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        func mix(_ part: String) {
+            var part = part
+            part.withUTF8 { for b in $0 { h = (h ^ UInt64(b)) &* 0x100_0000_01B3 } }
+            h = (h ^ 0xFF) &* 0x100_0000_01B3
+        }
+        mix(kind)
+        mix(user)
+        mix(streak)
+        return Int(truncatingIfNeeded: (h ^ UInt64(bitPattern: Int64(date.day))) &* 0x9E37_79B9_7F4A_7C15)
     }
 
     /// The notices of a simple history (`Notices.upcoming(zone:instants:…)`) into `notices`, and

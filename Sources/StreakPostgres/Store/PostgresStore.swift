@@ -112,7 +112,7 @@ public final class PostgresStore: Store {
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         // Read commands' transactions are READ ONLY: the server refuses any write in them.
         try withConnection { pg in
-            try pg.transaction(isolation: .repeatableRead, readOnly: true) { try body(PGAccess(pg: $0)) }
+            try pg.transaction(isolation: .repeatableRead, readOnly: true) { try body(PGAccess(pg: $0, store: self)) }
         }
     }
 
@@ -171,4 +171,6 @@ struct PGAccess: StoreWriter {
     let pg: PGConnection
     /// A bulk import's transaction (statements may take long).
     var bulk = false
+    /// The store, for a second connection beside this one (a read's `eachPlannedStreak`).
+    var store: PostgresStore?
 }
