@@ -26,21 +26,10 @@ final class CancelRequest: @unchecked Sendable {
     static func send(for connection: OpaquePointer, patience: Duration) -> Bool {
         guard let cancel = PQgetCancel(connection) else { return false }
         let request = CancelRequest(cancel)
-        let context = Unmanaged.passRetained(request).toOpaque()
-        var thread = pthread_t()
-        let started = pthread_create(
-            &thread, nil,
-            { context in
-                let request = Unmanaged<CancelRequest>.fromOpaque(context!).takeRetainedValue()
-                request.run()
-                return nil
-            }, context)
-        guard started == 0 else {
-            Unmanaged<CancelRequest>.fromOpaque(context).release()
+        guard startThread({ request.run() }) else {
             PQfreeCancel(cancel)
             return false
         }
-        pthread_detach(thread)
         // A live server answers in about a millisecond; polling the flag keeps this simple.
         let deadline = Deadline(after: patience)
         while !request.finished.load(ordering: .acquiring) {

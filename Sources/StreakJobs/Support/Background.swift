@@ -1,3 +1,4 @@
+import Foundation
 import Dispatch
 import Synchronization
 
@@ -9,8 +10,10 @@ final class Background<Result: Sendable>: Sendable {
     /// Set by the body's thread before `done` is signalled.
     private let result = Mutex<Swift.Result<Result, any Error>?>(nil)
 
+    /// A thread of its own, not a dispatch queue's: bodies here wait on each other (preview's
+    /// three), and the global queues run only about as many at once as there are cores.
     init(_ body: @escaping @Sendable () throws -> Result) {
-        DispatchQueue.global().async { [self] in
+        Thread.detachNewThread { [self] in
             let outcome = Swift.Result { try body() }
             result.withLock { $0 = outcome }
             done.signal()

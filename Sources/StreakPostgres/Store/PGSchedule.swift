@@ -90,7 +90,7 @@ extension PGAccess {
         // works (a COPY left unread waits for this side once the socket's buffer is full).
         let pages = PGPages<[PlannedStreak]>(capacity: 2)
         let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        let started = startThread {
             defer {
                 pages.finish()
                 done.signal()
@@ -104,6 +104,7 @@ extension PGAccess {
                 _ = pages.put(.failure(error))
             }
         }
+        guard started else { return try pagePlannedStreaks(through: through, first: first, most: most, body) }
         defer {
             pages.stop()
             done.wait()
