@@ -246,26 +246,24 @@ private struct CountingReader: StoreReader {
         return try reader.dueHistories(of: streaks)
     }
     func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak] {
-        var page = try reader.plannedStreaks(through: through, after: after, limit: limit)
+        let page = try reader.plannedStreaks(through: through, after: after, limit: limit)
+        defer { store.count(ended: page.isEmpty) }
+        return handOut(page)
+    }
+    func eachPlannedStreak(through: Instant, first: Int, most: Int, _ body: ([PlannedStreak]) throws -> Void) throws {
+        // The store's own way (PostgreSQL: one COPY), counted and garbled as pages are.
+        try reader.eachPlannedStreak(through: through, first: first, most: most) { try body(handOut($0)) }
+        store.count(ended: true)
+    }
+    /// A page as handed out: counted, and every `garbleEvery`th run's carried bytes made not a history.
+    func handOut(_ batch: [PlannedStreak]) -> [PlannedStreak] {
+        var page = batch
         let (before, every) = (store.handedOut, store.garbleEvery)
-        store.count(handedOut: page.count, ended: page.isEmpty)
+        store.count(handedOut: page.count)
         for i in page.indices where every > 0 && (before + i) % every == 0 {
             page[i].carried?.packed = [0xFF]
         }
         return page
-    }
-    func eachPlannedStreak(through: Instant, first: Int, most: Int, _ body: ([PlannedStreak]) throws -> Void) throws {
-        // The store's own way (PostgreSQL: one COPY), counted and garbled as pages are.
-        try reader.eachPlannedStreak(through: through, first: first, most: most) { batch in
-            var page = batch
-            let (before, every) = (store.handedOut, store.garbleEvery)
-            store.count(handedOut: page.count)
-            for i in page.indices where every > 0 && (before + i) % every == 0 {
-                page[i].carried?.packed = [0xFF]
-            }
-            try body(page)
-        }
-        store.count(ended: true)
     }
     func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak] {
         try reader.changedStreaks(every: every, after: after, limit: limit)

@@ -1,4 +1,3 @@
-import Foundation
 import StreakCore
 import StreakStore
 
@@ -72,56 +71,5 @@ final class CheckedRows: @unchecked Sendable {
                     meta: r.meta.map { String(decoding: b[$0], as: UTF8.self) })
             }
         }
-    }
-}
-
-/// Batches from one thread to another, at most `capacity` waiting: the reader
-/// stays a little ahead of the store, and memory stays bounded.
-final class Handoff<Item>: @unchecked Sendable {
-    private let capacity: Int
-    private let condition = NSCondition()
-    /// Guarded by `condition`.
-    private var items: [Item] = []
-    private var finished = false
-    private var closed = false
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    /// Waits for room and hands `item` over; false when the taker has stopped.
-    func put(_ item: Item) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.count >= capacity && !closed { condition.wait() }
-        guard !closed else { return false }
-        items.append(item)
-        condition.broadcast()
-        return true
-    }
-
-    /// The giver is done: `take` answers nil once the rest is taken.
-    func finish() {
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// The next item, waiting for it; nil when the giver is done and nothing is left.
-    func take() -> Item? {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty && !finished { condition.wait() }
-        guard !items.isEmpty else { return nil }
-        condition.broadcast()
-        return items.removeFirst()
-    }
-
-    /// The taker stops (an error): a waiting or later `put` answers false.
-    func close() {
-        condition.lock()
-        closed = true
-        items.removeAll()
-        condition.broadcast()
-        condition.unlock()
     }
 }

@@ -32,15 +32,19 @@ extension PGAccess {
         return DueList(streaks)
     }
 
+    /// What a planned run is read as, by `plannedStreaks` and `eachPlannedStreak` alike.
+    static let plannedColumns = """
+        user_id, streak, handled_through, version, id, next_at, zone, remind_at, remind,
+            CASE WHEN history_version = version THEN history END, language
+        """
+
     func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak] {
         // A schedule row holds its planned run and, when planned since migration 2, what planning
         // it reads; a changed row's run is stale (`changedStreaks`'). In the order of the index
         // (next_at, id), from just after the last page. In binary: a history is its bytes, not
         // twice as many hex digits for the server to write and this side to read.
         let sql = """
-            SELECT user_id, streak, handled_through, version, id, next_at, zone, remind_at, remind,
-                CASE WHEN history_version = version THEN history END, language
-            FROM schedule
+            SELECT \(Self.plannedColumns) FROM schedule
             WHERE next_at IS NOT NULL AND (next_at, id) > ($2, $3) AND next_at <= $1 AND NOT changed
             ORDER BY next_at, id LIMIT $4
             """
@@ -88,7 +92,7 @@ extension PGAccess {
         }
         // Read on a thread of its own, a page or two ahead: the server streams on while `body`
         // works (a COPY left unread waits for this side once the socket's buffer is full).
-        let pages = PGPages<[PlannedStreak]>(capacity: 2)
+        let pages = Handoff<Result<[PlannedStreak], any Error>>(capacity: 2)
         let done = DispatchSemaphore(value: 0)
         let started = startThread {
             defer {
@@ -97,16 +101,16 @@ extension PGAccess {
             }
             do {
                 try Self.copyPlanned(store, snapshot: snapshot, through: through, first: first, most: most) {
-                    guard pages.put(.success($0)) else { throw PGPagesStopped() }
+                    guard pages.put(.success($0)) else { throw PlannedPagesStopped() }
                 }
-            } catch is PGPagesStopped {
+            } catch is PlannedPagesStopped {
             } catch {
                 _ = pages.put(.failure(error))
             }
         }
         guard started else { return try pagePlannedStreaks(through: through, first: first, most: most, body) }
         defer {
-            pages.stop()
+            pages.close()
             done.wait()
         }
         while let page = pages.take() { try body(try page.get()) }
@@ -128,9 +132,8 @@ extension PGAccess {
                 var strings = InternedStrings()  // streak ids, zones and languages repeat
                 try side.copyOut(
                     """
-                    COPY (SELECT user_id, streak, handled_through, version, id, next_at, zone, remind_at, remind,
-                        CASE WHEN history_version = version THEN history END, language
-                    FROM schedule WHERE next_at IS NOT NULL AND next_at <= \(through.seconds) AND NOT changed
+                    COPY (SELECT \(Self.plannedColumns) FROM schedule
+                    WHERE next_at IS NOT NULL AND next_at <= \(through.seconds) AND NOT changed
                     ORDER BY next_at, id) TO STDOUT (FORMAT binary)
                     """
                 ) { row in
@@ -146,7 +149,7 @@ extension PGAccess {
         }
     }
 
-    /// A row of `eachPlannedStreak`'s COPY, its columns those of `plannedStreaks`.
+    /// A row of `eachPlannedStreak`'s COPY, its columns `plannedColumns`.
     private static func plannedStreak(_ row: inout PGCopyRow, _ strings: inout InternedStrings) throws -> PlannedStreak {
         func text(_ bytes: UnsafeBufferPointer<UInt8>?) throws -> UnsafeBufferPointer<UInt8> {
             guard let bytes else { throw PGError(.other, "the schedule's COPY answered NULL for a key column") }
@@ -366,4 +369,4 @@ func hex(_ bytes: [UInt8]) -> String {
 }
 
 /// The caller of `eachPlannedStreak` stopped taking pages: the COPY ends.
-private struct PGPagesStopped: Error {}
+private struct PlannedPagesStopped: Error {}
