@@ -184,6 +184,8 @@ public final class SQLiteStore: Store {
 
     /// The second connection, read-only, opened on first use (a run planning ahead of its writes).
     private let beside = Mutex<DatabaseQueue?>(nil)
+    /// `readTogether`'s connections besides `queue`.
+    let together = TogetherConnections()
     /// Its page cache, in SQLite's negative-KiB form (8 MB): it reads each due streak's pages once.
     static let besideCacheSize = -8192
 

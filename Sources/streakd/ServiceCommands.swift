@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMalloc
 import StreakCore
 import StreakJobs
 import StreakStore
@@ -32,7 +33,15 @@ struct Preview: ParsableCommand {
         completion: .list(NotificationKind.allCases.map(\.rawValue)))
     var kind: String?
 
-    func run() throws { try global.run(.read) { try $0.preview(until: until, user: user, kind: kind) } }
+    func run() throws {
+        // Preview plans on a thread per core (or reads a PostgreSQL COPY on one) beside the
+        // printing thread, all allocating as they go: malloc's one arena of `Streakd.main`, locked
+        // by each in turn, cost a quarter of the CPU at a million users (1.24 s against 0.93 s
+        // wall on two cores). An arena per thread, up to eight: glibc adds one only when a thread
+        // finds the others' locked.
+        mallopt(M_ARENA_MAX, 8)
+        try global.run(.read) { try $0.preview(until: until, user: user, kind: kind) }
+    }
 }
 
 struct Refill: ParsableCommand {

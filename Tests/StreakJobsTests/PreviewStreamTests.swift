@@ -176,10 +176,57 @@ extension PreviewStreamTests {
 }
 
 /// A store that hands out what the real one answers and counts it.
+extension PreviewStreamTests {
+    /// Several planning threads, each reading the runs of the instants it takes on a connection
+    /// of its own, all at one snapshot: the same notices in the same order as one thread, streaks
+    /// changed since the last tick among them; the first printed before the last run is read; the
+    /// ledger's keys read once for all.
+    @Test func severalPlanningThreadsPrintWhatOnePrints() throws {
+        let seeded = try seeded(.sqlite)
+        _ = try at(seeded, "2026-11-21T12:00:00Z").tick(delivery: Delivery(sinks: []))
+        // Check-ins since that tick: those streaks are marked changed, and planned first.
+        let dir = NSTemporaryDirectory() + "preview-changed-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let lines = (0..<300).map { u in #"{"user":"p\#(u * 37)","at":"2026-11-21T12:05:00Z"}"# }
+        try lines.joined(separator: "\n").write(toFile: dir + "/c.jsonl", atomically: true, encoding: .utf8)
+        try at(seeded, "2026-11-21T12:10:00Z").importCheckins(path: dir + "/c.jsonl", format: nil, skipInvalid: false)
+        func streamed(_ workers: Int) throws -> (lines: [String], first: Int, read: Int, ledger: Int, on: Int, peak: Int) {
+            let twin = CountingStore(seeded.store)
+            twin.together = true
+            let c = Context(
+                store: twin, config: seeded.config, now: RFC3339.parse("2026-11-21T12:10:00Z")!, zones: seeded.zones,
+                printer: seeded.printer)
+            var lines: [String] = []
+            var first: Int?
+            let peak = try c.eachUpcoming(through: c.now + 2 * Instant.day, readLedgerAfter: 1000, workers: workers) {
+                batch in
+                if first == nil { first = twin.handedOut }
+                var text = PreviewLines()
+                for e in batch.entries { text.append(e, zone: batch.zone(of: e), message: "", json: true) }
+                lines += String(decoding: text.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+            }
+            return (lines, first ?? -1, twin.handedOut, twin.ledgerKeyReads, twin.connections, peak)
+        }
+        let one = try streamed(1)
+        #expect(one.on == 1)
+        #expect(one.lines.count > Self.users)
+        #expect(one.lines.contains { $0.contains(#""user":"p37","#) })
+        for workers in [2, 3] {
+            let several = try streamed(workers)
+            #expect(several.on == workers, "the connections lined up (a quiet store)")
+            #expect(several.lines == one.lines)
+            #expect(several.first >= 0 && several.first < several.read)
+            #expect(several.ledger == 1)
+            #expect(several.peak <= several.lines.count)
+        }
+    }
+}
+
 final class CountingStore: Store, @unchecked Sendable {
     let store: any Store
-    private let counts = Mutex<(handedOut: Int, histories: Int, ledgerKeyReads: Int, ended: Bool, garble: Int)>(
-        (0, 0, 0, false, 0))
+    private let counts = Mutex<
+        (handedOut: Int, histories: Int, ledgerKeyReads: Int, ended: Bool, garble: Int, together: Bool, connections: Int)
+    >((0, 0, 0, false, 0, false, 0))
 
     init(_ store: any Store) { self.store = store }
 
@@ -197,6 +244,20 @@ final class CountingStore: Store, @unchecked Sendable {
 
     func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         try store.read { try body(CountingReader(reader: $0, store: self)) }
+    }
+    /// Whether `readTogether` goes to the store's own (else: one connection, as a store that
+    /// cannot line several up reads), and how many connections its reads were on.
+    var together: Bool {
+        get { counts.withLock { $0.together } }
+        set { counts.withLock { $0.together = newValue } }
+    }
+    var connections: Int { counts.withLock { $0.connections } }
+    func readTogether(_ count: Int, _ body: @escaping @Sendable (Int, Int, any StoreReader) throws -> Void) throws {
+        guard together else { return try read { try body(0, 1, $0) } }
+        try store.readTogether(count) { i, n, r in
+            self.counts.withLock { $0.connections = n }
+            try body(i, n, CountingReader(reader: r, store: self))
+        }
     }
     func write<T>(_ mode: WriteMode, _ body: (any StoreWriter) throws -> T) throws -> T {
         try store.write(mode, body)

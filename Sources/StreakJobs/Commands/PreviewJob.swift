@@ -25,8 +25,7 @@ extension Context {
                 let message = texts.text(e.notice, streak: e.streak, tag: e.language)
                 lines.append(e, zone: batch.zone(of: e), message: message, json: printer.format == .json)
             }
-            lines.bytes.removeLast()  // the printer ends what it prints with a line break
-            printer.out(String(decoding: lines.bytes, as: UTF8.self))
+            printer.outLines(lines.bytes)
             printed += batch.entries.count
         }
         logger.debug("preview", metadata: ["printed": "\(printed)", "most waiting at once": "\(peak)"])

@@ -5,12 +5,15 @@ import StreakCore
 /// notification, its JSON value or their strings for each of a million lines.
 struct PreviewLines {
     var bytes: [UInt8] = []
+    /// The last due instant (UTC), local due instant (and its offset) and date written, as
+    /// written: notices come in due order, many thousand at each instant, about few dates.
+    private var written = [(key: Int64, offset: Int, bytes: [UInt8])](repeating: (.min, 0, []), count: 3)
 
     /// One notice's line and its line break, `message` its text in the user's language.
     mutating func append(_ e: UpcomingQueue.Entry, zone: Zone, message: String, json: Bool) {
         let n = e.notice
         if !json {
-            instant(n.due, offset: 0, utcZ: true)
+            utcInstant(n.due)
             byte(0x20)
             ascii(n.kind.rawValue)
             byte(0x20)
@@ -18,7 +21,7 @@ struct PreviewLines {
             byte(0x2F)
             ascii(e.streak)
             byte(0x20)
-            date(n.date)
+            sameDate(n.date)
             ascii(": ")
             ascii(message)
             byte(0x0A)
@@ -31,13 +34,14 @@ struct PreviewLines {
         ascii(#","streak":"#)
         string(e.streak)
         ascii(#","due":""#)
-        instant(n.due, offset: 0, utcZ: true)
+        utcInstant(n.due)
         ascii(#"","local_due":""#)
-        instant(n.due, offset: zone.offset(at: n.due), utcZ: false)
+        let offset = zone.offset(at: n.due)
+        again(1, n.due.seconds, offset) { $0.instant(n.due, offset: offset, utcZ: false) }
         ascii(#"","timezone":"#)
         string(zone.identifier)
         ascii(#","local_date":""#)
-        date(n.date)
+        sameDate(n.date)
         ascii(#"","streak_length":"#)
         integer(n.length)
         ascii(#","message":"#)
@@ -49,11 +53,27 @@ struct PreviewLines {
         byte(0x2F)
         escaped(e.streak)
         byte(0x2F)
-        date(n.date)
+        sameDate(n.date)
         ascii("\"}\n")
     }
 
     mutating func byte(_ b: UInt8) { bytes.append(b) }
+
+    /// What `write` writes, copied from the last time when `key` and `offset` are the same as
+    /// then (`slot`: which of `written`).
+    private mutating func again(_ slot: Int, _ key: Int64, _ offset: Int, _ write: (inout PreviewLines) -> Void) {
+        if written[slot].key == key && written[slot].offset == offset {
+            bytes.append(contentsOf: written[slot].bytes)
+            return
+        }
+        let start = bytes.count
+        write(&self)
+        written[slot] = (key, offset, Array(bytes[start...]))
+    }
+
+    mutating func utcInstant(_ t: Instant) { again(0, t.seconds, 0) { $0.instant(t, offset: 0, utcZ: true) } }
+
+    mutating func sameDate(_ d: LocalDate) { again(2, Int64(d.day), 0) { $0.date(d) } }
 
     /// Text as it is (`ascii` for the common case: any UTF-8 is copied unchanged).
     mutating func ascii(_ s: String) {

@@ -1,3 +1,4 @@
+import Foundation
 import StreakCore
 import StreakStore
 
@@ -14,22 +15,40 @@ extension Context {
     /// order, a batch at a time, each as soon as it is known. Streaks marked changed (every streak,
     /// after a change of the notice settings) have no valid planned run, so their notices may be
     /// due anywhere in the window: they are planned first, into the queue. Then the planned runs
-    /// come in their order, and after each batch whatever is due before the last run read goes
-    /// out: a streak's notices are due no earlier than its run (`ScheduleReading.plannedStreaks`).
-    /// The store is read and the notices planned on a thread of its own, a batch or two ahead of
-    /// this one, which orders and prints them. Answers the most notices it held at once.
+    /// come in their order, and whatever is due before the runs still to read goes out: a
+    /// streak's notices are due no earlier than its run (`ScheduleReading.plannedStreaks`). The
+    /// store is read and the notices planned on threads of their own (`previewWorkers`, each
+    /// reading the runs of the instants it takes, `PreviewChunks`), a little ahead of this one,
+    /// which orders and prints them. Answers the most notices it held at once.
     @discardableResult
     func eachUpcoming(
         through end: Instant, user id: String? = nil, kind: NotificationKind? = nil,
-        readLedgerAfter: Int = PreviewPlan.readLedgerAfter, emit: (UpcomingBatch) throws -> Void
+        readLedgerAfter: Int = PreviewPlan.readLedgerAfter, workers: Int = Context.previewWorkers,
+        emit: (UpcomingBatch) throws -> Void
     ) throws -> Int {
         let every = id == nil ? try configChanged(write: false) : false
-        let handoff = Handoff<PlannedBatch>(capacity: 2)
+        let handoff = Handoff<PlannedBatch>(capacity: 16 * workers)
+        let chunks = PreviewChunks(lookahead: 8 * workers)
+        let ledger = SharedLedgerHashes()
         let planning = Background { [self] in
             defer { handoff.finish() }
             do {
-                try planUpcoming(
-                    through: end, user: id, kind: kind, every: every, readLedgerAfter: readLedgerAfter, into: handoff)
+                try store.readTogether(id == nil && !every ? workers : 1) { worker, workers, r in
+                    do {
+                        if workers == 1 {
+                            try planUpcoming(
+                                through: end, user: id, kind: kind, every: every, readLedgerAfter: readLedgerAfter, r,
+                                into: handoff)
+                        } else {
+                            try planChunks(
+                                worker, through: end, kind: kind, readLedgerAfter: readLedgerAfter, r, chunks, ledger,
+                                into: handoff)
+                        }
+                    } catch let error where !(error is PreviewStopped) {
+                        _ = handoff.put(.failed(error))  // at once: the others stop when printing does
+                        throw PreviewStopped()
+                    }
+                }
             } catch is PreviewStopped {
             } catch {
                 _ = handoff.put(.failed(error))
@@ -37,9 +56,11 @@ extension Context {
         }
         defer {
             handoff.close()
+            chunks.close()
             _ = try? planning.wait()
         }
         var queue = UpcomingQueue()
+        var order = ChunkOrder()
         var zones: [Zone] = []
         while let planned = handoff.take() {
             switch planned {
@@ -50,20 +71,71 @@ extension Context {
                 guard let frontier else { continue }
                 let due = queue.pop(before: frontier)
                 if !due.isEmpty { try emit(UpcomingBatch(entries: due, zones: zones)) }
+            case .part(let part):
+                let due = order.take(part, chunks: chunks)
+                if !due.isEmpty { try emit(UpcomingBatch(entries: due, zones: order.zones)) }
             case .failed(let error):
                 throw error
             }
         }
         let rest = queue.pop(before: nil)
         if !rest.isEmpty { try emit(UpcomingBatch(entries: rest, zones: zones)) }
-        return queue.peak
+        let restInChunks = order.rest()
+        if !restInChunks.isEmpty { try emit(UpcomingBatch(entries: restInChunks, zones: order.zones)) }
+        return max(queue.peak, order.queue.peak)
     }
 
-    /// The planning thread's part: reads the streaks in `eachUpcoming`'s order and hands their
-    /// notices over, a batch at a time, each batch with the instant before which all is known.
+    /// The planning threads `preview` reads and plans on: as many as there are cores, up to 4.
+    static let previewWorkers = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// One planning thread's part, of several: the chunks of runs it takes (`PreviewChunks`), each
+    /// read in pages on its own connection, their notices handed over with the chunk's place.
+    private func planChunks(
+        _ worker: Int, through end: Instant, kind: NotificationKind?, readLedgerAfter: Int, _ r: any StoreReader,
+        _ chunks: PreviewChunks, _ ledger: SharedLedgerHashes, into handoff: Handoff<PlannedBatch>
+    ) throws {
+        var plan = PreviewPlan(context: self, end: end, kind: kind)
+        plan.readLedgerAfter = readLedgerAfter
+        plan.ledger = ledger
+        while let chunk = try chunks.claim(next: { after in
+            try r.plannedStreaks(through: end, after: after.map { RunPosition(at: $0, row: .max) }, limit: 1).first?
+                .position.at
+        }) {
+            func send(_ entries: [UpcomingQueue.Entry], last: Bool) throws {
+                let part = ChunkOrder.Part(
+                    seq: chunk.seq, at: chunk.at, worker: worker, entries: entries, zones: plan.zones, last: last)
+                guard handoff.put(.part(part)) else { throw PreviewStopped() }
+            }
+            if let at = chunk.at {
+                // The runs at `at`, in row order: after the last one of the instant before.
+                var after = RunPosition(at: at - 1, row: .max)
+                var limit = Self.previewFirstBatch
+                while true {
+                    let page = try r.plannedStreaks(through: at, after: after, limit: limit)
+                    guard let last = page.last else { break }
+                    try send(plan.notices(of: page, r), last: false)
+                    after = last.position
+                    limit = min(2 * limit, Self.previewBatch)
+                }
+            } else {
+                var after: Int64?
+                while true {
+                    let page = try r.changedStreaks(every: false, after: after, limit: Self.previewBatch)
+                    guard let last = page.last else { break }
+                    try send(plan.notices(of: page.map { PlannedStreak($0) }, r), last: false)
+                    after = last.row
+                }
+            }
+            try send([], last: true)
+        }
+    }
+
+    /// The planning thread's part, when it is the only one: reads the streaks in `eachUpcoming`'s
+    /// order and hands their notices over, a batch at a time, each batch with the instant before
+    /// which all is known.
     private func planUpcoming(
         through end: Instant, user id: String?, kind: NotificationKind?, every: Bool, readLedgerAfter: Int,
-        into handoff: Handoff<PlannedBatch>
+        _ r: any StoreReader, into handoff: Handoff<PlannedBatch>
     ) throws {
         var plan = PreviewPlan(context: self, end: end, kind: kind)
         plan.readLedgerAfter = readLedgerAfter
@@ -71,25 +143,23 @@ extension Context {
             guard !entries.isEmpty || frontier != nil else { return }
             guard handoff.put(.notices(entries, zones: plan.zones, before: frontier)) else { throw PreviewStopped() }
         }
-        try store.read { r in
-            if let id {
-                let user = try self.user(id, in: r)
-                try send(
-                    plan.notices(of: r.streaks(of: user.id).map { PlannedStreak(DueStreak(user: user.id, streak: $0)) }, r),
-                    before: nil)
-                return
-            }
-            var after: Int64?
-            while true {
-                let page = try r.changedStreaks(every: every, after: after, limit: Self.previewBatch)
-                guard let last = page.last else { break }
-                try send(plan.notices(of: page.map { PlannedStreak($0) }, r), before: nil)
-                after = last.row
-            }
-            guard !every else { return }
-            try r.eachPlannedStreak(through: end, first: Self.previewFirstBatch, most: Self.previewBatch) { page in
-                try send(plan.notices(of: page, r), before: page.last?.position.at)
-            }
+        if let id {
+            let user = try self.user(id, in: r)
+            try send(
+                plan.notices(of: r.streaks(of: user.id).map { PlannedStreak(DueStreak(user: user.id, streak: $0)) }, r),
+                before: nil)
+            return
+        }
+        var after: Int64?
+        while true {
+            let page = try r.changedStreaks(every: every, after: after, limit: Self.previewBatch)
+            guard let last = page.last else { break }
+            try send(plan.notices(of: page.map { PlannedStreak($0) }, r), before: nil)
+            after = last.row
+        }
+        guard !every else { return }
+        try r.eachPlannedStreak(through: end, first: Self.previewFirstBatch, most: Self.previewBatch) { page in
+            try send(plan.notices(of: page, r), before: page.last?.position.at)
         }
     }
 }
@@ -105,6 +175,8 @@ enum PlannedBatch: Sendable {
     /// Notices (their zones by index into `zones`), and the instant before which every notice
     /// there is has been handed over (nil: not known yet).
     case notices([UpcomingQueue.Entry], zones: [Zone], before: Instant?)
+    /// Part of a chunk, from one of several planning threads.
+    case part(ChunkOrder.Part)
     case failed(any Error)
 }
 
@@ -153,8 +225,10 @@ struct PreviewPlan {
     static let readLedgerAfter = 32_768
     var readLedgerAfter = Self.readLedgerAfter
     var checked = 0
-    /// Hashes of the keys recorded about `ledgerDates`, once read.
-    var recordedHashes: Set<Int>?
+    /// Hashes of the keys recorded about `ledgerDates`, once read (by whichever planning thread
+    /// needs them first: they all read one snapshot).
+    var recordedHashes: KeyHashes?
+    var ledger = SharedLedgerHashes()
     /// The dates most notices due in the window are about: a local date is within a day of the
     /// UTC one, and without leeway a notice due after now is about today or later (a leeway makes
     /// a day end, or a reminder, up to a day after its date). A notice about another date is
@@ -196,7 +270,7 @@ struct PreviewPlan {
             let policy = NoticePolicy(remindAt: remind ? remindAt : nil, reminders: reminders, maxLate: maxLate)
             let streak = streaks[i].streak.streak
             if let zone = try simpleNotices(packed: packed, streak: streak, policy: policy, reader) {
-                add(notices, user: streaks[i].carried!.user, streak: streak, zone: zone, to: &found)
+                Self.add(notices, of: kind, user: streaks[i].carried!.user, streak: streak, zone: zone, to: &found)
             } else if let h = streaks[i].carried!.history(streak: streak) {
                 histories[i] = h
             } else {
@@ -213,7 +287,7 @@ struct PreviewPlan {
             let d = planned.streak
             let policy = context.noticePolicy(for: read.user, reminders: reminders)
             if let zone = try simpleNotices(read.stored, policy: policy, reader) {
-                add(notices, user: read.user, streak: d.streak, zone: zone, to: &found)
+                Self.add(notices, of: kind, user: read.user, streak: d.streak, zone: zone, to: &found)
                 continue
             }
             let history = try context.history(of: read.stored, epochs: try settings(of: d.streak, reader).epochs)
@@ -230,8 +304,12 @@ struct PreviewPlan {
         return found
     }
 
-    /// One streak's notices (of `kind`, when given), all in `zone`.
-    func add(_ notices: [Notice], user: User, streak: String, zone: Int32, to found: inout [UpcomingQueue.Entry]) {
+    /// One streak's notices (of `kind`, when given), all in `zone`. Static: a method called with
+    /// `notices` from a mutating one copied the whole plan, context and all, for every streak.
+    static func add(
+        _ notices: [Notice], of kind: NotificationKind?, user: User, streak: String, zone: Int32,
+        to found: inout [UpcomingQueue.Entry]
+    ) {
         for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
             found.append(
                 UpcomingQueue.Entry(
@@ -302,11 +380,14 @@ struct PreviewPlan {
     mutating func leaveOutRecorded(_ found: inout [UpcomingQueue.Entry], _ reader: any StoreReader) throws {
         checked += found.count
         if recordedHashes == nil && checked > readLedgerAfter {
-            var hashes = Set<Int>()
-            try reader.eachLedgerKey(dates: ledgerDates) { kind, user, streak, date in
-                hashes.insert(Self.hash(kind, user, streak, date))
+            let dates = ledgerDates
+            recordedHashes = try ledger.hashes {
+                var hashes = KeyHashes()
+                try reader.eachLedgerKey(dates: dates) { kind, user, streak, date in
+                    hashes.insert(Self.hash(kind, user, streak, date))
+                }
+                return hashes
             }
-            recordedHashes = hashes
         }
         var ask: [Int] = []
         if let hashes = recordedHashes {
@@ -327,14 +408,33 @@ struct PreviewPlan {
         found.removeAll { recorded[key(of: $0)] != nil }
     }
 
-    /// A key's hash: FNV-1a over its parts' bytes, each part ended by a byte no id holds (cheaper
-    /// than `Hasher` over three strings, a million times).
+    /// A key's hash, eight bytes of its parts at a time, each part ended by its length (cheaper
+    /// than `Hasher` over three strings, or a byte at a time, a million times). Equal hashes only
+    /// mean "ask the ledger": a collision costs a question, never a notice.
     static func hash(_ kind: String, _ user: String, _ streak: String, _ date: LocalDate) -> Int {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        func mix(_ word: UInt64) {
+            h = (h ^ word) &* 0x9E37_79B9_7F4A_7C15
+            h ^= h >> 32
+        }
         func mix(_ part: String) {
             var part = part
-            part.withUTF8 { for b in $0 { h = (h ^ UInt64(b)) &* 0x100_0000_01B3 } }
-            h = (h ^ 0xFF) &* 0x100_0000_01B3
+            part.withUTF8 { bytes in
+                let raw = UnsafeRawBufferPointer(bytes)
+                var i = 0
+                while i + 8 <= raw.count {
+                    mix(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    i += 8
+                }
+                var tail = UInt64(truncatingIfNeeded: raw.count) << 56
+                var shift: UInt64 = 0
+                while i < raw.count {
+                    tail |= UInt64(raw[i]) << shift
+                    shift += 8
+                    i += 1
+                }
+                mix(tail)
+            }
         }
         mix(kind)
         mix(user)
@@ -398,3 +498,4 @@ struct PreviewPlan {
         return zone(try context.zones.stored(name))
     }
 }
+

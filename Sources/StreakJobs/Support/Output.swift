@@ -16,11 +16,15 @@ public struct Printer: Sendable {
     public var errIsTerminal: Bool
     /// Whether standard output is a terminal (`badges` draws its bars only then).
     public var outIsTerminal: Bool
+    /// Writes bytes to standard output as they are (nil: through `out`).
+    public var outBytes: (@Sendable (UnsafeRawBufferPointer) -> Void)?
 
     public init(
         format: OutputFormat, out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
-        errIsTerminal: Bool = false, outIsTerminal: Bool = false
+        errIsTerminal: Bool = false, outIsTerminal: Bool = false,
+        outBytes: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil
     ) {
+        self.outBytes = outBytes
         self.format = format
         self.out = out
         self.err = err
@@ -34,7 +38,22 @@ public struct Printer: Sendable {
             format: format,
             out: { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) },
             err: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) },
-            errIsTerminal: isatty(2) == 1, outIsTerminal: isatty(1) == 1)
+            errIsTerminal: isatty(2) == 1, outIsTerminal: isatty(1) == 1,
+            outBytes: { bytes in
+                guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
+                let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: start), count: bytes.count, deallocator: .none)
+                FileHandle.standardOutput.write(data)
+            })
+    }
+
+    /// Lines already ended by line breaks, printed at once, as they are (`preview`'s million):
+    /// no string, nor copy, made of them when the printer writes bytes.
+    func outLines(_ bytes: [UInt8]) {
+        guard let outBytes else {
+            out(String(decoding: bytes.last == 0x0A ? bytes.dropLast() : bytes[...], as: UTF8.self))
+            return
+        }
+        bytes.withUnsafeBytes { outBytes($0) }
     }
 
     public func warn(_ message: String) { err("streakd: warning: " + message) }
