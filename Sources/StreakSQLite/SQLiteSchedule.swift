@@ -74,6 +74,10 @@ extension SQLiteAccess {
         defer { s.reset() }
         var found: [PlannedStreak] = []
         var strings = InternedStrings()  // streak ids, zones and languages repeat
+        // The page's histories in one buffer, each run's bytes a slice of it once all are read.
+        var histories: [UInt8] = []
+        histories.reserveCapacity(min(limit, 8192) * 128)
+        var spans: [(run: Int, bytes: Range<Int>)] = []
         while found.count < limit, try s.step() {
             let row = s.int64(4)
             if let marked, marked.contains(row) { continue }
@@ -85,12 +89,16 @@ extension SQLiteAccess {
                 let user = User(
                     id: streak.user, zone: s.text(6, interning: &strings), remindAt: s.int(7), remind: s.int(8) != 0,
                     language: s.optionalText(10, interning: &strings))
-                carried = CarriedHistory(user: user, packed: Array(s.blob(9)))
+                let bytes = s.blob(9)
+                spans.append((found.count, histories.count..<histories.count + bytes.count))
+                histories.append(contentsOf: bytes)
+                carried = CarriedHistory(user: user, packed: [])
             }
             found.append(
                 PlannedStreak(
                     streak: streak, position: RunPosition(at: Instant(seconds: s.int64(5)), row: row), carried: carried))
         }
+        for (run, bytes) in spans { found[run].carried!.packed = histories[bytes] }
         return found
     }
 

@@ -139,9 +139,11 @@ public struct PlannedStreak: Sendable {
 /// packed (`PackedHistory`): a reader of a million runs may take what it needs from the bytes.
 public struct CarriedHistory: Sendable {
     public var user: User
-    public var packed: [UInt8]
+    /// Its bytes, in a buffer a store may share among a page's runs (one allocation a page, not
+    /// one a run: a million mallocs and frees were a sixth of a planning thread).
+    public var packed: ArraySlice<UInt8>
 
-    public init(user: User, packed: [UInt8]) {
+    public init(user: User, packed: ArraySlice<UInt8>) {
         self.user = user
         self.packed = packed
     }

@@ -322,7 +322,7 @@ private struct CountingReader: StoreReader {
         let (before, every) = (store.handedOut, store.garbleEvery)
         store.count(handedOut: page.count)
         for i in page.indices where every > 0 && (before + i) % every == 0 {
-            page[i].carried?.packed = [0xFF]
+            page[i].carried?.packed = [0xFF][...]
         }
         return page
     }

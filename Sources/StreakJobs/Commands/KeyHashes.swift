@@ -1,51 +1,55 @@
 import Synchronization
 
 /// A set of hashes that are mixed already (`PreviewPlan.hash`), by open addressing on their top
-/// bits: `Set<Int>` hashed each one again (SipHash), for each of a million notices.
+/// bits: `Set<Int>` hashed each one again (SipHash), for each of a million notices. A slot keeps
+/// the low 32 bits (half the table, more of it in the processor's caches): two hashes alike in
+/// their slot and those bits answer "maybe", and a maybe is asked about, so this only ever costs
+/// a question.
 struct KeyHashes {
-    private var slots = [UInt64](repeating: 0, count: 1024)
-    private var count = 0
+    private var slots: [UInt32]
     /// 64 minus log2 of the table's size: a hash's top bits pick its first slot.
-    private var shift: UInt64 = 54
+    private var shift: UInt64
 
-    init() {}
-
-    mutating func insert(_ hash: Int) {
-        if 2 * (count + 1) > slots.count { grow() }
-        if Self.place(Self.key(hash), in: &slots, shift: shift) { count += 1 }
+    /// The set of `hashes`, in a table at least twice their number.
+    init(_ hashes: [Int]) {
+        var size = 1024
+        var shift: UInt64 = 54
+        while size < 2 * hashes.count {
+            size *= 2
+            shift -= 1
+        }
+        self.shift = shift
+        slots = [UInt32](repeating: 0, count: size)
+        for hash in hashes { Self.place(Self.key(hash), in: &slots, shift: shift) }
     }
 
     func contains(_ hash: Int) -> Bool {
         let key = Self.key(hash)
         let mask = slots.count - 1
-        var i = Int(truncatingIfNeeded: key >> shift)
+        var i = Int(truncatingIfNeeded: key.first >> shift)
         while true {
             let slot = slots[i]
-            if slot == key { return true }
+            if slot == key.kept { return true }
             if slot == 0 { return false }
             i = (i + 1) & mask
         }
     }
 
-    /// 0 marks an empty slot, so a hash of 0 is kept as 1 (it only makes a false "maybe").
-    private static func key(_ hash: Int) -> UInt64 { max(1, UInt64(bitPattern: Int64(hash))) }
-
-    private static func place(_ key: UInt64, in slots: inout [UInt64], shift: UInt64) -> Bool {
-        let mask = slots.count - 1
-        var i = Int(truncatingIfNeeded: key >> shift)
-        while slots[i] != 0 {
-            if slots[i] == key { return false }
-            i = (i + 1) & mask
-        }
-        slots[i] = key
-        return true
+    /// The slot's first choice (top bits) and what it keeps (low bits; 0 marks an empty slot,
+    /// so 0 is kept as 1, which only makes a false "maybe").
+    private static func key(_ hash: Int) -> (first: UInt64, kept: UInt32) {
+        let h = UInt64(bitPattern: Int64(hash))
+        return (h, max(1, UInt32(truncatingIfNeeded: h)))
     }
 
-    private mutating func grow() {
-        var bigger = [UInt64](repeating: 0, count: 2 * slots.count)
-        shift -= 1
-        for key in slots where key != 0 { _ = Self.place(key, in: &bigger, shift: shift) }
-        slots = bigger
+    private static func place(_ key: (first: UInt64, kept: UInt32), in slots: inout [UInt32], shift: UInt64) {
+        let mask = slots.count - 1
+        var i = Int(truncatingIfNeeded: key.first >> shift)
+        while slots[i] != 0 {
+            if slots[i] == key.kept { return }
+            i = (i + 1) & mask
+        }
+        slots[i] = key.kept
     }
 }
 

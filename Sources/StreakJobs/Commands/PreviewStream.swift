@@ -319,7 +319,7 @@ struct PreviewPlan {
 
     /// `simpleNotices` on a packed history's bytes, without unpacking it (`PackedHistory.oneZone`):
     /// one zone all along and for every check-in, no freeze event.
-    mutating func simpleNotices(packed: [UInt8], streak: String, policy: NoticePolicy, _ reader: any StoreReader)
+    mutating func simpleNotices(packed: ArraySlice<UInt8>, streak: String, policy: NoticePolicy, _ reader: any StoreReader)
         throws -> Int32?
     {
         let info = try settings(of: streak, reader)
@@ -382,22 +382,24 @@ struct PreviewPlan {
         if recordedHashes == nil && checked > readLedgerAfter {
             let dates = ledgerDates
             recordedHashes = try ledger.hashes {
-                var hashes = KeyHashes()
+                var hashes: [Int] = []
                 try reader.eachLedgerKey(dates: dates) { kind, user, streak, date in
-                    hashes.insert(Self.hash(kind, user, streak, date))
+                    hashes.append(Self.hash(kind, user, streak, date))
                 }
-                return hashes
+                return KeyHashes(hashes)
             }
         }
         var ask: [Int] = []
         if let hashes = recordedHashes {
+            // The hashes first, then the lookups: a loop of lookups alone lets the processor wait
+            // for several slots of the table at once.
+            var keys = [Int](repeating: 0, count: found.count)
             for i in found.indices {
                 let n = found[i].notice
-                if !ledgerDates.contains(n.date)
-                    || hashes.contains(Self.hash(n.kind.rawValue, found[i].user, found[i].streak, n.date))
-                {
-                    ask.append(i)
-                }
+                keys[i] = Self.hash(n.kind.rawValue, found[i].user, found[i].streak, n.date)
+            }
+            for i in found.indices where !ledgerDates.contains(found[i].notice.date) || hashes.contains(keys[i]) {
+                ask.append(i)
             }
         } else {
             ask = Array(found.indices)

@@ -62,7 +62,7 @@ extension PGAccess {
                 let user = User(
                     id: streak.user, zone: try r.string(6, interning: &strings), remindAt: try r.get(7),
                     remind: try r.bool(8), language: try r.optionalString(10, interning: &strings))
-                carried = CarriedHistory(user: user, packed: try r.bytes(9))
+                carried = CarriedHistory(user: user, packed: try r.bytes(9)[...])
             }
             return PlannedStreak(streak: streak, position: RunPosition(at: try r.get(5), row: streak.row!), carried: carried)
         }
@@ -165,7 +165,7 @@ extension PGAccess {
         let zone = try row.next().map { strings.string($0) }
         let remindAt = try row.integer()
         let remind = try row.bool()
-        let history = try row.next().map { Array($0) }
+        let history = try row.next().map { Array($0)[...] }
         let language = try row.next().map { strings.string($0) }
         let due = DueStreak(
             user: user, streak: streak, handledThrough: handled.map(Instant.init(seconds:)), version: Int(version),
