@@ -9,8 +9,9 @@ struct PreviewLines {
     /// written: notices come in due order, many thousand at each instant, about few dates.
     private var written = [(key: Int64, offset: Int, bytes: [UInt8])](repeating: (.min, 0, []), count: 3)
 
-    /// One notice's line and its line break, `message` its text in the user's language.
-    mutating func append(_ e: UpcomingQueue.Entry, zone: Zone, message: String, json: Bool) {
+    /// One notice's line and its line break, `message` its text in the user's language. The
+    /// zone is asked for only by a JSON line (a copy of it is references to retain and release).
+    mutating func append(_ e: UpcomingQueue.Entry, zone: @autoclosure () -> Zone, message: String, json: Bool) {
         let n = e.notice
         if !json {
             utcInstant(n.due)
@@ -36,6 +37,7 @@ struct PreviewLines {
         ascii(#","due":""#)
         utcInstant(n.due)
         ascii(#"","local_due":""#)
+        let zone = zone()
         let offset = zone.offset(at: n.due)
         again(1, n.due.seconds, offset) { $0.instant(n.due, offset: offset, utcZ: false) }
         ascii(#"","timezone":"#)
