@@ -66,9 +66,7 @@ import Testing
         if engine == .postgres && !TestPostgres.isAvailable { return }
         let seeded = try seeded(engine)
         let twin = CountingStore(seeded.store)
-        let c = Context(
-            store: twin, config: seeded.config, now: RFC3339.parse("2026-11-21T10:00:00Z")!, zones: seeded.zones,
-            printer: seeded.printer)
+        let c = seeded.on(twin, at: "2026-11-21T10:00:00Z")
         let end = c.now + 2 * Instant.day
         var batches: [(handedOut: Int, ended: Bool, count: Int)] = []
         var streamed: [StreakCore.Notification] = []
@@ -126,9 +124,7 @@ extension PreviewStreamTests {
         func streamed(garbling every: Int) throws -> (keys: [String], histories: Int) {
             let twin = CountingStore(seeded.store)
             twin.garbleEvery = every
-            let c = Context(
-                store: twin, config: seeded.config, now: RFC3339.parse("2026-11-21T10:00:00Z")!, zones: seeded.zones,
-                printer: seeded.printer)
+            let c = seeded.on(twin, at: "2026-11-21T10:00:00Z")
             var keys: [String] = []
             try c.eachUpcoming(through: c.now + 2 * Instant.day, readLedgerAfter: 1000) { batch in
                 keys += batch.entries.map { "\($0.notice.due) \($0.notice.kind.rawValue)/\($0.user)/\($0.streak)/\($0.notice.date)" }
@@ -193,9 +189,7 @@ extension PreviewStreamTests {
         func streamed(_ workers: Int) throws -> (lines: [String], first: Int, read: Int, ledger: Int, on: Int, peak: Int) {
             let twin = CountingStore(seeded.store)
             twin.together = true
-            let c = Context(
-                store: twin, config: seeded.config, now: RFC3339.parse("2026-11-21T12:10:00Z")!, zones: seeded.zones,
-                printer: seeded.printer)
+            let c = seeded.on(twin, at: "2026-11-21T12:10:00Z")
             var lines: [String] = []
             var first: Int?
             let peak = try c.eachUpcoming(through: c.now + 2 * Instant.day, readLedgerAfter: 1000, workers: workers) {
@@ -219,6 +213,13 @@ extension PreviewStreamTests {
             #expect(several.ledger == 1)
             #expect(several.peak <= several.lines.count)
         }
+    }
+}
+
+extension Context {
+    /// This context's settings on another store (a twin of its own), at `now`.
+    func on(_ store: any Store, at now: String) -> Context {
+        Context(store: store, config: config, now: RFC3339.parse(now)!, zones: zones, printer: printer)
     }
 }
 

@@ -27,7 +27,9 @@ extension Context {
         emit: (UpcomingBatch) throws -> Void
     ) throws -> Int {
         let every = id == nil ? try configChanged(write: false) : false
-        let handoff = Handoff<PlannedBatch>(capacity: 16 * workers)
+        // Several planning threads keep on while the printing one writes out a large batch (at a
+        // few waiting, both waited for it: a core idle); one stays at most two batches ahead.
+        let handoff = Handoff<PlannedBatch>(capacity: workers > 1 ? 16 * workers : 2)
         let chunks = PreviewChunks(lookahead: 8 * workers)
         let ledger = SharedLedgerHashes()
         let planning = Background { [self] in
@@ -118,15 +120,20 @@ extension Context {
                     limit = min(2 * limit, Self.previewBatch)
                 }
             } else {
-                var after: Int64?
-                while true {
-                    let page = try r.changedStreaks(every: false, after: after, limit: Self.previewBatch)
-                    guard let last = page.last else { break }
-                    try send(plan.notices(of: page.map { PlannedStreak($0) }, r), last: false)
-                    after = last.row
-                }
+                try eachChangedPage(every: false, r) { try send(plan.notices(of: $0, r), last: false) }
             }
             try send([], last: true)
+        }
+    }
+
+    /// The streaks marked changed (`every`: every streak), a page at a time, in row order.
+    private func eachChangedPage(every: Bool, _ r: any StoreReader, _ body: ([PlannedStreak]) throws -> Void) throws {
+        var after: Int64?
+        while true {
+            let page = try r.changedStreaks(every: every, after: after, limit: Self.previewBatch)
+            guard let last = page.last else { return }
+            try body(page.map { PlannedStreak($0) })
+            after = last.row
         }
     }
 
@@ -150,13 +157,7 @@ extension Context {
                 before: nil)
             return
         }
-        var after: Int64?
-        while true {
-            let page = try r.changedStreaks(every: every, after: after, limit: Self.previewBatch)
-            guard let last = page.last else { break }
-            try send(plan.notices(of: page.map { PlannedStreak($0) }, r), before: nil)
-            after = last.row
-        }
+        try eachChangedPage(every: every, r) { try send(plan.notices(of: $0, r), before: nil) }
         guard !every else { return }
         try r.eachPlannedStreak(through: end, first: Self.previewFirstBatch, most: Self.previewBatch) { page in
             try send(plan.notices(of: page, r), before: page.last?.position.at)
