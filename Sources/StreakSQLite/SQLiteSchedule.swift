@@ -73,6 +73,7 @@ extension SQLiteAccess {
         s.bind(3, after?.row ?? .min)
         defer { s.reset() }
         var found: [PlannedStreak] = []
+        found.reserveCapacity(min(limit, 8192))
         var strings = InternedStrings()  // streak ids, zones and languages repeat
         // The page's histories in one buffer, each run's bytes a slice of it once all are read.
         var histories: [UInt8] = []
