@@ -19,23 +19,10 @@ public struct InternedStrings {
         return made
     }
 
-    /// Eight bytes at a time, the length last (a byte at a time was most of the cost).
+    /// Eight bytes at a time (`eachHashWord`; a byte at a time was most of the cost).
     private static func slot(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        let raw = UnsafeRawBufferPointer(bytes)
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        var i = 0
-        while i + 8 <= raw.count {
-            hash = (hash ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
-            i += 8
-        }
-        var tail = UInt64(truncatingIfNeeded: raw.count) << 56
-        var shift: UInt64 = 0
-        while i < raw.count {
-            tail |= UInt64(raw[i]) << shift
-            shift += 8
-            i += 1
-        }
-        hash = (hash ^ tail) &* 0x9E37_79B9_7F4A_7C15
+        eachHashWord(UnsafeRawBufferPointer(bytes)) { hash = (hash ^ $0) &* 0x9E37_79B9_7F4A_7C15 }
         return Int(truncatingIfNeeded: hash >> 53)
     }
 
@@ -44,4 +31,23 @@ public struct InternedStrings {
         guard let x = a.baseAddress, let y = b.baseAddress else { return true }
         return memcmp(x, y, a.count) == 0
     }
+}
+
+/// Bytes as 64-bit words to hash: eight at a time, then the rest with the count in the top byte
+/// (so that parts hashed one after another, "ab" and "c" or "a" and "bc", differ).
+@inlinable
+public func eachHashWord(_ bytes: UnsafeRawBufferPointer, _ body: (UInt64) -> Void) {
+    var i = 0
+    while i + 8 <= bytes.count {
+        body(bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+        i += 8
+    }
+    var tail = UInt64(truncatingIfNeeded: bytes.count) << 56
+    var shift: UInt64 = 0
+    while i < bytes.count {
+        tail |= UInt64(bytes[i]) << shift
+        shift += 8
+        i += 1
+    }
+    body(tail)
 }

@@ -422,22 +422,7 @@ struct PreviewPlan {
         }
         func mix(_ part: String) {
             var part = part
-            part.withUTF8 { bytes in
-                let raw = UnsafeRawBufferPointer(bytes)
-                var i = 0
-                while i + 8 <= raw.count {
-                    mix(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                    i += 8
-                }
-                var tail = UInt64(truncatingIfNeeded: raw.count) << 56
-                var shift: UInt64 = 0
-                while i < raw.count {
-                    tail |= UInt64(raw[i]) << shift
-                    shift += 8
-                    i += 1
-                }
-                mix(tail)
-            }
+            part.withUTF8 { eachHashWord(UnsafeRawBufferPointer($0), mix) }
         }
         mix(kind)
         mix(user)
