@@ -31,7 +31,7 @@ extension SQLiteStore {
         throws -> Bool
     {
         let last = connections.count - 1
-        let before = try connections[last].read { try Self.dataVersion($0) }
+        let before = try connections[last].read { try SQLiteAccess(db: $0).dataVersion() }
         let gate = TogetherGate(connections.count)
         func start(_ i: Int) {
             let connection = connections[i]
@@ -39,14 +39,15 @@ extension SQLiteStore {
                 var arrived = false
                 let outcome = Result {
                     try connection.read { db in
-                        let version = try Self.dataVersion(db)  // begins the read: its snapshot is taken
+                        let access = SQLiteAccess(db: db)
+                        let version = try access.dataVersion()  // begins the read: its snapshot is taken
                         arrived = true
                         guard gate.arrive(i, version: version) else { return }
-                        try body(i, connections.count, SQLiteAccess(db: db))
+                        try body(i, connections.count, access)
                     }
                 }
                 if !arrived { gate.arriveFailed() }
-                gate.end(i, outcome)
+                gate.end(outcome)
             }
         }
         for i in 0..<last { start(i) }
@@ -57,10 +58,6 @@ extension SQLiteStore {
         gate.decide(lined)
         try gate.waitEnded()
         return lined
-    }
-
-    static func dataVersion(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
     }
 }
 
@@ -73,12 +70,7 @@ final class TogetherConnections: Sendable {
     func first(_ count: Int, path: String, busy: BusyWait) throws -> [DatabaseQueue] {
         try opened.withLock { list in
             while list.count < count {
-                var config = Configuration()
-                config.busyMode = busy.mode
-                config.prepareDatabase { db in
-                    try db.execute(sql: "PRAGMA cache_size = \(SQLiteStore.besideCacheSize)")
-                }
-                list.append(try SQLiteStore.openForReading(path: path, configuration: config))
+                list.append(try SQLiteStore.openForReading(path: path, configuration: SQLiteStore.besideConfiguration(busy)))
             }
             return Array(list.prefix(count))
         }
@@ -127,8 +119,8 @@ final class TogetherGate: Sendable {
         decided.signal()
     }
 
-    /// Thread `i` is done, with what its read answered; the first error is kept.
-    func end(_ i: Int, _ outcome: Result<Void, any Error>) {
+    /// A thread is done, with what its read answered; the first error is kept.
+    func end(_ outcome: Result<Void, any Error>) {
         state.withLock { s in
             if case .failure(let error) = outcome, s.error == nil { s.error = error }
         }

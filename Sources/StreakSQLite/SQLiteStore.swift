@@ -189,15 +189,21 @@ public final class SQLiteStore: Store {
     /// Its page cache, in SQLite's negative-KiB form (8 MB): it reads each due streak's pages once.
     static let besideCacheSize = -8192
 
+    /// A read-only connection beside the store's own (`readBeside`, `readTogether`), waiting for
+    /// a lock as long as the store's does, by a clock of its own.
+    static func besideConfiguration(_ busy: BusyWait) -> Configuration {
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = BusyWait(limit: busy.limit, stopping: busy.stopping).mode
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = \(Self.besideCacheSize)") }
+        return config
+    }
+
     public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         let connection = try wrap {
             try beside.withLock { beside in
                 if let beside { return beside }
-                var config = Configuration()
-                config.readonly = true
-                config.busyMode = BusyWait(limit: busy.limit, stopping: busy.stopping).mode
-                config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = \(Self.besideCacheSize)") }
-                let opened = try DatabaseQueue(path: path, configuration: config)
+                let opened = try DatabaseQueue(path: path, configuration: Self.besideConfiguration(busy))
                 beside = opened
                 return opened
             }

@@ -11,7 +11,7 @@ public struct InternedStrings {
 
     public mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         let slot = Self.slot(bytes)
-        if var known = slots[slot], known.withUTF8({ Self.same($0, bytes) }) {
+        if var known = slots[slot], known.withUTF8({ sameBytes($0, bytes) }) {
             return known
         }
         let made = String(decoding: bytes, as: UTF8.self)
@@ -26,11 +26,14 @@ public struct InternedStrings {
         return Int(truncatingIfNeeded: hash >> 53)
     }
 
-    private static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
-        return memcmp(x, y, a.count) == 0
-    }
+}
+
+/// Whether two runs of bytes are equal (memcmp: a loop of bytes, or the generic `elementsEqual`,
+/// cost a percent of a preview).
+public func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+    return memcmp(x, y, a.count) == 0
 }
 
 /// Bytes as 64-bit words to hash: eight at a time, then the rest with the count in the top byte

@@ -53,11 +53,15 @@ final class PreviewChunks: Sendable {
 
 /// The printing thread's side: chunks' notices are taken in chunk order, whatever order the
 /// planning threads hand them in, and every notice due before the current chunk's instant can go.
+/// One planning thread hands its batches over as parts of chunk 0, never ended, each with the
+/// instant of the last run it read.
 struct ChunkOrder {
     /// A planning thread's part of one chunk: notices (zones by index into `zones`, that thread's
     /// list), or its end.
     struct Part: Sendable {
         var seq: Int
+        /// Once this part is taken in, every notice due before it has been handed over (nil: not
+        /// known yet).
         var at: Instant?
         var worker: Int
         var entries: [UpcomingQueue.Entry]

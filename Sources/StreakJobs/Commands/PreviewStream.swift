@@ -61,18 +61,9 @@ extension Context {
             chunks.close()
             _ = try? planning.wait()
         }
-        var queue = UpcomingQueue()
         var order = ChunkOrder()
-        var zones: [Zone] = []
         while let planned = handoff.take() {
             switch planned {
-            case .notices(let entries, let zonesNow, let frontier):
-                zones = zonesNow
-                for e in entries { queue.push(e) }
-                // Every streak not read yet has its run at or after the frontier.
-                guard let frontier else { continue }
-                let due = queue.pop(before: frontier)
-                if !due.isEmpty { try emit(UpcomingBatch(entries: due, zones: zones)) }
             case .part(let part):
                 let due = order.take(part, chunks: chunks)
                 if !due.isEmpty { try emit(UpcomingBatch(entries: due, zones: order.zones)) }
@@ -80,11 +71,9 @@ extension Context {
                 throw error
             }
         }
-        let rest = queue.pop(before: nil)
-        if !rest.isEmpty { try emit(UpcomingBatch(entries: rest, zones: zones)) }
-        let restInChunks = order.rest()
-        if !restInChunks.isEmpty { try emit(UpcomingBatch(entries: restInChunks, zones: order.zones)) }
-        return max(queue.peak, order.queue.peak)
+        let rest = order.rest()
+        if !rest.isEmpty { try emit(UpcomingBatch(entries: rest, zones: order.zones)) }
+        return order.queue.peak
     }
 
     /// The planning threads `preview` reads and plans on: as many as there are cores, up to 4.
@@ -138,8 +127,8 @@ extension Context {
     }
 
     /// The planning thread's part, when it is the only one: reads the streaks in `eachUpcoming`'s
-    /// order and hands their notices over, a batch at a time, each batch with the instant before
-    /// which all is known.
+    /// order and hands their notices over, a batch at a time, as parts of one chunk, each with the
+    /// instant before which all is known: every streak not read yet has its run at or after it.
     private func planUpcoming(
         through end: Instant, user id: String?, kind: NotificationKind?, every: Bool, readLedgerAfter: Int,
         _ r: any StoreReader, into handoff: Handoff<PlannedBatch>
@@ -148,7 +137,8 @@ extension Context {
         plan.readLedgerAfter = readLedgerAfter
         func send(_ entries: [UpcomingQueue.Entry], before frontier: Instant?) throws {
             guard !entries.isEmpty || frontier != nil else { return }
-            guard handoff.put(.notices(entries, zones: plan.zones, before: frontier)) else { throw PreviewStopped() }
+            let part = ChunkOrder.Part(seq: 0, at: frontier, worker: 0, entries: entries, zones: plan.zones, last: false)
+            guard handoff.put(.part(part)) else { throw PreviewStopped() }
         }
         if let id {
             let user = try self.user(id, in: r)
@@ -173,10 +163,6 @@ extension PlannedStreak {
 
 /// What the planning thread hands to the printing one.
 enum PlannedBatch: Sendable {
-    /// Notices (their zones by index into `zones`), and the instant before which every notice
-    /// there is has been handed over (nil: not known yet).
-    case notices([UpcomingQueue.Entry], zones: [Zone], before: Instant?)
-    /// Part of a chunk, from one of several planning threads.
     case part(ChunkOrder.Part)
     case failed(any Error)
 }
@@ -486,4 +472,3 @@ struct PreviewPlan {
         return zone(try context.zones.stored(name))
     }
 }
-

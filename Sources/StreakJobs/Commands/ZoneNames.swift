@@ -1,4 +1,5 @@
-import Glibc
+import StreakStore
+
 /// Zone indexes by their name's bytes, in an open-addressing table keyed by the name's length and
 /// its first and last eight bytes: a lookup for each of a million histories makes no string.
 public struct ZoneNames {
@@ -21,18 +22,14 @@ public struct ZoneNames {
         return key &* 0xBF58_476D_1CE4_E5B9
     }
 
-    /// Byte for byte (memcmp: the generic `elementsEqual` cost a percent of a preview).
-    static func same(_ a: [UInt8], _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        return a.withUnsafeBufferPointer { memcmp($0.baseAddress!, b.baseAddress!, b.count) == 0 }
-    }
-
     public func find(_ name: UnsafeBufferPointer<UInt8>) -> Int32? {
         let key = Self.key(name)
         var slot = Int(truncatingIfNeeded: key >> 52)
         while slots[slot] >= 0 {
             let entry = Int(slots[slot])
-            if keys[slot] == key && Self.same(names[entry], name) { return indexes[entry] }
+            if keys[slot] == key && names[entry].withUnsafeBufferPointer({ sameBytes($0, name) }) {
+                return indexes[entry]
+            }
             slot = (slot + 1) & 4095
         }
         return nil
