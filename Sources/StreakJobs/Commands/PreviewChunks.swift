@@ -56,40 +56,39 @@ final class PreviewChunks: Sendable {
 /// One planning thread hands its batches over as parts of chunk 0, never ended, each with the
 /// instant of the last run it read.
 struct ChunkOrder {
-    /// A planning thread's part of one chunk: notices (zones by index into `zones`, that thread's
-    /// list), or its end.
+    /// A planning thread's part of one chunk: notices (names numbered in `names`, that thread's
+    /// own), or its end.
     struct Part: Sendable {
         var seq: Int
         /// Once this part is taken in, every notice due before it has been handed over (nil: not
         /// known yet).
         var at: Instant?
         var worker: Int
-        var entries: [UpcomingQueue.Entry]
-        var zones: [Zone]
+        var batch: NoticeBatch
+        var names: NoticeNames
         var last: Bool
     }
 
     private(set) var queue = UpcomingQueue()
-    /// The zones of the queued notices, each once, and each worker's index into them.
-    private(set) var zones: [Zone] = []
-    private var zoneIndex: [String: Int32] = [:]
-    private var zoneMaps: [[Int32]] = []
+    /// The names of the queued notices, each once, and each worker's numbers of them.
+    private(set) var names = NoticeNames()
+    private var maps: [NoticeNames.NameMap] = []
     /// The chunk being taken in; parts of later ones, waiting their turn.
     private var current = 0
     private var parked: [Int: [Part]] = [:]
 
     /// Takes `part` in (or parks it); answers what can be printed now, in order.
-    mutating func take(_ part: Part, chunks: PreviewChunks) -> [UpcomingQueue.Entry] {
+    mutating func take(_ part: Part, chunks: PreviewChunks) -> [NoticeBatch] {
         guard part.seq == current else {
             parked[part.seq, default: []].append(part)
             return []
         }
         var parts = [part]
-        var out: [UpcomingQueue.Entry] = []
+        var out: [NoticeBatch] = []
         while !parts.isEmpty {
             let p = parts.removeFirst()
             push(p)
-            if let at = p.at { out += queue.pop(before: at) }
+            if let at = p.at { out += queue.pop(before: at, streaks: names.streaks) }
             if p.last {
                 current += 1
                 chunks.printed()
@@ -100,25 +99,18 @@ struct ChunkOrder {
     }
 
     /// Everything left, once every chunk is in.
-    mutating func rest() -> [UpcomingQueue.Entry] { queue.pop(before: nil) }
+    mutating func rest() -> [NoticeBatch] { queue.pop(before: nil, streaks: names.streaks) }
 
     private mutating func push(_ p: Part) {
-        guard !p.entries.isEmpty else { return }
-        while zoneMaps.count <= p.worker { zoneMaps.append([]) }
-        while zoneMaps[p.worker].count < p.zones.count {
-            let zone = p.zones[zoneMaps[p.worker].count]
-            if let i = zoneIndex[zone.identifier] {
-                zoneMaps[p.worker].append(i)
-            } else {
-                zones.append(zone)
-                zoneIndex[zone.identifier] = Int32(zones.count - 1)
-                zoneMaps[p.worker].append(Int32(zones.count - 1))
+        guard !p.batch.isEmpty else { return }
+        while maps.count <= p.worker { maps.append(NoticeNames.NameMap()) }
+        names.adopt(p.names, &maps[p.worker])
+        let map = maps[p.worker]
+        p.batch.users.withUnsafeBytes { users in
+            for var item in p.batch.items {
+                map.apply(&item)
+                queue.push(item, user: UnsafeRawBufferPointer(rebasing: users[Int(item.userStart)..<Int(item.userStart + item.userCount)]))
             }
-        }
-        let map = zoneMaps[p.worker]
-        for var e in p.entries {
-            e.zone = map[Int(e.zone)]
-            queue.push(e)
         }
     }
 }

@@ -21,12 +21,22 @@ extension Context {
         var texts = RenderedTexts(config.messages)
         let peak = try eachUpcoming(through: end, user: user, kind: kindFilter) { batch in
             lines.bytes.removeAll(keepingCapacity: true)
-            for e in batch.entries {
-                let message = texts.text(e.notice, streak: e.streak, tag: e.language)
-                lines.append(e, zone: batch.zone(of: e), message: message, json: printer.format == .json)
+            let names = batch.names
+            for part in batch.parts {
+                part.users.withUnsafeBytes { users in
+                    for item in part.items {
+                        let streak = names.streak(item.streak)
+                        let message = texts.text(item.notice, streak: streak, tag: names.language(item.language))
+                        let user = UnsafeRawBufferPointer(
+                            rebasing: users[Int(item.userStart)..<Int(item.userStart + item.userCount)])
+                        lines.append(
+                            item.notice, user: user, streak: streak, zone: names.zone(item.zone), message: message,
+                            json: printer.format == .json)
+                    }
+                }
+                printed += part.count
             }
             printer.outLines(lines.bytes)
-            printed += batch.entries.count
         }
         logger.debug("preview", metadata: ["printed": "\(printed)", "most waiting at once": "\(peak)"])
         if printed == 0 && printer.format == .short { printer.err("preview: nothing due after \(now) until \(end)") }

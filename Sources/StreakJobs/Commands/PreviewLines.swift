@@ -12,15 +12,25 @@ struct PreviewLines {
     /// One notice's line and its line break, `message` its text in the user's language. The
     /// zone is asked for only by a JSON line (a copy of it is references to retain and release).
     mutating func append(_ e: UpcomingQueue.Entry, zone: @autoclosure () -> Zone, message: String, json: Bool) {
-        let n = e.notice
+        var user = e.user
+        user.withUTF8 {
+            append(e.notice, user: UnsafeRawBufferPointer($0), streak: e.streak, zone: zone(), message: message, json: json)
+        }
+    }
+
+    /// The same, for the notice `n` of the user whose id's bytes are `user`.
+    mutating func append(
+        _ n: Notice, user: UnsafeRawBufferPointer, streak: String, zone: @autoclosure () -> Zone, message: String,
+        json: Bool
+    ) {
         if !json {
             utcInstant(n.due)
             byte(0x20)
             ascii(n.kind.rawValue)
             byte(0x20)
-            ascii(e.user)
+            bytes.append(contentsOf: user)
             byte(0x2F)
-            ascii(e.streak)
+            ascii(streak)
             byte(0x20)
             sameDate(n.date)
             ascii(": ")
@@ -31,9 +41,11 @@ struct PreviewLines {
         ascii(#"{"kind":"#)
         string(n.kind.rawValue)
         ascii(#","user":"#)
-        string(e.user)
+        byte(0x22)
+        escaped(user)
+        byte(0x22)
         ascii(#","streak":"#)
-        string(e.streak)
+        string(streak)
         ascii(#","due":""#)
         utcInstant(n.due)
         ascii(#"","local_due":""#)
@@ -51,9 +63,9 @@ struct PreviewLines {
         ascii(#","key":""#)
         escaped(n.kind.rawValue)
         byte(0x2F)
-        escaped(e.user)
+        escaped(user)
         byte(0x2F)
-        escaped(e.streak)
+        escaped(streak)
         byte(0x2F)
         sameDate(n.date)
         ascii("\"}\n")
@@ -93,21 +105,24 @@ struct PreviewLines {
     /// `JSON.escape` without the quotes: `"`, `\` and control characters escaped, the rest as is.
     mutating func escaped(_ s: String) {
         var s = s
-        s.withUTF8 { utf8 in
-            for b in utf8 {
-                switch b {
-                case 0x22: ascii(#"\""#)
-                case 0x5C: ascii(#"\\"#)
-                case 0x0A: ascii(#"\n"#)
-                case 0x0D: ascii(#"\r"#)
-                case 0x09: ascii(#"\t"#)
-                case 0..<0x20:
-                    ascii(#"\u00"#)
-                    let hex = Array("0123456789abcdef".utf8)
-                    byte(hex[Int(b >> 4)])
-                    byte(hex[Int(b & 15)])
-                default: byte(b)
-                }
+        s.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `escaped` of UTF-8 bytes.
+    mutating func escaped(_ utf8: UnsafeRawBufferPointer) {
+        for b in utf8 {
+            switch b {
+            case 0x22: ascii(#"\""#)
+            case 0x5C: ascii(#"\\"#)
+            case 0x0A: ascii(#"\n"#)
+            case 0x0D: ascii(#"\r"#)
+            case 0x09: ascii(#"\t"#)
+            case 0..<0x20:
+                ascii(#"\u00"#)
+                let hex = Array("0123456789abcdef".utf8)
+                byte(hex[Int(b >> 4)])
+                byte(hex[Int(b & 15)])
+            default: byte(b)
             }
         }
     }

@@ -66,13 +66,13 @@ extension Context {
             switch planned {
             case .part(let part):
                 let due = order.take(part, chunks: chunks)
-                if !due.isEmpty { try emit(UpcomingBatch(entries: due, zones: order.zones)) }
+                if !due.isEmpty { try emit(UpcomingBatch(parts: due, names: order.names)) }
             case .failed(let error):
                 throw error
             }
         }
         let rest = order.rest()
-        if !rest.isEmpty { try emit(UpcomingBatch(entries: rest, zones: order.zones)) }
+        if !rest.isEmpty { try emit(UpcomingBatch(parts: rest, names: order.names)) }
         return order.queue.peak
     }
 
@@ -92,9 +92,9 @@ extension Context {
             try r.plannedStreaks(through: end, after: after.map { RunPosition(at: $0, row: .max) }, limit: 1).first?
                 .position.at
         }) {
-            func send(_ entries: [UpcomingQueue.Entry], last: Bool) throws {
+            func send(_ batch: NoticeBatch, last: Bool) throws {
                 let part = ChunkOrder.Part(
-                    seq: chunk.seq, at: chunk.at, worker: worker, entries: entries, zones: plan.zones, last: last)
+                    seq: chunk.seq, at: chunk.at, worker: worker, batch: batch, names: plan.names, last: last)
                 guard handoff.put(.part(part)) else { throw PreviewStopped() }
             }
             if let at = chunk.at {
@@ -111,7 +111,7 @@ extension Context {
             } else {
                 try eachChangedPage(every: false, r) { try send(plan.notices(of: $0, r), last: false) }
             }
-            try send([], last: true)
+            try send(NoticeBatch(), last: true)
         }
     }
 
@@ -135,9 +135,9 @@ extension Context {
     ) throws {
         var plan = PreviewPlan(context: self, end: end, kind: kind)
         plan.readLedgerAfter = readLedgerAfter
-        func send(_ entries: [UpcomingQueue.Entry], before frontier: Instant?) throws {
-            guard !entries.isEmpty || frontier != nil else { return }
-            let part = ChunkOrder.Part(seq: 0, at: frontier, worker: 0, entries: entries, zones: plan.zones, last: false)
+        func send(_ batch: NoticeBatch, before frontier: Instant?) throws {
+            guard !batch.isEmpty || frontier != nil else { return }
+            let part = ChunkOrder.Part(seq: 0, at: frontier, worker: 0, batch: batch, names: plan.names, last: false)
             guard handoff.put(.part(part)) else { throw PreviewStopped() }
         }
         if let id {
@@ -170,12 +170,38 @@ enum PlannedBatch: Sendable {
 /// The printing thread stopped (it failed): planning stops too.
 struct PreviewStopped: Error {}
 
-/// Notices ready to print, in due order, and the zones they name.
+/// Notices ready to print, in due order (batch after batch), and the names they number.
 struct UpcomingBatch {
-    var entries: [UpcomingQueue.Entry]
-    var zones: [Zone]
+    var parts: [NoticeBatch]
+    var names: NoticeNames
 
-    func zone(of e: UpcomingQueue.Entry) -> Zone { zones[Int(e.zone)] }
+    /// The notices with their names spelled out.
+    var entries: [UpcomingQueue.Entry] {
+        parts.flatMap { part in
+            part.items.map { item in
+                UpcomingQueue.Entry(
+                    notice: item.notice, user: part.user(item), language: names.language(item.language),
+                    streak: names.streak(item.streak), zone: item.zone, order: item.order)
+            }
+        }
+    }
+
+    func zone(of e: UpcomingQueue.Entry) -> Zone { names.zone(e.zone) }
+}
+
+extension UpcomingQueue {
+    /// One notice with its names spelled out.
+    struct Entry {
+        var notice: Notice
+        var user: String
+        /// The user's language (nil: the configuration's default).
+        var language: String?
+        var streak: String
+        /// The user's zone at the due instant, as a number in the batch's names.
+        var zone: Int32
+        /// Its place among its streak's notices.
+        var order: Int32
+    }
 }
 
 /// What the planning thread knows as it goes: settings, zones, the ledger's keys of the window.
@@ -198,9 +224,8 @@ struct PreviewPlan {
     let now: Instant
     let cap: Int64
     let latest: Instant
-    /// The zones of the queued notices, each once.
-    var zones: [Zone] = []
-    var zoneIndex: [String: Int32] = [:]
+    /// The zones, streaks and languages of the notices planned, each once.
+    var names = NoticeNames()
     var zoneBytes = ZoneNames()
     /// Room for one history's check-in instants (the simple walk's input).
     var instants: [Instant] = []
@@ -240,9 +265,11 @@ struct PreviewPlan {
     /// The notices of a batch of streaks not in the ledger yet: the histories the store did not
     /// hand out with them (`carried`) read in one call, the ledger asked once for all their
     /// notices' keys (on a database across a socket each call is a round trip).
-    mutating func notices(of streaks: [PlannedStreak], _ reader: any StoreReader) throws -> [UpcomingQueue.Entry] {
-        guard !streaks.isEmpty else { return [] }
-        var found: [UpcomingQueue.Entry] = []
+    mutating func notices(of streaks: [PlannedStreak], _ reader: any StoreReader) throws -> NoticeBatch {
+        guard !streaks.isEmpty else { return NoticeBatch() }
+        var found = NoticeBatch()
+        found.items.reserveCapacity(streaks.count)
+        found.users.reserveCapacity(streaks.count * 8)
         var histories = [DueHistory?](repeating: nil, count: streaks.count)
         var missing: [Int] = []
         for i in streaks.indices {
@@ -257,7 +284,8 @@ struct PreviewPlan {
             let policy = NoticePolicy(remindAt: remind ? remindAt : nil, reminders: reminders, maxLate: maxLate)
             let streak = streaks[i].streak.streak
             if let zone = try simpleNotices(packed: packed, streak: streak, policy: policy, reader) {
-                Self.add(notices, of: kind, user: streaks[i].carried!.user, streak: streak, zone: zone, to: &found)
+                let (s, l) = (names.number(streak: streak), names.number(language: streaks[i].carried!.user.language))
+                Self.add(notices, of: kind, user: streaks[i].carried!.user.id, streak: s, language: l, zone: zone, to: &found)
             } else if let h = streaks[i].carried!.history(streak: streak) {
                 histories[i] = h
             } else {
@@ -273,20 +301,21 @@ struct PreviewPlan {
             guard let read else { continue }
             let d = planned.streak
             let policy = context.noticePolicy(for: read.user, reminders: reminders)
+            let (s, l) = (names.number(streak: d.streak), names.number(language: read.user.language))
             if let zone = try simpleNotices(read.stored, policy: policy, reader) {
-                Self.add(notices, of: kind, user: read.user, streak: d.streak, zone: zone, to: &found)
+                Self.add(notices, of: kind, user: read.user.id, streak: s, language: l, zone: zone, to: &found)
                 continue
             }
             let history = try context.history(of: read.stored, epochs: try settings(of: d.streak, reader).epochs)
             let notices = Notices.upcoming(history, policy: policy, from: context.now, through: end)
             for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
-                found.append(
-                    UpcomingQueue.Entry(
-                        notice: n, user: read.user.id, language: read.user.language, streak: d.streak,
-                        zone: zone(history.zone(at: n.due)), order: Int32(i)))
+                let item = QueuedNotice(
+                    notice: n, userStart: 0, userCount: 0, streak: s, language: l,
+                    zone: names.number(history.zone(at: n.due)), order: Int32(i))
+                found.append(item, user: read.user.id)
             }
         }
-        guard !found.isEmpty else { return [] }
+        guard !found.isEmpty else { return found }
         try leaveOutRecorded(&found, reader)
         return found
     }
@@ -294,13 +323,16 @@ struct PreviewPlan {
     /// One streak's notices (of `kind`, when given), all in `zone`. Static: a method called with
     /// `notices` from a mutating one copied the whole plan, context and all, for every streak.
     static func add(
-        _ notices: [Notice], of kind: NotificationKind?, user: User, streak: String, zone: Int32,
-        to found: inout [UpcomingQueue.Entry]
+        _ notices: [Notice], of kind: NotificationKind?, user: String, streak: Int32, language: Int32, zone: Int32,
+        to found: inout NoticeBatch
     ) {
-        for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
-            found.append(
-                UpcomingQueue.Entry(
-                    notice: n, user: user.id, language: user.language, streak: streak, zone: zone, order: Int32(i)))
+        var user = user
+        user.withUTF8 { id in
+            for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
+                let item = QueuedNotice(
+                    notice: n, userStart: 0, userCount: 0, streak: streak, language: language, zone: zone, order: Int32(i))
+                found.append(item, user: UnsafeRawBufferPointer(id))
+            }
         }
     }
 
@@ -350,7 +382,7 @@ struct PreviewPlan {
     {
         notices.removeAll(keepingCapacity: true)
         // Nothing of `self` in the closure: a captured context is a dozen references to retain.
-        let (zone, from, through) = (zones[Int(index)], now, end)
+        let (zone, from, through) = (names.zone(index), now, end)
         var found = notices
         notices = []
         let simple = list.withUnsafeMutableBufferPointer {
@@ -364,14 +396,15 @@ struct PreviewPlan {
     /// Leaves out the notices whose keys the ledger has. Past a few thousand, the keys recorded
     /// about the window's dates are read once (`eachLedgerKey`, as hashes): a notice whose key's
     /// hash is not among them is not recorded, and only the few that are get asked about.
-    mutating func leaveOutRecorded(_ found: inout [UpcomingQueue.Entry], _ reader: any StoreReader) throws {
+    mutating func leaveOutRecorded(_ found: inout NoticeBatch, _ reader: any StoreReader) throws {
         checked += found.count
         if recordedHashes == nil && checked > readLedgerAfter {
             let dates = ledgerDates
             recordedHashes = try ledger.hashes {
                 var hashes: [Int] = []
                 try reader.eachLedgerKey(dates: dates) { kind, user, streak, date in
-                    hashes.append(Self.hash(kind, user, streak, date))
+                    var user = user
+                    hashes.append(user.withUTF8 { Self.hash(kind, UnsafeRawBufferPointer($0), streak, date) })
                 }
                 return KeyHashes(hashes)
             }
@@ -381,26 +414,32 @@ struct PreviewPlan {
             // The hashes first, then the lookups: a loop of lookups alone lets the processor wait
             // for several slots of the table at once.
             var keys = [Int](repeating: 0, count: found.count)
-            for i in found.indices {
-                let n = found[i].notice
-                keys[i] = Self.hash(n.kind.rawValue, found[i].user, found[i].streak, n.date)
+            let streaks = names.streaks
+            found.users.withUnsafeBytes { users in
+                for (i, item) in found.items.enumerated() {
+                    let user = UnsafeRawBufferPointer(
+                        rebasing: users[Int(item.userStart)..<Int(item.userStart + item.userCount)])
+                    keys[i] = Self.hash(item.notice.kind.rawValue, user, streaks[Int(item.streak)], item.notice.date)
+                }
             }
-            for i in found.indices where !ledgerDates.contains(found[i].notice.date) || hashes.contains(keys[i]) {
+            for (i, item) in found.items.enumerated()
+            where !ledgerDates.contains(item.notice.date) || hashes.contains(keys[i]) {
                 ask.append(i)
             }
         } else {
-            ask = Array(found.indices)
+            ask = Array(found.items.indices)
         }
         guard !ask.isEmpty else { return }
-        let recorded = try reader.ledgerStates(keys: ask.map { key(of: found[$0]) })
+        let recorded = try reader.ledgerStates(keys: ask.map { key(of: found.items[$0], in: found) })
         guard !recorded.isEmpty else { return }
-        found.removeAll { recorded[key(of: $0)] != nil }
+        let batch = found
+        found.items.removeAll { recorded[key(of: $0, in: batch)] != nil }
     }
 
     /// A key's hash, eight bytes of its parts at a time, each part ended by its length (cheaper
     /// than `Hasher` over three strings, or a byte at a time, a million times). Equal hashes only
     /// mean "ask the ledger": a collision costs a question, never a notice.
-    static func hash(_ kind: String, _ user: String, _ streak: String, _ date: LocalDate) -> Int {
+    static func hash(_ kind: String, _ user: UnsafeRawBufferPointer, _ streak: String, _ date: LocalDate) -> Int {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
         func mix(_ word: UInt64) {
             h = (h ^ word) &* 0x9E37_79B9_7F4A_7C15
@@ -411,7 +450,7 @@ struct PreviewPlan {
             part.withUTF8 { eachHashWord(UnsafeRawBufferPointer($0), mix) }
         }
         mix(kind)
-        mix(user)
+        eachHashWord(user, mix)
         mix(streak)
         return Int(truncatingIfNeeded: (h ^ UInt64(bitPattern: Int64(date.day))) &* 0x9E37_79B9_7F4A_7C15)
     }
@@ -456,19 +495,12 @@ struct PreviewPlan {
         return info
     }
 
-    func key(of e: UpcomingQueue.Entry) -> String {
-        "\(e.notice.kind.rawValue)/\(e.user)/\(e.streak)/\(e.notice.date)"
-    }
-
-    mutating func zone(_ zone: Zone) -> Int32 {
-        if let i = zoneIndex[zone.identifier] { return i }
-        zones.append(zone)
-        zoneIndex[zone.identifier] = Int32(zones.count - 1)
-        return Int32(zones.count - 1)
+    func key(of item: QueuedNotice, in batch: NoticeBatch) -> String {
+        "\(item.notice.kind.rawValue)/\(batch.user(item))/\(names.streak(item.streak))/\(item.notice.date)"
     }
 
     mutating func zone(named name: String) throws -> Int32 {
-        if let i = zoneIndex[name] { return i }
-        return zone(try context.zones.stored(name))
+        if let i = names.number(zoneNamed: name) { return i }
+        return names.number(try context.zones.stored(name))
     }
 }

@@ -5,24 +5,10 @@ import StreakCore
 /// users at each), so they wait in a bucket per instant, the instants in a small binary heap: a
 /// notice goes in with one dictionary lookup, and a bucket is sorted once, when its instant is
 /// taken out. (A heap of every notice cost a third of the printing thread at a million users.)
-/// The buckets move 16-byte keys; the entries stay in place in a slab until they are taken out,
-/// in blocks: one growing array copied every entry at each doubling (a fifth of the printing
-/// thread at a million users).
+/// A bucket keeps its notices as plain values and their user ids' bytes in one buffer
+/// (`NoticeBatch`), and sorts 16-byte keys.
 struct UpcomingQueue {
-    /// One notice, with what its line needs besides.
-    struct Entry {
-        var notice: Notice
-        var user: String
-        /// The user's language (nil: the configuration's default).
-        var language: String?
-        var streak: String
-        /// The user's zone at the due instant, as an index into the run's zone list.
-        var zone: Int32
-        /// Its place among its streak's notices (`Notices.upcoming`'s order breaks ties).
-        var order: Int32
-    }
-
-    /// An entry's place in its instant's bucket: what orders it first, and its slot.
+    /// A notice's place in its instant's bucket: what orders it first, and its slot.
     private struct Key {
         /// The user id's first eight bytes, big-endian: ids are ASCII, so these order as the
         /// ids do.
@@ -32,87 +18,78 @@ struct UpcomingQueue {
         var atRisk: Bool
     }
 
-    static func prefix(_ id: String) -> UInt64 {
-        var id = id
-        return id.withUTF8 { bytes in
-            var p: UInt64 = 0
-            for i in 0..<8 { p = p << 8 | UInt64(i < bytes.count ? bytes[i] : 0) }
-            return p
-        }
+    private struct Bucket {
+        var keys: [Key] = []
+        var batch = NoticeBatch()
     }
 
-    private var blocks: [[Entry]] = []
-    private var slotCount = 0
-    private var freeSlots: [Int32] = []
-    private static let blockShift = 12
-    private static let blockMask = (1 << blockShift) - 1
-    /// Each due instant's entries, and the instants in a min-heap.
-    private var buckets: [Int64: [Key]] = [:]
+    static func prefix(_ id: UnsafeRawBufferPointer) -> UInt64 {
+        var p: UInt64 = 0
+        for i in 0..<8 { p = p << 8 | UInt64(i < id.count ? id[i] : 0) }
+        return p
+    }
+
+    /// Each due instant's notices, and the instants in a min-heap.
+    private var buckets: [Int64: Bucket] = [:]
     private var instants: [Int64] = []
-    /// The entries held, and the most held at once.
+    /// The notices held, and the most held at once.
     private(set) var count = 0
     private(set) var peak = 0
 
-    mutating func push(_ entry: Entry) {
-        let slot: Int32
-        if let free = freeSlots.popLast() {
-            slot = free
-            blocks[Int(slot) >> Self.blockShift][Int(slot) & Self.blockMask] = entry
+    /// Queues `item`, whose user id is `user` and whose names are the printing thread's.
+    mutating func push(_ item: QueuedNotice, user: UnsafeRawBufferPointer) {
+        let due = item.notice.due.seconds
+        let atRisk = item.notice.kind == .atRisk
+        if let b = buckets.index(forKey: due) {
+            let key = Key(user: Self.prefix(user), slot: Int32(buckets.values[b].batch.count), atRisk: atRisk)
+            buckets.values[b].keys.append(key)
+            buckets.values[b].batch.append(item, user: user)
         } else {
-            slot = Int32(slotCount)
-            if slotCount & Self.blockMask == 0 {
-                blocks.append([])
-                blocks[blocks.count - 1].reserveCapacity(Self.blockMask + 1)
-            }
-            blocks[blocks.count - 1].append(entry)
-            slotCount += 1
-        }
-        let key = Key(user: Self.prefix(entry.user), slot: slot, atRisk: entry.notice.kind == .atRisk)
-        let due = entry.notice.due.seconds
-        if let bucket = buckets.index(forKey: due) {
-            buckets.values[bucket].append(key)
-        } else {
-            buckets[due] = [key]
+            var bucket = Bucket()
+            bucket.keys.append(Key(user: Self.prefix(user), slot: 0, atRisk: atRisk))
+            bucket.batch.append(item, user: user)
+            buckets[due] = bucket
             pushInstant(due)
         }
         count += 1
         peak = max(peak, count)
     }
 
-    /// Takes out, in order, every entry due before `instant` (nil: every entry).
-    mutating func pop(before instant: Instant?) -> [Entry] {
-        var out: [Entry] = []
+    /// Takes out, in order, every notice due before `instant` (nil: every one), a batch per due
+    /// instant. `streaks` names the notices' streaks (they order ties).
+    mutating func pop(before instant: Instant?, streaks: [String]) -> [NoticeBatch] {
+        var out: [NoticeBatch] = []
         while let first = instants.first, instant.map({ first < $0.seconds }) ?? true {
             popInstant()
-            var keys = buckets.removeValue(forKey: first) ?? []
-            keys.sort(by: less)
-            out.reserveCapacity(out.count + keys.count)
-            for k in keys {
-                out.append(entry(k.slot))
-                freeSlots.append(k.slot)
+            guard var bucket = buckets.removeValue(forKey: first) else { continue }
+            let batch = bucket.batch
+            batch.users.withUnsafeBytes { users in
+                bucket.keys.sort { a, b in Self.less(a, b, batch, users, streaks) }
             }
-            count -= keys.count
-        }
-        if count == 0 {
-            blocks.removeAll(keepingCapacity: true)
-            slotCount = 0
-            freeSlots.removeAll(keepingCapacity: true)
+            // The user ids' bytes stay where they are: only the notices move.
+            var sorted = NoticeBatch(items: [], users: batch.users)
+            sorted.items.reserveCapacity(bucket.keys.count)
+            for k in bucket.keys { sorted.items.append(batch.items[Int(k.slot)]) }
+            count -= sorted.count
+            out.append(sorted)
         }
         return out
     }
 
     /// `preview`'s order at one instant: day ends before reminders, user, streak, then the
     /// streak's own.
-    private func less(_ a: Key, _ b: Key) -> Bool {
+    private static func less(
+        _ a: Key, _ b: Key, _ batch: NoticeBatch, _ users: UnsafeRawBufferPointer, _ streaks: [String]
+    ) -> Bool {
         if a.atRisk != b.atRisk { return b.atRisk }
         if a.user != b.user { return a.user < b.user }
-        let (x, y) = (entry(a.slot), entry(b.slot))
-        if x.user != y.user { return x.user < y.user }
-        if x.streak != y.streak { return x.streak < y.streak }
+        let (x, y) = (batch.items[Int(a.slot)], batch.items[Int(b.slot)])
+        let u = UnsafeRawBufferPointer(rebasing: users[Int(x.userStart)..<Int(x.userStart + x.userCount)])
+        let v = UnsafeRawBufferPointer(rebasing: users[Int(y.userStart)..<Int(y.userStart + y.userCount)])
+        if !u.elementsEqual(v) { return u.lexicographicallyPrecedes(v) }
+        if x.streak != y.streak { return streaks[Int(x.streak)] < streaks[Int(y.streak)] }
         return x.order < y.order
     }
-
-    private func entry(_ slot: Int32) -> Entry { blocks[Int(slot) >> Self.blockShift][Int(slot) & Self.blockMask] }
 
     private mutating func pushInstant(_ due: Int64) {
         instants.append(due)

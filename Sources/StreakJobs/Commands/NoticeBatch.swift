@@ -1,0 +1,120 @@
+import StreakCore
+
+/// One notice `preview` has planned, as plain values: its user's id is bytes in its batch's
+/// buffer, its streak, language and zone are numbers into a table of names (`NoticeNames`). It
+/// moves by copying bytes, with no reference to retain or release: half a million of them go
+/// from a planning thread into the queue and out of it.
+struct QueuedNotice {
+    var notice: Notice
+    /// Where the user id's bytes are in the batch's buffer.
+    var userStart: Int32
+    var userCount: Int32
+    var streak: Int32
+    /// -1: the configuration's default language.
+    var language: Int32
+    var zone: Int32
+    /// Its place among its streak's notices (`Notices.upcoming`'s order breaks ties).
+    var order: Int32
+}
+
+/// Notices and the bytes of their user ids.
+struct NoticeBatch {
+    var items: [QueuedNotice] = []
+    var users: [UInt8] = []
+
+    var isEmpty: Bool { items.isEmpty }
+    var count: Int { items.count }
+
+    /// Appends `item`, its user id being `user` (its `userStart` is set here).
+    mutating func append(_ item: QueuedNotice, user: UnsafeRawBufferPointer) {
+        var item = item
+        item.userStart = Int32(users.count)
+        item.userCount = Int32(user.count)
+        users.append(contentsOf: user)
+        items.append(item)
+    }
+
+    mutating func append(_ item: QueuedNotice, user: String) {
+        var user = user
+        user.withUTF8 { append(item, user: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `body` with the user id's bytes of `item`.
+    func withUser<T>(_ item: QueuedNotice, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try users.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[Int(item.userStart)..<Int(item.userStart + item.userCount)])) }
+    }
+
+    func user(_ item: QueuedNotice) -> String { withUser(item) { String(decoding: $0, as: UTF8.self) } }
+}
+
+/// The names a batch's notices number: zones, streak ids and languages, each once, in the order
+/// first met. A planning thread keeps its own (`ChunkOrder` maps them onto the printing thread's).
+struct NoticeNames: Sendable {
+    private(set) var zones: [Zone] = []
+    private(set) var streaks: [String] = []
+    private(set) var languages: [String] = []
+    private var zoneIndex: [String: Int32] = [:]
+    private var streakIndex: [String: Int32] = [:]
+    private var languageIndex: [String: Int32] = [:]
+    /// The last streak and language asked for: most notices name the one before's.
+    private var lastStreak: (String, Int32)?
+    private var lastLanguage: (String, Int32)?
+
+    func zone(_ i: Int32) -> Zone { zones[Int(i)] }
+    func streak(_ i: Int32) -> String { streaks[Int(i)] }
+    func language(_ i: Int32) -> String? { i < 0 ? nil : languages[Int(i)] }
+
+    mutating func number(_ zone: Zone) -> Int32 {
+        if let i = zoneIndex[zone.identifier] { return i }
+        zones.append(zone)
+        zoneIndex[zone.identifier] = Int32(zones.count - 1)
+        return Int32(zones.count - 1)
+    }
+
+    func number(zoneNamed name: String) -> Int32? { zoneIndex[name] }
+
+    mutating func number(streak: String) -> Int32 {
+        if let (s, i) = lastStreak, s == streak { return i }
+        let i = Self.number(streak, &streaks, &streakIndex)
+        lastStreak = (streak, i)
+        return i
+    }
+
+    mutating func number(language: String?) -> Int32 {
+        guard let language else { return -1 }
+        if let (s, i) = lastLanguage, s == language { return i }
+        let i = Self.number(language, &languages, &languageIndex)
+        lastLanguage = (language, i)
+        return i
+    }
+
+    private static func number(_ name: String, _ list: inout [String], _ index: inout [String: Int32]) -> Int32 {
+        if let i = index[name] { return i }
+        list.append(name)
+        index[name] = Int32(list.count - 1)
+        return Int32(list.count - 1)
+    }
+
+    /// Numbers of `other`'s names here, from where `map` (kept by the caller between calls) ended:
+    /// the names are only ever appended to.
+    mutating func adopt(_ other: NoticeNames, _ map: inout NameMap) {
+        while map.zones.count < other.zones.count { map.zones.append(number(other.zones[map.zones.count])) }
+        while map.streaks.count < other.streaks.count { map.streaks.append(number(streak: other.streaks[map.streaks.count])) }
+        while map.languages.count < other.languages.count {
+            map.languages.append(number(language: other.languages[map.languages.count]))
+        }
+    }
+
+    /// One thread's numbers as another's.
+    struct NameMap {
+        var zones: [Int32] = []
+        var streaks: [Int32] = []
+        var languages: [Int32] = []
+
+        func apply(_ item: inout QueuedNotice) {
+            item.zone = zones[Int(item.zone)]
+            item.streak = streaks[Int(item.streak)]
+            if item.language >= 0 { item.language = languages[Int(item.language)] }
+        }
+    }
+}
