@@ -58,6 +58,85 @@ extension SQLiteAccess {
         // change moved the version on): those are `changedStreaks`'. Few marked rows (the usual
         // case after a tick) are read once and left out here, so the queue is read alone, with
         // what its runs carry (migration 8); many are left out by a lookup of each run's row.
+        let (s, marked) = try plannedRuns(through: through, after: after)
+        defer { s.reset() }
+        var found: [PlannedStreak] = []
+        found.reserveCapacity(min(limit, 8192))
+        var strings = InternedStrings()  // streak ids, zones and languages repeat
+        // The page's histories in one buffer, each run's bytes a slice of it once all are read.
+        var histories: [UInt8] = []
+        histories.reserveCapacity(min(limit, 8192) * 128)
+        var spans: [(run: Int, bytes: Range<Int>)] = []
+        while found.count < limit, try s.step() {
+            let row = s.int64(4)
+            if let marked, marked.contains(row) { continue }
+            let planned = Self.plannedStreak(s, row: row, strings: &strings)
+            if planned.carried != nil {
+                let bytes = s.blob(9)
+                spans.append((found.count, histories.count..<histories.count + bytes.count))
+                histories.append(contentsOf: bytes)
+            }
+            found.append(planned)
+        }
+        for (run, bytes) in spans { found[run].carried!.packed = histories[bytes] }
+        return found
+    }
+
+    /// `plannedStreaks`'s runs, each in place, from the same statement: only the columns a
+    /// simple history's notices need are asked for (a million runs, each column a few calls), the
+    /// rest for the runs `plan` does not take.
+    func eachPlannedRun(through: Instant, after: RunPosition?, limit: Int, _ plan: (RunInPlace) throws -> Bool) throws
+        -> (last: RunPosition?, unplanned: [PlannedStreak])
+    {
+        let (s, marked) = try plannedRuns(through: through, after: after)
+        defer { s.reset() }
+        var (count, last, unplanned) = (0, RunPosition?.none, [PlannedStreak]())
+        var strings = InternedStrings()
+        let skip = marked.map { !$0.isEmpty } ?? false
+        while count < limit, try s.step() {
+            let row = s.int64(4)
+            if skip, marked!.contains(row) { continue }
+            count += 1
+            let position = RunPosition(at: Instant(seconds: s.int64(5)), row: row)
+            last = position
+            func raw(_ b: UnsafeBufferPointer<UInt8>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(b) }
+            // A run carries a history only with its user's settings (`add`).
+            let history = s.blob(9)
+            var carried: RunInPlace.Carried?
+            if history.baseAddress != nil {
+                let language = s.bytes(10)
+                carried = RunInPlace.Carried(
+                    remindAt: s.int(7), remind: s.int(8) != 0, language: language.baseAddress == nil ? nil : raw(language),
+                    history: raw(history))
+            }
+            let run = RunInPlace(user: raw(s.bytes(0)), streak: raw(s.bytes(1)), position: position, carried: carried)
+            if try !plan(run) {
+                var one = Self.plannedStreak(s, row: row, strings: &strings)
+                one.carried?.packed = ArraySlice(s.blob(9))
+                unplanned.append(one)
+            }
+        }
+        return (last, unplanned)
+    }
+
+    /// The run on `plannedRuns`' current row, its carried history left empty.
+    private static func plannedStreak(_ s: RawStatement, row: Int64, strings: inout InternedStrings) -> PlannedStreak {
+        let streak = DueStreak(
+            user: s.text(0), streak: s.text(1, interning: &strings), handledThrough: s.optionalInt64(2).map(Instant.init(seconds:)),
+            version: s.int(3), row: row, marked: false)
+        var carried: CarriedHistory?
+        if !s.isNull(6) && !s.isNull(9) {
+            let user = User(
+                id: streak.user, zone: s.text(6, interning: &strings), remindAt: s.int(7), remind: s.int(8) != 0,
+                language: s.optionalText(10, interning: &strings))
+            carried = CarriedHistory(user: user, packed: [])
+        }
+        return PlannedStreak(streak: streak, position: RunPosition(at: Instant(seconds: s.int64(5)), row: row), carried: carried)
+    }
+
+    /// The statement reading the queue of runs for `plannedStreaks` and `eachPlannedRun` (bound),
+    /// and the marked rows it leaves to its reader (nil: the statement leaves them out).
+    private func plannedRuns(through: Instant, after: RunPosition?) throws -> (RawStatement, Set<Int64>?) {
         let marked = try markedRows()
         let s = try RawStatement(
             db,
@@ -71,36 +150,7 @@ extension SQLiteAccess {
         s.bind(1, through.seconds)
         s.bind(2, after?.at.seconds ?? .min)
         s.bind(3, after?.row ?? .min)
-        defer { s.reset() }
-        var found: [PlannedStreak] = []
-        found.reserveCapacity(min(limit, 8192))
-        var strings = InternedStrings()  // streak ids, zones and languages repeat
-        // The page's histories in one buffer, each run's bytes a slice of it once all are read.
-        var histories: [UInt8] = []
-        histories.reserveCapacity(min(limit, 8192) * 128)
-        var spans: [(run: Int, bytes: Range<Int>)] = []
-        while found.count < limit, try s.step() {
-            let row = s.int64(4)
-            if let marked, marked.contains(row) { continue }
-            let streak = DueStreak(
-                user: s.text(0), streak: s.text(1, interning: &strings), handledThrough: s.optionalInt64(2).map(Instant.init(seconds:)),
-                version: s.int(3), row: row, marked: false)
-            var carried: CarriedHistory?
-            if !s.isNull(6) && !s.isNull(9) {
-                let user = User(
-                    id: streak.user, zone: s.text(6, interning: &strings), remindAt: s.int(7), remind: s.int(8) != 0,
-                    language: s.optionalText(10, interning: &strings))
-                let bytes = s.blob(9)
-                spans.append((found.count, histories.count..<histories.count + bytes.count))
-                histories.append(contentsOf: bytes)
-                carried = CarriedHistory(user: user, packed: [])
-            }
-            found.append(
-                PlannedStreak(
-                    streak: streak, position: RunPosition(at: Instant(seconds: s.int64(5)), row: row), carried: carried))
-        }
-        for (run, bytes) in spans { found[run].carried!.packed = histories[bytes] }
-        return found
+        return (s, marked)
     }
 
     /// The rows marked changed, when there are few (nil: too many to hold), read once per

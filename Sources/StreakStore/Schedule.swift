@@ -23,6 +23,12 @@ public protocol ScheduleReading {
     /// order instead of collecting every one: once the queue has been read up to instant t, what
     /// is due before t is known.
     func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak]
+    /// The same runs as `plannedStreaks`, each handed to `plan` as it is read, its texts and bytes
+    /// in place (`RunInPlace`: valid during the call only), with no value made of it. Answers the
+    /// last run's position (nil: none), and the runs `plan` did not take (it answered false) as
+    /// `plannedStreaks` would. `plan` may read the store meanwhile.
+    func eachPlannedRun(through: Instant, after: RunPosition?, limit: Int, _ plan: (RunInPlace) throws -> Bool) throws
+        -> (last: RunPosition?, unplanned: [PlannedStreak])
     /// Every streak `plannedStreaks` pages through by `through`, in the same order, handed to
     /// `body` a batch at a time: `first` streaks, then twice as many each time up to `most`.
     /// `body` may read the store meanwhile. A store may read them in one statement rather than
@@ -44,6 +50,14 @@ public protocol ScheduleReading {
 extension ScheduleReading {
     /// A store that reads nothing ahead and never ends a transaction as idle (SQLite).
     public func keepUp() {}
+
+    /// By a page of `plannedStreaks`.
+    public func eachPlannedRun(
+        through: Instant, after: RunPosition?, limit: Int, _ plan: (RunInPlace) throws -> Bool
+    ) throws -> (last: RunPosition?, unplanned: [PlannedStreak]) {
+        let page = try plannedStreaks(through: through, after: after, limit: limit)
+        return (page.last?.position, try page.filter { try !$0.withRun(plan) })
+    }
 
     public func eachPlannedStreak(through: Instant, first: Int, most: Int, _ body: ([PlannedStreak]) throws -> Void)
         throws
@@ -129,6 +143,70 @@ public struct PlannedStreak: Sendable {
     public var carried: CarriedHistory?
 
     public init(streak: DueStreak, position: RunPosition, carried: CarriedHistory? = nil) {
+        self.streak = streak
+        self.position = position
+        self.carried = carried
+    }
+}
+
+extension PlannedStreak {
+    /// `body` with this run in place.
+    public func withRun<T>(_ body: (RunInPlace) throws -> T) throws -> T {
+        var (user, streak) = (streak.user, streak.streak)
+        return try user.withUTF8 { user in
+            try streak.withUTF8 { streak in
+                func run(_ carried: RunInPlace.Carried?) throws -> T {
+                    try body(
+                        RunInPlace(
+                            user: UnsafeRawBufferPointer(user), streak: UnsafeRawBufferPointer(streak), position: position,
+                            carried: carried))
+                }
+                guard let carried else { return try run(nil) }
+                return try carried.packed.withUnsafeBytes { history in
+                    func with(_ language: UnsafeRawBufferPointer?) throws -> T {
+                        try run(
+                            RunInPlace.Carried(
+                                remindAt: carried.user.remindAt, remind: carried.user.remind, language: language,
+                                history: history))
+                    }
+                    guard var language = carried.user.language else { return try with(nil) }
+                    return try language.withUTF8 { try with(UnsafeRawBufferPointer($0)) }
+                }
+            }
+        }
+    }
+}
+
+/// A planned run as a store reads it, its texts and bytes in place: valid only during the call it
+/// is handed to (`ScheduleReading.eachPlannedRun`). A reader of a million runs takes what it
+/// needs from the bytes; the store makes a `PlannedStreak` of the few it cannot take.
+public struct RunInPlace {
+    public var user: UnsafeRawBufferPointer
+    public var streak: UnsafeRawBufferPointer
+    public var position: RunPosition
+    /// What the run carries (`CarriedHistory`; its user's zone is the history's own), nil when
+    /// nothing.
+    public var carried: Carried?
+
+    public struct Carried {
+        public var remindAt: Int
+        public var remind: Bool
+        public var language: UnsafeRawBufferPointer?
+        /// The packed history (`PackedHistory`).
+        public var history: UnsafeRawBufferPointer
+
+        public init(remindAt: Int, remind: Bool, language: UnsafeRawBufferPointer?, history: UnsafeRawBufferPointer) {
+            self.remindAt = remindAt
+            self.remind = remind
+            self.language = language
+            self.history = history
+        }
+    }
+
+    public init(
+        user: UnsafeRawBufferPointer, streak: UnsafeRawBufferPointer, position: RunPosition, carried: Carried?
+    ) {
+        self.user = user
         self.streak = streak
         self.position = position
         self.carried = carried

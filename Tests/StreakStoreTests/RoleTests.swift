@@ -173,6 +173,36 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
             #expect(h.stored.checkins.count == 1)
         }
         #expect(try store.read { try $0.plannedStreaks(through: Self.at(3599), after: nil, limit: 9) }.isEmpty)
+        // The same runs in place: those the caller takes seen as their values are, the others
+        // handed back as `plannedStreaks` hands them.
+        var seen: [(user: String, streak: String, position: RunPosition, remind: Int?, history: [UInt8]?)] = []
+        var unplanned: [PlannedStreak] = []
+        try store.read { (r: any StoreReader) throws in
+            var after: RunPosition?
+            while true {
+                let page = try r.eachPlannedRun(through: Self.at(3 * 3600), after: after, limit: 2) { run in
+                    seen.append(
+                        (
+                            String(decoding: run.user, as: UTF8.self), String(decoding: run.streak, as: UTF8.self),
+                            run.position, run.carried.map { $0.remind ? $0.remindAt : -1 }, run.carried.map { Array($0.history) }
+                        ))
+                    return seen.count % 2 == 1
+                }
+                guard let last = page.last else { break }
+                unplanned += page.unplanned
+                after = last
+            }
+        }
+        #expect(seen.map(\.user) == read.map(\.streak.user) && seen.map(\.position) == read.map(\.position))
+        #expect(seen.allSatisfy { $0.streak == "daily" })
+        for (s, p) in zip(seen, read) {
+            #expect(s.remind == p.carried.map { $0.user.remind ? $0.user.remindAt : -1 })
+            #expect(s.history == p.carried.map { Array($0.packed) })
+        }
+        let others = stride(from: 1, to: read.count, by: 2).map { read[$0] }
+        #expect(unplanned.map(\.streak) == others.map(\.streak) && unplanned.map(\.position) == others.map(\.position))
+        #expect(unplanned.map { $0.carried?.user } == others.map { $0.carried?.user })
+        #expect(unplanned.map { $0.carried.map { Array($0.packed) } } == others.map { $0.carried.map { Array($0.packed) } })
         // The ledger's keys about some dates.
         try store.write { (w: any StoreWriter) throws in
             for (u, date) in [("u1", "2026-11-20"), ("u2", "2026-11-21"), ("u3", "2026-11-23")] {

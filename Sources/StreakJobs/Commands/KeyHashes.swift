@@ -55,15 +55,29 @@ struct KeyHashes {
 
 /// The ledger's key hashes, read once for every planning thread of one preview.
 final class SharedLedgerHashes: Sendable {
-    private let read = Mutex<KeyHashes?>(nil)
+    private let state = Mutex<(hashes: KeyHashes?, reading: Bool)>((nil, false))
 
-    /// The hashes, from `build` the first time.
-    func hashes(_ build: () throws -> KeyHashes) throws -> KeyHashes {
-        try read.withLock { known in
-            if let known { return known }
-            let built = try build()
-            known = built
-            return built
+    /// The hashes, from `build` the first time; nil while another thread builds them (the caller
+    /// asks about its notices one by one meanwhile: waiting for the read kept a core idle).
+    func hashes(_ build: () throws -> KeyHashes) throws -> KeyHashes? {
+        let mine = state.withLock { s -> Bool? in
+            if s.hashes != nil { return nil }
+            if s.reading { return false }
+            s.reading = true
+            return true
+        }
+        switch mine {
+        case nil: return state.withLock { $0.hashes }
+        case false?: return nil
+        case true?:
+            do {
+                let built = try build()
+                state.withLock { $0 = (built, false) }
+                return built
+            } catch {
+                state.withLock { $0.reading = false }
+                throw error
+            }
         }
     }
 }

@@ -102,10 +102,10 @@ extension Context {
                 var after = RunPosition(at: at - 1, row: .max)
                 var limit = Self.previewFirstBatch
                 while true {
-                    let page = try r.plannedStreaks(through: at, after: after, limit: limit)
-                    guard let last = page.last else { break }
-                    try send(plan.notices(of: page, r), last: false)
-                    after = last.position
+                    let (batch, last) = try plan.notices(ofRunsThrough: at, after: after, limit: limit, r)
+                    guard let last else { break }
+                    try send(batch, last: false)
+                    after = last
                     limit = min(2 * limit, Self.previewBatch)
                 }
             } else {
@@ -220,6 +220,9 @@ struct PreviewPlan {
     /// Per streak id: its settings, and the last one asked about.
     var settings: [String: StreakInfo] = [:]
     var lastSettings: StreakInfo?
+    /// The last streak id and language a run named, as bytes, with their settings and numbers.
+    var lastRunStreak: (bytes: [UInt8], info: StreakInfo, number: Int32)?
+    var lastRunLanguage: (bytes: [UInt8], number: Int32)?
     /// The window's start, the backfill cap and the latest instant a check-in may count at.
     let now: Instant
     let cap: Int64
@@ -262,31 +265,80 @@ struct PreviewPlan {
         ledgerDates = (utcDate(context.now) - 1)...(utcDate(end) + 1)
     }
 
-    /// The notices of a batch of streaks not in the ledger yet: the histories the store did not
-    /// hand out with them (`carried`) read in one call, the ledger asked once for all their
-    /// notices' keys (on a database across a socket each call is a round trip).
+    /// The notices of a batch of streaks not in the ledger yet (`finish`).
     mutating func notices(of streaks: [PlannedStreak], _ reader: any StoreReader) throws -> NoticeBatch {
-        guard !streaks.isEmpty else { return NoticeBatch() }
         var found = NoticeBatch()
-        found.items.reserveCapacity(streaks.count)
-        found.users.reserveCapacity(streaks.count * 8)
+        var rest: [PlannedStreak] = []
+        for (i, planned) in streaks.enumerated() {
+            if i & 255 == 255 { reader.keepUp() }
+            if try !planned.withRun({ try plan($0, into: &found, reader) }) { rest.append(planned) }
+        }
+        return try finish(found, rest, reader)
+    }
+
+    /// The notices of a page of planned runs (`ScheduleReading.eachPlannedRun`), each planned from
+    /// its bytes as the store reads it; and the last run's position.
+    mutating func notices(
+        ofRunsThrough through: Instant, after: RunPosition?, limit: Int, _ reader: any StoreReader
+    ) throws -> (NoticeBatch, last: RunPosition?) {
+        var found = NoticeBatch()
+        found.items.reserveCapacity(limit)
+        found.users.reserveCapacity(limit * 8)
+        let (last, rest) = try reader.eachPlannedRun(through: through, after: after, limit: limit) { run in
+            try plan(run, into: &found, reader)
+        }
+        return (try finish(found, rest, reader), last)
+    }
+
+    /// Plans a run straight from its bytes when it carries a simple history (most do): one zone,
+    /// no freeze event (`simpleNotices`). False, leaving it to `finish`, when not.
+    mutating func plan(_ run: RunInPlace, into found: inout NoticeBatch, _ reader: any StoreReader) throws -> Bool {
+        guard let carried = run.carried else { return false }
+        let streak = try runStreak(run.streak, reader)
+        guard streak.info.simple else { return false }
+        let policy = NoticePolicy(
+            remindAt: carried.remind ? carried.remindAt : nil, reminders: reminders, maxLate: maxLate)
+        guard let zone = try simpleNotices(packed: carried.history, info: streak.info, policy: policy) else {
+            return false
+        }
+        let language = runLanguage(carried.language)
+        Self.add(notices, of: kind, user: run.user, streak: streak.number, language: language, zone: zone, to: &found)
+        return true
+    }
+
+    /// The settings and number of the streak id whose bytes are `bytes` (the last one's again
+    /// when the same: most runs are of one streak id).
+    private mutating func runStreak(_ bytes: UnsafeRawBufferPointer, _ reader: any StoreReader) throws
+        -> (info: StreakInfo, number: Int32)
+    {
+        if let last = lastRunStreak, last.bytes.elementsEqual(bytes) { return (last.info, last.number) }
+        let id = String(decoding: bytes, as: UTF8.self)
+        let found = (info: try settings(of: id, reader), number: names.number(streak: id))
+        lastRunStreak = (Array(bytes), found.info, found.number)
+        return found
+    }
+
+    /// The number of the language whose bytes are `bytes` (-1: none).
+    private mutating func runLanguage(_ bytes: UnsafeRawBufferPointer?) -> Int32 {
+        guard let bytes else { return -1 }
+        if let last = lastRunLanguage, last.bytes.elementsEqual(bytes) { return last.number }
+        let number = names.number(language: String(decoding: bytes, as: UTF8.self))
+        lastRunLanguage = (Array(bytes), number)
+        return number
+    }
+
+    /// The rest of a batch: `found`'s notices not in the ledger yet, and those of the streaks not
+    /// planned from their bytes: the histories the store did not hand out with them (`carried`)
+    /// read in one call, the ledger asked once for all their notices' keys (on a database across
+    /// a socket each call is a round trip).
+    private mutating func finish(_ found: NoticeBatch, _ streaks: [PlannedStreak], _ reader: any StoreReader) throws
+        -> NoticeBatch
+    {
+        var found = found
         var histories = [DueHistory?](repeating: nil, count: streaks.count)
         var missing: [Int] = []
         for i in streaks.indices {
-            if i & 255 == 255 { reader.keepUp() }
-            // Read in place: a copy of each carried history is two references to retain and release.
-            guard let packed = streaks[i].carried?.packed else {
-                missing.append(i)
-                continue
-            }
-            // Most carried histories are simple: their notices straight from the packed bytes.
-            let (remind, remindAt) = (streaks[i].carried!.user.remind, streaks[i].carried!.user.remindAt)
-            let policy = NoticePolicy(remindAt: remind ? remindAt : nil, reminders: reminders, maxLate: maxLate)
-            let streak = streaks[i].streak.streak
-            if let zone = try simpleNotices(packed: packed, streak: streak, policy: policy, reader) {
-                let (s, l) = (names.number(streak: streak), names.number(language: streaks[i].carried!.user.language))
-                Self.add(notices, of: kind, user: streaks[i].carried!.user.id, streak: s, language: l, zone: zone, to: &found)
-            } else if let h = streaks[i].carried!.history(streak: streak) {
+            if let h = streaks[i].carried?.history(streak: streaks[i].streak.streak) {
                 histories[i] = h
             } else {
                 missing.append(i)
@@ -303,7 +355,11 @@ struct PreviewPlan {
             let policy = context.noticePolicy(for: read.user, reminders: reminders)
             let (s, l) = (names.number(streak: d.streak), names.number(language: read.user.language))
             if let zone = try simpleNotices(read.stored, policy: policy, reader) {
-                Self.add(notices, of: kind, user: read.user.id, streak: s, language: l, zone: zone, to: &found)
+                var user = read.user.id
+                let (simple, kind) = (self.notices, self.kind)
+                user.withUTF8 { id in
+                    Self.add(simple, of: kind, user: UnsafeRawBufferPointer(id), streak: s, language: l, zone: zone, to: &found)
+                }
                 continue
             }
             let history = try context.history(of: read.stored, epochs: try settings(of: d.streak, reader).epochs)
@@ -323,26 +379,19 @@ struct PreviewPlan {
     /// One streak's notices (of `kind`, when given), all in `zone`. Static: a method called with
     /// `notices` from a mutating one copied the whole plan, context and all, for every streak.
     static func add(
-        _ notices: [Notice], of kind: NotificationKind?, user: String, streak: Int32, language: Int32, zone: Int32,
-        to found: inout NoticeBatch
+        _ notices: [Notice], of kind: NotificationKind?, user: UnsafeRawBufferPointer, streak: Int32, language: Int32,
+        zone: Int32, to found: inout NoticeBatch
     ) {
-        var user = user
-        user.withUTF8 { id in
-            for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
-                let item = QueuedNotice(
-                    notice: n, userStart: 0, userCount: 0, streak: streak, language: language, zone: zone, order: Int32(i))
-                found.append(item, user: UnsafeRawBufferPointer(id))
-            }
+        for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
+            let item = QueuedNotice(
+                notice: n, userStart: 0, userCount: 0, streak: streak, language: language, zone: zone, order: Int32(i))
+            found.append(item, user: user)
         }
     }
 
     /// `simpleNotices` on a packed history's bytes, without unpacking it (`PackedHistory.oneZone`):
     /// one zone all along and for every check-in, no freeze event.
-    mutating func simpleNotices(packed: ArraySlice<UInt8>, streak: String, policy: NoticePolicy, _ reader: any StoreReader)
-        throws -> Int32?
-    {
-        let info = try settings(of: streak, reader)
-        guard info.simple else { return nil }
+    mutating func simpleNotices(packed: UnsafeRawBufferPointer, info: StreakInfo, policy: NoticePolicy) throws -> Int32? {
         let (cap, latest) = (self.cap, self.latest)
         var list = instants
         instants = []
@@ -351,7 +400,7 @@ struct PreviewPlan {
         var counts = true
         // The zone by its name's bytes when known; its name, to look it up, when not.
         let names = zoneBytes
-        let zoneFound: (known: Int32?, name: String?)? = packed.withUnsafeBufferPointer { bytes in
+        let zoneFound: (known: Int32?, name: String?)? = packed.withMemoryRebound(to: UInt8.self) { bytes in
             let one = PackedHistory.oneZone(bytes) { at, storedAt in
                 guard at >= storedAt - cap else { return }  // never counts (backfill)
                 if at > latest { counts = false }
