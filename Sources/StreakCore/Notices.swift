@@ -87,8 +87,8 @@ public enum Notices {
     ) -> [Notice] {
         let start = Engine.evaluate(history, at: from)
         // Without new check-ins a streak's length at risk can only be today's or the current one.
-        let days = policy.reminders.days
-        guard days.contains(start.aliveBeforeToday) || days.contains(start.current) else { return [] }
+        let days = policy.reminders
+        guard days.reminds(start.aliveBeforeToday) || days.reminds(start.current) else { return [] }
         let zone = history.zone(at: from)
         // Check-ins count up to 5 minutes ahead of an instant: after this, none is left to come.
         let lastCheckin = history.checkins.map(\.instant).max().map { $0 + 600 }
@@ -186,7 +186,7 @@ public enum Notices {
         guard mark != .qualifying, mark != .frozen else { return nil }
         if date == state.today && state.todaySafe { return nil }
         let length = state.aliveBefore(date)
-        guard length >= 1, policy.reminders.days.contains(length) else { return nil }
+        guard length >= 1, policy.reminders.reminds(length) else { return nil }
         let count = date == state.today ? state.todayCount : 0
         return Notice(
             kind: .atRisk, date: date, due: due, length: length, count: count, goal: state.goal,

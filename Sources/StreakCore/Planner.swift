@@ -1,7 +1,22 @@
 /// Which streak lengths earn an `at_risk` reminder.
 public struct ReminderPolicy: Sendable {
-    public var days: Set<Int>
-    public init(days: [Int] = [5, 7, 14]) { self.days = Set(days) }
+    public var days: Set<Int> { didSet { few = Self.bits(days) } }
+    /// A bit for each of `days` below 64: most lengths asked about are, and a set hashes each.
+    private var few: UInt64
+
+    public init(days: [Int] = [5, 7, 14]) {
+        self.days = Set(days)
+        few = Self.bits(self.days)
+    }
+
+    /// Whether a streak of `length` days is reminded of (`days` names it).
+    public func reminds(_ length: Int) -> Bool {
+        (0..<64).contains(length) ? few >> UInt64(length) & 1 == 1 : days.contains(length)
+    }
+
+    private static func bits(_ days: Set<Int>) -> UInt64 {
+        days.reduce(0) { (0..<64).contains($1) ? $0 | 1 << UInt64($1) : $0 }
+    }
 }
 
 /// An `at_risk` reminder worked out ahead of time.
@@ -28,7 +43,7 @@ public enum Planner {
         else { return nil }
         let state = due <= now ? stateNow : Engine.evaluate(history, at: due)
         guard state.today == date, !state.todaySafe, state.aliveBeforeToday >= 1,
-            policy.days.contains(state.aliveBeforeToday)
+            policy.reminds(state.aliveBeforeToday)
         else { return nil }
         return PlannedReminder(date: date, due: due, length: state.aliveBeforeToday)
     }

@@ -158,7 +158,7 @@ private struct SimpleWalk {
         let alive = run + qualifyingOpen(before: today)
         let current = run + qualifyingOpen(before: max(today, last) + 1)
         if let remindAt = policy.remindAt,
-            policy.reminders.days.contains(alive) || policy.reminders.days.contains(current)
+            policy.reminders.reminds(alive) || policy.reminders.reminds(current)
         {
             var date = today
             while true {
@@ -174,12 +174,15 @@ private struct SimpleWalk {
                 // made safe by a later qualifying date, and the length at risk one of the days.
                 guard today == date, !has(date), last <= date else { continue }
                 let length = run + qualifyingOpen(before: date)
-                guard length >= 1, policy.reminders.days.contains(length) else { continue }
+                guard length >= 1, policy.reminders.reminds(length) else { continue }
                 result.append(Notice(kind: .atRisk, date: date, due: due, length: length, freezes: freezes))
             }
         }
         advance(to: through, from: from, into: &result)
-        result[first...].sort(by: Notice.dueOrder)
+        // Most often one or two, already in order: sorting a slice copies it.
+        if (first + 1..<max(first + 1, result.count)).contains(where: { Notice.dueOrder(result[$0], result[$0 - 1]) }) {
+            result[first...].sort(by: Notice.dueOrder)
+        }
     }
 
     func has(_ date: LocalDate) -> Bool {

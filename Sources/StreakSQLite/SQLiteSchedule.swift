@@ -138,13 +138,20 @@ extension SQLiteAccess {
     /// and the marked rows it leaves to its reader (nil: the statement leaves them out).
     private func plannedRuns(through: Instant, after: RunPosition?) throws -> (RawStatement, Set<Int64>?) {
         let marked = try markedRows()
+        // The pages a reader asks for most, each in a form SQLite's loop checks nothing more for
+        // at each run than its end (a row value is compared at every run): the runs at one
+        // instant after a row, and those after an instant.
+        let range =
+            if let after, after.at == through { "r.next_at = ?1 AND r.row > ?3" }
+            else if let after, after.row == .max { "r.next_at > ?2 AND r.next_at <= ?1" }
+            else { "r.next_at <= ?1 AND (r.next_at, r.row) > (?2, ?3)" }
         let s = try RawStatement(
             db,
             """
             SELECT r.user_id, r.streak, r.handled_through, r.version, r.row, r.next_at, r.zone, r.remind_at, r.remind,
                 r.history, r.language
             FROM runs r \(marked == nil ? "JOIN schedule s ON s.rowid = r.row AND s.version = r.version AND s.next_at IS NULL" : "")
-            WHERE r.next_at <= ?1 AND (r.next_at, r.row) > (?2, ?3)
+            WHERE \(range)
             ORDER BY r.next_at, r.row
             """)
         s.bind(1, through.seconds)

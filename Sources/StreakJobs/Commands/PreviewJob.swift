@@ -19,19 +19,26 @@ extension Context {
         var printed = 0
         var lines = PreviewLines()
         var texts = RenderedTexts(config.messages)
+        var streaks: [[UInt8]] = []
         let peak = try eachUpcoming(through: end, user: user, kind: kindFilter) { batch in
             lines.bytes.removeAll(keepingCapacity: true)
             let names = batch.names
+            // The streak ids as bytes, by their numbers.
+            while streaks.count < names.streaks.count { streaks.append(Array(names.streaks[streaks.count].utf8)) }
+            let json = printer.format == .json
             for part in batch.parts {
                 part.users.withUnsafeBytes { users in
                     for item in part.items {
-                        let streak = names.streak(item.streak)
-                        let message = texts.text(item.notice, streak: streak, tag: names.language(item.language))
+                        let message = texts.text(item.notice, streak: item.streak, tag: item.language, names: names)
                         let user = UnsafeRawBufferPointer(
                             rebasing: users[Int(item.userStart)..<Int(item.userStart + item.userCount)])
-                        lines.append(
-                            item.notice, user: user, streak: streak, zone: names.zone(item.zone), message: message,
-                            json: printer.format == .json)
+                        streaks[Int(item.streak)].withUnsafeBytes { streak in
+                            message.withUnsafeBytes {
+                                lines.append(
+                                    item.notice, user: user, streak: streak, zone: names.zone(item.zone), message: $0,
+                                    json: json)
+                            }
+                        }
                     }
                 }
                 printed += part.count

@@ -12,16 +12,22 @@ struct PreviewLines {
     /// One notice's line and its line break, `message` its text in the user's language. The
     /// zone is asked for only by a JSON line (a copy of it is references to retain and release).
     mutating func append(_ e: UpcomingQueue.Entry, zone: @autoclosure () -> Zone, message: String, json: Bool) {
-        var user = e.user
-        user.withUTF8 {
-            append(e.notice, user: UnsafeRawBufferPointer($0), streak: e.streak, zone: zone(), message: message, json: json)
+        var (user, streak, message) = (e.user, e.streak, message)
+        user.withUTF8 { user in
+            streak.withUTF8 { streak in
+                message.withUTF8 {
+                    append(
+                        e.notice, user: UnsafeRawBufferPointer(user), streak: UnsafeRawBufferPointer(streak), zone: zone(),
+                        message: UnsafeRawBufferPointer($0), json: json)
+                }
+            }
         }
     }
 
-    /// The same, for the notice `n` of the user whose id's bytes are `user`.
+    /// The same, for the notice `n`, its user id, streak id and text as UTF-8.
     mutating func append(
-        _ n: Notice, user: UnsafeRawBufferPointer, streak: String, zone: @autoclosure () -> Zone, message: String,
-        json: Bool
+        _ n: Notice, user: UnsafeRawBufferPointer, streak: UnsafeRawBufferPointer, zone: @autoclosure () -> Zone,
+        message: UnsafeRawBufferPointer, json: Bool
     ) {
         if !json {
             utcInstant(n.due)
@@ -30,11 +36,11 @@ struct PreviewLines {
             byte(0x20)
             bytes.append(contentsOf: user)
             byte(0x2F)
-            ascii(streak)
+            bytes.append(contentsOf: streak)
             byte(0x20)
             sameDate(n.date)
             ascii(": ")
-            ascii(message)
+            bytes.append(contentsOf: message)
             byte(0x0A)
             return
         }
@@ -45,7 +51,9 @@ struct PreviewLines {
         escaped(user)
         byte(0x22)
         ascii(#","streak":"#)
-        string(streak)
+        byte(0x22)
+        escaped(streak)
+        byte(0x22)
         ascii(#","due":""#)
         utcInstant(n.due)
         ascii(#"","local_due":""#)
@@ -59,7 +67,9 @@ struct PreviewLines {
         ascii(#"","streak_length":"#)
         integer(n.length)
         ascii(#","message":"#)
-        string(message)
+        byte(0x22)
+        escaped(message)
+        byte(0x22)
         ascii(#","key":""#)
         escaped(n.kind.rawValue)
         byte(0x2F)

@@ -6,18 +6,19 @@ import StreakCore
 struct RenderedTexts {
     let book: MessageBook
     var limit = 65_536
-    private var known: [Key: String] = [:]
+    private var known: [Key: [UInt8]] = [:]
     /// The texts asked for lately, by a cheap mix of the key's numbers: most notices find theirs
-    /// here, without hashing the key's strings (the streak, the language) as `known` does.
-    private var recent = [(key: Key, text: String)?](repeating: nil, count: 4096)
+    /// here, without hashing the whole key as `known` does.
+    private var recent = [(key: Key, text: [UInt8])?](repeating: nil, count: 4096)
 
     init(_ book: MessageBook) { self.book = book }
 
-    /// Everything a notice's text may depend on (`MessageBook.values`, the kind, the language).
+    /// Everything a notice's text may depend on (`MessageBook.values`, the kind, the language),
+    /// the streak and language by their numbers in `NoticeNames`.
     private struct Key: Hashable {
         var kind: NotificationKind
-        var tag: String?
-        var streak: String
+        var tag: Int32
+        var streak: Int32
         var length: Int
         var freezes: Int
         var count: Int
@@ -25,7 +26,9 @@ struct RenderedTexts {
         var date: LocalDate
     }
 
-    mutating func text(_ n: Notice, streak: String, tag: String?) -> String {
+    /// The text (UTF-8) of `n`, its streak and language (-1: none) numbered in `names`, which
+    /// only ever grows between calls.
+    mutating func text(_ n: Notice, streak: Int32, tag: Int32, names: NoticeNames) -> [UInt8] {
         let key = Key(
             kind: n.kind, tag: tag, streak: streak, length: n.length, freezes: n.freezes, count: n.count, goal: n.goal,
             date: n.date)
@@ -35,15 +38,16 @@ struct RenderedTexts {
         add(n.count)
         add(n.goal)
         add(n.date.day)
+        add(Int(streak) << 8 ^ Int(tag))
         add(n.kind.rawValue.utf8.count)  // the kinds' names differ in length; the key itself is compared
         let slot = Int(truncatingIfNeeded: mix >> 52)
         if let hit = recent[slot], hit.key == key { return hit.text }
-        let text: String
+        let text: [UInt8]
         if let found = known[key] {
             text = found
         } else {
             if known.count >= limit { known.removeAll(keepingCapacity: true) }
-            text = book.render(n, streak: streak, tag: tag).text
+            text = Array(book.render(n, streak: names.streak(streak), tag: names.language(tag)).text.utf8)
             known[key] = text
         }
         recent[slot] = (key, text)
