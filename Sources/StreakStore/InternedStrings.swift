@@ -31,6 +31,10 @@ public struct InternedStrings {
 /// Whether two runs of bytes are equal (memcmp: a loop of bytes, or the generic `elementsEqual`,
 /// cost a percent of a preview).
 public func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    sameBytes(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b))
+}
+
+public func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     guard a.count == b.count else { return false }
     guard let x = a.baseAddress, let y = b.baseAddress else { return true }
     return memcmp(x, y, a.count) == 0

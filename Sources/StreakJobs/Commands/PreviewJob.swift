@@ -18,10 +18,20 @@ extension Context {
         }
         var printed = 0
         var lines = PreviewLines()
+        // Written on a thread of its own: a write into a pipe waits for its reader at every
+        // 64 KiB, and this thread formats the next lines meanwhile.
+        let writes = Handoff<[UInt8]>(capacity: 4)
+        let writer = Background { [printer] in
+            while let bytes = writes.take() { printer.outLines(bytes) }
+        }
+        defer {
+            writes.finish()
+            _ = try? writer.wait()
+        }
         var texts = RenderedTexts(config.messages)
         var streaks: [[UInt8]] = []
         let peak = try eachUpcoming(through: end, user: user, kind: kindFilter) { batch in
-            lines.bytes.removeAll(keepingCapacity: true)
+            lines.bytes = []
             let names = batch.names
             // The streak ids as bytes, by their numbers.
             while streaks.count < names.streaks.count { streaks.append(Array(names.streaks[streaks.count].utf8)) }
@@ -43,8 +53,10 @@ extension Context {
                 }
                 printed += part.count
             }
-            printer.outLines(lines.bytes)
+            _ = writes.put(lines.bytes)
         }
+        writes.finish()
+        _ = try? writer.wait()
         logger.debug("preview", metadata: ["printed": "\(printed)", "most waiting at once": "\(peak)"])
         if printed == 0 && printer.format == .short { printer.err("preview: nothing due after \(now) until \(end)") }
     }

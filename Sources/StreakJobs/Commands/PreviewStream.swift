@@ -221,7 +221,7 @@ struct PreviewPlan {
     var settings: [String: StreakInfo] = [:]
     var lastSettings: StreakInfo?
     /// The last streak id and language a run named, as bytes, with their settings and numbers.
-    var lastRunStreak: (bytes: [UInt8], info: StreakInfo, number: Int32)?
+    var lastRunStreak: (bytes: [UInt8], streak: RunStreak)?
     var lastRunLanguage: (bytes: [UInt8], number: Int32)?
     /// The window's start, the backfill cap and the latest instant a check-in may count at.
     let now: Instant
@@ -295,10 +295,10 @@ struct PreviewPlan {
     mutating func plan(_ run: RunInPlace, into found: inout NoticeBatch, _ reader: any StoreReader) throws -> Bool {
         guard let carried = run.carried else { return false }
         let streak = try runStreak(run.streak, reader)
-        guard streak.info.simple else { return false }
+        guard streak.simple else { return false }
         let policy = NoticePolicy(
             remindAt: carried.remind ? carried.remindAt : nil, reminders: reminders, maxLate: maxLate)
-        guard let zone = try simpleNotices(packed: carried.history, info: streak.info, policy: policy) else {
+        guard let zone = try simpleNotices(packed: carried.history, freeze: streak.freeze, policy: policy) else {
             return false
         }
         let language = runLanguage(carried.language)
@@ -306,22 +306,28 @@ struct PreviewPlan {
         return true
     }
 
-    /// The settings and number of the streak id whose bytes are `bytes` (the last one's again
-    /// when the same: most runs are of one streak id).
-    private mutating func runStreak(_ bytes: UnsafeRawBufferPointer, _ reader: any StoreReader) throws
-        -> (info: StreakInfo, number: Int32)
-    {
-        if let last = lastRunStreak, last.bytes.elementsEqual(bytes) { return (last.info, last.number) }
+    /// What a simple walk needs of the streak id whose bytes are `bytes`, and its number (the
+    /// last one's again when the same: most runs are of one streak id).
+    private mutating func runStreak(_ bytes: UnsafeRawBufferPointer, _ reader: any StoreReader) throws -> RunStreak {
+        if let last = lastRunStreak, last.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) { return last.streak }
         let id = String(decoding: bytes, as: UTF8.self)
-        let found = (info: try settings(of: id, reader), number: names.number(streak: id))
-        lastRunStreak = (Array(bytes), found.info, found.number)
+        let info = try settings(of: id, reader)
+        let found = RunStreak(simple: info.simple, freeze: info.freeze, number: names.number(streak: id))
+        lastRunStreak = (Array(bytes), found)
         return found
+    }
+
+    /// A streak id's settings as a run planned from its bytes needs them: plain values.
+    struct RunStreak {
+        var simple: Bool
+        var freeze: FreezeSettings
+        var number: Int32
     }
 
     /// The number of the language whose bytes are `bytes` (-1: none).
     private mutating func runLanguage(_ bytes: UnsafeRawBufferPointer?) -> Int32 {
         guard let bytes else { return -1 }
-        if let last = lastRunLanguage, last.bytes.elementsEqual(bytes) { return last.number }
+        if let last = lastRunLanguage, last.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) { return last.number }
         let number = names.number(language: String(decoding: bytes, as: UTF8.self))
         lastRunLanguage = (Array(bytes), number)
         return number
@@ -391,37 +397,32 @@ struct PreviewPlan {
 
     /// `simpleNotices` on a packed history's bytes, without unpacking it (`PackedHistory.oneZone`):
     /// one zone all along and for every check-in, no freeze event.
-    mutating func simpleNotices(packed: UnsafeRawBufferPointer, info: StreakInfo, policy: NoticePolicy) throws -> Int32? {
+    mutating func simpleNotices(packed: UnsafeRawBufferPointer, freeze: FreezeSettings, policy: NoticePolicy) throws
+        -> Int32?
+    {
         let (cap, latest) = (self.cap, self.latest)
         var list = instants
         instants = []
         defer { instants = list }
         list.removeAll(keepingCapacity: true)
         var counts = true
-        // The zone by its name's bytes when known; its name, to look it up, when not.
-        let names = zoneBytes
-        let zoneFound: (known: Int32?, name: String?)? = packed.withMemoryRebound(to: UInt8.self) { bytes in
-            let one = PackedHistory.oneZone(bytes) { at, storedAt in
-                guard at >= storedAt - cap else { return }  // never counts (backfill)
-                if at > latest { counts = false }
-                list.append(at)
-            }
-            guard let one, one.firstFreezeEvent == nil, counts else { return nil }
-            if let known = names.find(one.zone) { return (known, nil) }
-            return (nil, String(decoding: one.zone, as: UTF8.self))
+        // The bytes of a history (SQLite's row, or an array's) as bytes: nothing else binds them.
+        let bytes = UnsafeBufferPointer(start: packed.baseAddress?.assumingMemoryBound(to: UInt8.self), count: packed.count)
+        let one = PackedHistory.oneZone(bytes) { at, storedAt in
+            guard at >= storedAt - cap else { return }  // never counts (backfill)
+            if at > latest { counts = false }
+            list.append(at)
         }
-        guard let zoneFound else { return nil }
+        guard let one, one.firstFreezeEvent == nil, counts else { return nil }
+        // The zone by its name's bytes when known; by its name when not.
         let index: Int32
-        if let known = zoneFound.known {
+        if let known = zoneBytes.find(one.zone) {
             index = known
-        } else if let name = zoneFound.name {
-            index = try zone(named: name)
-            var name8 = name
-            name8.withUTF8 { _ = zoneBytes.insert($0, index) }
         } else {
-            return nil
+            index = try zone(named: String(decoding: one.zone, as: UTF8.self))
+            zoneBytes.insert(one.zone, index)
         }
-        return walk(&list, zone: index, freeze: info.freeze, policy: policy)
+        return walk(&list, zone: index, freeze: freeze, policy: policy)
     }
 
     /// `Notices.upcoming` over `list` (the instants that count) in zone `index`, into `notices`:

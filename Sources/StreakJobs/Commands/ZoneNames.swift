@@ -7,7 +7,9 @@ public struct ZoneNames {
 
     private var keys = [UInt64](repeating: 0, count: 4096)
     private var slots = [Int32](repeating: -1, count: 4096)
-    private var names: [[UInt8]] = []
+    /// The names' bytes back to back (an array each was a reference to retain at each lookup).
+    private var bytes: [UInt8] = []
+    private var spans: [Range<Int>] = []
     private var indexes: [Int32] = []
 
     static func key(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
@@ -27,7 +29,7 @@ public struct ZoneNames {
         var slot = Int(truncatingIfNeeded: key >> 52)
         while slots[slot] >= 0 {
             let entry = Int(slots[slot])
-            if keys[slot] == key && names[entry].withUnsafeBufferPointer({ sameBytes($0, name) }) {
+            if keys[slot] == key && bytes.withUnsafeBufferPointer({ sameBytes(.init(rebasing: $0[spans[entry]]), name) }) {
                 return indexes[entry]
             }
             slot = (slot + 1) & 4095
@@ -38,13 +40,14 @@ public struct ZoneNames {
     /// Remembers up to 2,048 names (a full table still answers, by string); false when full.
     @discardableResult
     public mutating func insert(_ name: UnsafeBufferPointer<UInt8>, _ index: Int32) -> Bool {
-        guard names.count < 2048 else { return false }
+        guard spans.count < 2048 else { return false }
         let key = Self.key(name)
         var slot = Int(truncatingIfNeeded: key >> 52)
         while slots[slot] >= 0 { slot = (slot + 1) & 4095 }
-        names.append(Array(name))
+        spans.append(bytes.count..<bytes.count + name.count)
+        bytes.append(contentsOf: name)
         indexes.append(index)
-        slots[slot] = Int32(names.count - 1)
+        slots[slot] = Int32(spans.count - 1)
         keys[slot] = key
         return true
     }
