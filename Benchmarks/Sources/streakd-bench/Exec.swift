@@ -45,7 +45,13 @@ struct Child {
                 let n = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
                 if n < 0 && errno == EINTR { continue }
                 guard n > 0 else { break }
-                let breaks = buffer[..<n].count { $0 == 10 }
+                // Counted as `wc -l` would, in a loop the compiler vectorizes: the reader shares the
+                // machine's cores with what it measures.
+                let breaks = buffer.withUnsafeBufferPointer { bytes in
+                    var count = 0
+                    for i in 0..<n { count &+= bytes[i] == 10 ? 1 : 0 }
+                    return count
+                }
                 if breaks > 0 && c.firstLineSeconds == nil { c.firstLineSeconds = seconds(ContinuousClock.now - start) }
                 c.lines += breaks
             }

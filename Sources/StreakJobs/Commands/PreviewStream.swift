@@ -223,6 +223,8 @@ struct PreviewPlan {
     /// The last streak id and language a run named, as bytes, with their settings and numbers.
     var lastRunStreak: (bytes: [UInt8], streak: RunStreak)?
     var lastRunLanguage: (bytes: [UInt8], number: Int32)?
+    /// The ledger keys' hashes' first steps, by streak number and kind (`KeyHash`).
+    var keyHashes: [KeyHash] = []
     /// The window's start, the backfill cap and the latest instant a check-in may count at.
     let now: Instant
     let cap: Int64
@@ -454,7 +456,7 @@ struct PreviewPlan {
                 var hashes: [Int] = []
                 try reader.eachLedgerKey(dates: dates) { kind, user, streak, date in
                     var user = user
-                    hashes.append(user.withUTF8 { Self.hash(kind, UnsafeRawBufferPointer($0), streak, date) })
+                    hashes.append(user.withUTF8 { Self.hash(kind, streak, UnsafeRawBufferPointer($0), date) })
                 }
                 return KeyHashes(hashes)
             }
@@ -464,12 +466,18 @@ struct PreviewPlan {
             // The hashes first, then the lookups: a loop of lookups alone lets the processor wait
             // for several slots of the table at once.
             var keys = [Int](repeating: 0, count: found.count)
-            let streaks = names.streaks
+            // Each (streak, kind)'s first steps once.
+            let kinds = NotificationKind.allCases
+            while keyHashes.count < names.streaks.count * kinds.count {
+                let (streak, kind) = keyHashes.count.quotientAndRemainder(dividingBy: kinds.count)
+                keyHashes.append(KeyHash(kinds[kind].rawValue, names.streak(Int32(streak))))
+            }
             found.users.withUnsafeBytes { users in
                 for (i, item) in found.items.enumerated() {
                     let user = UnsafeRawBufferPointer(
                         rebasing: users[Int(item.userStart)..<Int(item.userStart + item.userCount)])
-                    keys[i] = Self.hash(item.notice.kind.rawValue, user, streaks[Int(item.streak)], item.notice.date)
+                    let first = keyHashes[Int(item.streak) * kinds.count + kinds.firstIndex(of: item.notice.kind)!]
+                    keys[i] = first.finish(user, item.notice.date)
                 }
             }
             for (i, item) in found.items.enumerated()
@@ -489,20 +497,38 @@ struct PreviewPlan {
     /// A key's hash, eight bytes of its parts at a time, each part ended by its length (cheaper
     /// than `Hasher` over three strings, or a byte at a time, a million times). Equal hashes only
     /// mean "ask the ledger": a collision costs a question, never a notice.
-    static func hash(_ kind: String, _ user: UnsafeRawBufferPointer, _ streak: String, _ date: LocalDate) -> Int {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        func mix(_ word: UInt64) {
+    static func hash(_ kind: String, _ streak: String, _ user: UnsafeRawBufferPointer, _ date: LocalDate) -> Int {
+        var h = KeyHash(kind, streak)
+        return h.finish(user, date)
+    }
+
+    /// `hash` in steps: the kind and streak (the same for many notices) first.
+    struct KeyHash {
+        private var h: UInt64 = 0xCBF2_9CE4_8422_2325
+
+        init(_ kind: String, _ streak: String) {
+            mix(kind)
+            mix(streak)
+        }
+
+        private mutating func mix(_ word: UInt64) {
             h = (h ^ word) &* 0x9E37_79B9_7F4A_7C15
             h ^= h >> 32
         }
-        func mix(_ part: String) {
+
+        private mutating func mix(_ part: String) {
             var part = part
-            part.withUTF8 { eachHashWord(UnsafeRawBufferPointer($0), mix) }
+            part.withUTF8 { mix(UnsafeRawBufferPointer($0)) }
         }
-        mix(kind)
-        eachHashWord(user, mix)
-        mix(streak)
-        return Int(truncatingIfNeeded: (h ^ UInt64(bitPattern: Int64(date.day))) &* 0x9E37_79B9_7F4A_7C15)
+
+        private mutating func mix(_ bytes: UnsafeRawBufferPointer) { eachHashWord(bytes) { mix($0) } }
+
+        /// The hash with the user id's bytes and the date.
+        func finish(_ user: UnsafeRawBufferPointer, _ date: LocalDate) -> Int {
+            var k = self
+            k.mix(user)
+            return Int(truncatingIfNeeded: (k.h ^ UInt64(bitPattern: Int64(date.day))) &* 0x9E37_79B9_7F4A_7C15)
+        }
     }
 
     /// The notices of a simple history (`Notices.upcoming(zone:instants:…)`) into `notices`, and
