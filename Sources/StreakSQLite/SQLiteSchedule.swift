@@ -97,7 +97,8 @@ extension SQLiteAccess {
             let row = s.int64(4)
             if skip, marked!.contains(row) { continue }
             count += 1
-            let position = RunPosition(at: Instant(seconds: s.int64(5)), row: row)
+            // The runs at one instant (a planning thread's pages) all have it.
+            let position = RunPosition(at: after?.at == through ? through : Instant(seconds: s.int64(5)), row: row)
             last = position
             func raw(_ b: UnsafeBufferPointer<UInt8>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(b) }
             // A run carries a history only with its user's settings (`add`).

@@ -12,7 +12,7 @@ import StreakCore
 /// 0 for none or length + 1 and UTF-8), freeze events (count, then `at`,
 /// kind 0 grant, 1 refill, 2 use followed by the date's day number).
 public enum PackedHistory {
-    static let format: UInt8 = 1
+    @usableFromInline static let format: UInt8 = 1
 
     public static func pack(_ s: StoredStreak) -> [UInt8] {
         var out = Packer()
@@ -137,19 +137,22 @@ struct Packer {
     }
 }
 
+@usableFromInline
 struct Unpacker {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var at = 0
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline var at = 0
 
-    var atEnd: Bool { at == bytes.count }
+    @inlinable init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    mutating func byte() -> UInt8? {
+    @inlinable var atEnd: Bool { at == bytes.count }
+
+    @inlinable mutating func byte() -> UInt8? {
         guard at < bytes.count else { return nil }
         at += 1
         return bytes[at - 1]
     }
 
-    mutating func unsigned() -> UInt64? {
+    @inlinable mutating func unsigned() -> UInt64? {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while let b = byte() {
@@ -162,9 +165,9 @@ struct Unpacker {
     }
 
     /// A count or index: small enough to be one.
-    mutating func count() -> Int? { unsigned().flatMap { $0 <= UInt64(Int32.max) ? Int($0) : nil } }
+    @inlinable mutating func count() -> Int? { unsigned().flatMap { $0 <= UInt64(Int32.max) ? Int($0) : nil } }
 
-    mutating func signed() -> Int64? {
+    @inlinable mutating func signed() -> Int64? {
         unsigned().map { Int64(bitPattern: $0 >> 1) ^ -Int64(bitPattern: $0 & 1) }
     }
 
@@ -185,11 +188,19 @@ extension PackedHistory {
         public var checkins: Int
         /// The earliest freeze event, if any.
         public var firstFreezeEvent: Instant?
+
+        @inlinable init(zone: UnsafeBufferPointer<UInt8>, checkins: Int, firstFreezeEvent: Instant?) {
+            self.zone = zone
+            self.checkins = checkins
+            self.firstFreezeEvent = firstFreezeEvent
+        }
     }
 
     /// When the packed history names one zone only (the user's, all along, and every
     /// check-in's): the zone, with each check-in's instant and stored instant passed to
-    /// `checkin` in stored order. Nil for any other history, or bytes that are not one.
+    /// `checkin` in stored order. Nil for any other history, or bytes that are not one. Inlinable:
+    /// `preview` calls it for each of a million runs, `checkin` for each check-in.
+    @inlinable
     public static func oneZone(
         _ bytes: UnsafeBufferPointer<UInt8>, _ checkin: (_ at: Instant, _ storedAt: Instant) -> Void
     ) -> OneZone? {

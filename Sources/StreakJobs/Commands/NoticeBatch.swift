@@ -21,6 +21,8 @@ struct QueuedNotice {
 struct NoticeBatch {
     var items: [QueuedNotice] = []
     var users: [UInt8] = []
+    /// The order to read `items` in (nil: as they are).
+    var order: [Int32]?
 
     var isEmpty: Bool { items.isEmpty }
     var count: Int { items.count }
@@ -45,6 +47,20 @@ struct NoticeBatch {
     }
 
     func user(_ item: QueuedNotice) -> String { withUser(item) { String(decoding: $0, as: UTF8.self) } }
+
+    /// Each notice in order, with its user id's bytes.
+    func forEach(_ body: (QueuedNotice, UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try users.withUnsafeBytes { users in
+            func one(_ item: QueuedNotice) throws {
+                try body(item, UnsafeRawBufferPointer(rebasing: users[Int(item.userStart)..<Int(item.userStart + item.userCount)]))
+            }
+            if let order {
+                for i in order { try one(items[Int(i)]) }
+            } else {
+                for item in items { try one(item) }
+            }
+        }
+    }
 }
 
 /// The names a batch's notices number: zones, streak ids and languages, each once, in the order

@@ -106,11 +106,10 @@ struct ChunkOrder {
         while maps.count <= p.worker { maps.append(NoticeNames.NameMap()) }
         names.adopt(p.names, &maps[p.worker])
         let map = maps[p.worker]
-        p.batch.users.withUnsafeBytes { users in
-            for var item in p.batch.items {
-                map.apply(&item)
-                queue.push(item, user: UnsafeRawBufferPointer(rebasing: users[Int(item.userStart)..<Int(item.userStart + item.userCount)]))
-            }
+        p.batch.forEach { item, user in
+            var item = item
+            map.apply(&item)
+            queue.push(item, user: user)
         }
     }
 }

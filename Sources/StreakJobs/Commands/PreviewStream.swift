@@ -177,13 +177,17 @@ struct UpcomingBatch {
 
     /// The notices with their names spelled out.
     var entries: [UpcomingQueue.Entry] {
-        parts.flatMap { part in
-            part.items.map { item in
-                UpcomingQueue.Entry(
-                    notice: item.notice, user: part.user(item), language: names.language(item.language),
-                    streak: names.streak(item.streak), zone: item.zone, order: item.order)
+        var all: [UpcomingQueue.Entry] = []
+        for part in parts {
+            part.forEach { item, user in
+                all.append(
+                    UpcomingQueue.Entry(
+                        notice: item.notice, user: String(decoding: user, as: UTF8.self),
+                        language: names.language(item.language), streak: names.streak(item.streak), zone: item.zone,
+                        order: item.order))
             }
         }
+        return all
     }
 
     func zone(of e: UpcomingQueue.Entry) -> Zone { names.zone(e.zone) }

@@ -24,6 +24,7 @@ struct UpcomingQueue {
     }
 
     static func prefix(_ id: UnsafeRawBufferPointer) -> UInt64 {
+        if id.count >= 8 { return UInt64(bigEndian: id.loadUnaligned(as: UInt64.self)) }
         var p: UInt64 = 0
         for i in 0..<8 { p = p << 8 | UInt64(i < id.count ? id[i] : 0) }
         return p
@@ -32,6 +33,8 @@ struct UpcomingQueue {
     /// Each due instant's notices, and the instants in a min-heap.
     private var buckets: [Int64: Bucket] = [:]
     private var instants: [Int64] = []
+    /// The bucket the last notice went into: most come in runs at one instant.
+    private var last: (due: Int64, bucket: Dictionary<Int64, Bucket>.Index)?
     /// The notices held, and the most held at once.
     private(set) var count = 0
     private(set) var peak = 0
@@ -40,7 +43,8 @@ struct UpcomingQueue {
     mutating func push(_ item: QueuedNotice, user: UnsafeRawBufferPointer) {
         let due = item.notice.due.seconds
         let atRisk = item.notice.kind == .atRisk
-        if let b = buckets.index(forKey: due) {
+        if let b = last?.due == due ? last?.bucket : buckets.index(forKey: due) {
+            last = (due, b)
             let key = Key(user: Self.prefix(user), slot: Int32(buckets.values[b].batch.count), atRisk: atRisk)
             buckets.values[b].keys.append(key)
             buckets.values[b].batch.append(item, user: user)
@@ -49,6 +53,7 @@ struct UpcomingQueue {
             bucket.keys.append(Key(user: Self.prefix(user), slot: 0, atRisk: atRisk))
             bucket.batch.append(item, user: user)
             buckets[due] = bucket
+            last = nil  // an index is valid until the next insertion or removal
             pushInstant(due)
         }
         count += 1
@@ -62,16 +67,15 @@ struct UpcomingQueue {
         while let first = instants.first, instant.map({ first < $0.seconds }) ?? true {
             popInstant()
             guard var bucket = buckets.removeValue(forKey: first) else { continue }
-            let batch = bucket.batch
+            last = nil
+            var batch = bucket.batch
             batch.users.withUnsafeBytes { users in
                 bucket.keys.sort { a, b in Self.less(a, b, batch, users, streaks) }
             }
-            // The user ids' bytes stay where they are: only the notices move.
-            var sorted = NoticeBatch(items: [], users: batch.users)
-            sorted.items.reserveCapacity(bucket.keys.count)
-            for k in bucket.keys { sorted.items.append(batch.items[Int(k.slot)]) }
-            count -= sorted.count
-            out.append(sorted)
+            // Nothing moves: the batch is read in the keys' order.
+            batch.order = bucket.keys.map(\.slot)
+            count -= batch.count
+            out.append(batch)
         }
         return out
     }
