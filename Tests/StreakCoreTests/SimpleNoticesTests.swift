@@ -98,6 +98,42 @@ import Testing
         for kind in [NotificationKind.atRisk, .freezeUsed, .streakBroken] { #expect(kinds[kind, default: 0] > count / 40) }
         print("SimpleNotices: \(count) random cases, \(simple) through the simple walk, notices \(kinds)")
     }
+
+    /// A streak's next run (`firstDue`) comes after nothing the engine finds due after now (where
+    /// `Notices.next`'s did not), and after `next`'s instant only for a simple history, at its
+    /// first notice: the run at the end of a qualified day, which finds nothing, is left out.
+    @Test func theFirstDueRunMissesNothing() {
+        let zones = Self.zoneIDs.map(zone)
+        var r = SplitMix64(state: 2027)
+        var (later, count) = (0, 20_000)
+        for i in 0..<count {
+            let c = Self.randomCase(&r, zones: zones)
+            let state = Engine.evaluate(c.history, at: c.from)
+            let next = Notices.next(c.history, policy: c.policy, now: c.from, state: state)
+            let first = Notices.firstDue(after: next, c.history, policy: c.policy, now: c.from)
+            // What the engine finds over a long window after now: nothing before the run.
+            let engine = Notices.upcoming(c.history, policy: c.policy, from: c.from, through: c.from + 20 * Instant.day)
+            // (Where `next` itself is later than a notice, a check-in ahead of now counts then:
+            // `firstDue` changes nothing there.)
+            if let due = engine.first?.due, let next, next <= due {
+                #expect(first != nil && first! <= due, "case \(i): run at \(String(describing: first)), a notice at \(due)")
+            }
+            guard let first, let next else {
+                #expect(first == next, "case \(i)")
+                continue
+            }
+            #expect(first > c.from)
+            if first != next {
+                later += 1
+                #expect(first > next, "case \(i)")
+                #expect(Notices.upcomingSimple(c.history, policy: c.policy, from: c.from, through: c.through) != nil)
+                #expect(engine.first?.due == first, "case \(i): the run is at the first notice")
+            }
+            if !(first == next || engine.first?.due == first) { break }
+        }
+        #expect(later > count / 20, "runs after the first instant one could find something: \(later)")
+        print("firstDue: \(later) of \(count) runs later than Notices.next")
+    }
 }
 
 extension SplitMix64 {

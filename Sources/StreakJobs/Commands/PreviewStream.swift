@@ -502,8 +502,7 @@ struct PreviewPlan {
     /// than `Hasher` over three strings, or a byte at a time, a million times). Equal hashes only
     /// mean "ask the ledger": a collision costs a question, never a notice.
     static func hash(_ kind: String, _ streak: String, _ user: UnsafeRawBufferPointer, _ date: LocalDate) -> Int {
-        var h = KeyHash(kind, streak)
-        return h.finish(user, date)
+        KeyHash(kind, streak).finish(user, date)
     }
 
     /// `hash` in steps: the kind and streak (the same for many notices) first.
