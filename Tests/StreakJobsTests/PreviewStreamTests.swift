@@ -70,7 +70,7 @@ import Testing
         let end = c.now + 2 * Instant.day
         var batches: [(handedOut: Int, ended: Bool, count: Int)] = []
         var streamed: [StreakCore.Notification] = []
-        // The ledger's keys of the window read at once past a thousand notices (32,768 for a user).
+        // The ledger's keys of the window read at once past a thousand notices (4,096 for a user).
         let peak = try c.eachUpcoming(through: end, readLedgerAfter: 1000) { batch in
             batches.append((twin.handedOut, twin.ended, batch.entries.count))
             streamed += batch.entries.map {

@@ -240,10 +240,11 @@ struct PreviewPlan {
     var instants: [Instant] = []
     var notices: [Notice] = []
 
-    /// Notices asked about one by one before the ledger's keys of the window are read at once:
-    /// enough for the first lines not to wait for that read (at a million users, the streaks
-    /// whose runs share the first instant of the window are some 30,000).
-    static let readLedgerAfter = 32_768
+    /// Notices asked about one by one before the ledger's keys of the window are read at once: a
+    /// small preview never reads them. Each question is a lookup in the ledger's index (32,768 of
+    /// them were a tenth of the CPU at a million users); the read is some 20 ms there, and the
+    /// first line still comes in a tenth of a second.
+    static let readLedgerAfter = 4096
     var readLedgerAfter = Self.readLedgerAfter
     var checked = 0
     /// Hashes of the keys recorded about `ledgerDates`, once read (by whichever planning thread
