@@ -27,7 +27,10 @@ extension SQLiteAccess {
             """)
         s.bind(1, Int64(dates.lowerBound.day))
         s.bind(2, Int64(dates.upperBound.day))
-        try s.rows { try body(s.text(0), s.text(1), s.text(2), LocalDate(day: s.int(3))) }
+        var strings = InternedStrings()  // kinds and streak ids repeat
+        try s.rows {
+            try body(s.text(0, interning: &strings), s.text(1), s.text(2, interning: &strings), LocalDate(day: s.int(3)))
+        }
     }
 
     func pendingDeliveries() throws -> [PendingDelivery] {
