@@ -15,6 +15,11 @@ struct QueuedNotice {
     var zone: Int32
     /// Its place among its streak's notices (`Notices.upcoming`'s order breaks ties).
     var order: Int32
+
+    /// Its user id in `users`, the bytes of its batch's ids.
+    func user(in users: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: users[Int(userStart)..<Int(userStart + userCount)])
+    }
 }
 
 /// Notices and the bytes of their user ids.
@@ -41,18 +46,15 @@ struct NoticeBatch {
         user.withUTF8 { append(item, user: UnsafeRawBufferPointer($0)) }
     }
 
-    /// `body` with the user id's bytes of `item`.
-    func withUser<T>(_ item: QueuedNotice, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        try users.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[Int(item.userStart)..<Int(item.userStart + item.userCount)])) }
+    func user(_ item: QueuedNotice) -> String {
+        users.withUnsafeBytes { String(decoding: item.user(in: $0), as: UTF8.self) }
     }
-
-    func user(_ item: QueuedNotice) -> String { withUser(item) { String(decoding: $0, as: UTF8.self) } }
 
     /// Each notice in order, with its user id's bytes.
     func forEach(_ body: (QueuedNotice, UnsafeRawBufferPointer) throws -> Void) rethrows {
         try users.withUnsafeBytes { users in
             func one(_ item: QueuedNotice) throws {
-                try body(item, UnsafeRawBufferPointer(rebasing: users[Int(item.userStart)..<Int(item.userStart + item.userCount)]))
+                try body(item, item.user(in: users))
             }
             if let order {
                 for i in order { try one(items[Int(i)]) }

@@ -368,11 +368,7 @@ struct PreviewPlan {
             let policy = context.noticePolicy(for: read.user, reminders: reminders)
             let (s, l) = (names.number(streak: d.streak), names.number(language: read.user.language))
             if let zone = try simpleNotices(read.stored, policy: policy, reader) {
-                var user = read.user.id
-                let (simple, kind) = (self.notices, self.kind)
-                user.withUTF8 { id in
-                    Self.add(simple, of: kind, user: UnsafeRawBufferPointer(id), streak: s, language: l, zone: zone, to: &found)
-                }
+                Self.add(self.notices, of: kind, user: read.user.id, streak: s, language: l, zone: zone, to: &found)
                 continue
             }
             let history = try context.history(of: read.stored, epochs: try settings(of: d.streak, reader).epochs)
@@ -399,6 +395,17 @@ struct PreviewPlan {
             let item = QueuedNotice(
                 notice: n, userStart: 0, userCount: 0, streak: streak, language: language, zone: zone, order: Int32(i))
             found.append(item, user: user)
+        }
+    }
+
+    /// The same, the user's id as a string.
+    static func add(
+        _ notices: [Notice], of kind: NotificationKind?, user: String, streak: Int32, language: Int32, zone: Int32,
+        to found: inout NoticeBatch
+    ) {
+        var user = user
+        user.withUTF8 {
+            add(notices, of: kind, user: UnsafeRawBufferPointer($0), streak: streak, language: language, zone: zone, to: &found)
         }
     }
 
@@ -479,8 +486,7 @@ struct PreviewPlan {
             }
             found.users.withUnsafeBytes { users in
                 for (i, item) in found.items.enumerated() {
-                    let user = UnsafeRawBufferPointer(
-                        rebasing: users[Int(item.userStart)..<Int(item.userStart + item.userCount)])
+                    let user = item.user(in: users)
                     let first = keyHashes[Int(item.streak) * kinds.count + kinds.firstIndex(of: item.notice.kind)!]
                     keys[i] = first.finish(user, item.notice.date)
                 }

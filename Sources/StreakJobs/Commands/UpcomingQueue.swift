@@ -88,8 +88,7 @@ struct UpcomingQueue {
         if a.atRisk != b.atRisk { return b.atRisk }
         if a.user != b.user { return a.user < b.user }
         let (x, y) = (batch.items[Int(a.slot)], batch.items[Int(b.slot)])
-        let u = UnsafeRawBufferPointer(rebasing: users[Int(x.userStart)..<Int(x.userStart + x.userCount)])
-        let v = UnsafeRawBufferPointer(rebasing: users[Int(y.userStart)..<Int(y.userStart + y.userCount)])
+        let (u, v) = (x.user(in: users), y.user(in: users))
         if !u.elementsEqual(v) { return u.lexicographicallyPrecedes(v) }
         if x.streak != y.streak { return streaks[Int(x.streak)] < streaks[Int(y.streak)] }
         return x.order < y.order
