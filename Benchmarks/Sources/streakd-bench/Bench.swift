@@ -19,11 +19,13 @@ struct Generate: ParsableCommand {
     @Option var users = 1_000_000
     @Option var checkins = 7_000_000
     @Option var seed: UInt64 = 2026
+    @Flag(help: "An evening when most streaks are at risk: runs of 5, 7 or 14 days ending yesterday.")
+    var atRisk = false
     @Argument var directory: String
 
     func run() throws {
         let started = ContinuousClock.now
-        try DataSet(users: users, checkins: checkins, seed: seed).write(to: directory)
+        try DataSet(users: users, checkins: checkins, seed: seed, atRisk: atRisk).write(to: directory)
         FileHandle.standardError.write(Data("generated \(directory) in \(ContinuousClock.now - started)\n".utf8))
     }
 }

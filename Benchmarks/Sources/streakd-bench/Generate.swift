@@ -6,6 +6,10 @@ import StreakJobs
 /// every zone with realistic reminder times, and their check-ins as runs of
 /// days ending today, yesterday or some days ago, in chronological order.
 ///
+/// `atRisk`: an evening when most streaks are at risk instead: each user's run is 5, 7 or 14 days
+/// (the lengths `reminders.days` names) ending yesterday, none missed, so tonight's `at_risk` and
+/// the day end after it (a freeze used) are both due in the next 24 hours: two notices a user.
+///
 /// Files: users.csv (`user,tz,remind_at`), users.jsonl (`streakd user import`),
 /// checkins.csv (`user,at`, `at` at the user's local offset), checkins.jsonl (the same rows as
 /// JSON lines, `{"user":…,"at":…}`), meta.json.
@@ -13,6 +17,7 @@ struct DataSet {
     var users = 1_000_000
     var checkins = 7_000_000
     var seed: UInt64 = 2026
+    var atRisk = false
     /// Check-ins all happened before this instant; the catch-up tick runs here.
     var importNow = RFC3339.parse("2026-11-21T18:45:00Z")!
     /// Planning: each user's next reminder strictly after `planNow`, and the
@@ -46,11 +51,11 @@ struct DataSet {
             zoneOf[u] = Int32(rng.below(zones.count))
             let minute = rng.pick(Self.reminderTimes)
             remindOf[u] = Int32(minute >= 0 ? minute : 6 * 60 + 15 * rng.below(72))
-            count[u] = Int32(1 + rng.below(13))
+            count[u] = Int32(atRisk ? rng.pick([(40, 5), (40, 7), (20, 14)]) : 1 + rng.below(13))
         }
-        balance(&count, to: checkins)
+        if !atRisk { balance(&count, to: checkins) }
         var rows: [Row] = []
-        rows.reserveCapacity(checkins)
+        rows.reserveCapacity(atRisk ? users * 14 : checkins)
         for u in 0..<users {
             history(user: u, zone: zones[Int(zoneOf[u])], count: Int(count[u]), rng: &rng, into: &rows)
         }
@@ -81,7 +86,7 @@ struct DataSet {
         try csv.close()
         try lines.close()
         let meta: [String: Any] = [
-            "users": users, "checkins": rows.count, "zones": names.count, "seed": seed,
+            "users": users, "checkins": rows.count, "zones": names.count, "seed": seed, "shape": atRisk ? "at-risk" : "usual",
             "import_now": "\(importNow)", "now": "\(planNow)", "quarter_start": "\(quarterStart)",
             "quarter_end": "\(quarterStart + 15 * 60)", "busy_tick": "\(busyTick)", "quiet_tick": "\(quietTick)",
         ]
@@ -95,7 +100,7 @@ struct DataSet {
         let today = zone.date(of: importNow)
         let localNow = Int(importNow.seconds + Int64(zone.offset(at: importNow)) - Int64(today.day) * Instant.day)
         let far = 2 + rng.below(9)
-        var end = rng.pick([(40, 0), (35, 1), (25, far)])
+        var end = atRisk ? 1 : rng.pick([(40, 0), (35, 1), (25, far)])
         if end == 0 && localNow < 7 * 3600 { end = 1 }
         var date = today - end
         for _ in 0..<count {
@@ -104,7 +109,7 @@ struct DataSet {
             var at = zone.instant(of: date, secondsIntoDay: second)
             if at >= importNow { at = importNow - 3600 }
             rows.append(Row(at: at.seconds, user: Int32(user)))
-            date = date - (rng.below(10) == 0 ? 2 : 1)
+            date = date - (!atRisk && rng.below(10) == 0 ? 2 : 1)
         }
     }
 
