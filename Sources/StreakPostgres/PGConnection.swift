@@ -20,8 +20,6 @@ public final class PGConnection {
     var closedBecause: PGError?
     /// Numbers the prepared statements of this connection.
     var preparedCount = 0
-    /// A statement sent ahead of its need (`sendAhead`), and its answer once read.
-    var ahead: Ahead?
     /// When the last statement was sent (`keepAlive`).
     var lastSent = ContinuousClock.now
 

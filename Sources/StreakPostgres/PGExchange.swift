@@ -36,10 +36,8 @@ extension PGConnection {
         closedBecause = later
     }
 
-    /// Sends a query with `start` (one of the PQsend… functions), then flushes it. A statement
-    /// sent ahead is answered first (its answer kept for `query`; its error thrown here).
+    /// Sends a query with `start` (one of the PQsend… functions), then flushes it.
     func send(_ sql: String, _ deadline: Deadline, _ start: (OpaquePointer) -> Int32) throws {
-        try settleAhead()
         let conn = try live()
         lastSent = .now
         guard start(conn) == 1 else {

@@ -6,16 +6,6 @@ public struct PGStatement: Sendable {
     public let sql: String
 }
 
-/// A statement sent ahead of its need, and its answer once read.
-struct Ahead {
-    let sql: String
-    let parameters: [UInt8]
-    let starts: [Int]
-    let binary: Bool
-    let deadline: Deadline
-    var answer: PGResult?
-}
-
 /// Statements. Each waits at most `timeout` (default: `settings.statementDeadline`) for the
 /// server; past it the statement is cancelled, the connection closed, and `.timedOut` thrown.
 extension PGConnection {
@@ -41,7 +31,6 @@ extension PGConnection {
         _ sql: String, parameters: PGParameters, binaryResults: Bool = false, timeout: Duration? = nil
     ) throws -> PGResult {
         try checked(parameters, sql)
-        if let answer = try takeAhead(sql, parameters, binaryResults) { return answer }
         let result = try run(sql, timeout: timeout) { conn in
             parameters.withValuePointers { values in
                 PQsendQueryParams(conn, sql, Int32(parameters.count), nil, values, nil, nil, binaryResults ? 1 : 0)
@@ -50,59 +39,14 @@ extension PGConnection {
         return try one(result, sql)
     }
 
-    /// Sends a statement whose answer will be asked for later, by a `query` with the same SQL,
-    /// parameters and result format: the server runs it while this side works on what it has
-    /// (the next page of a long read). Any other statement reads its answer first and keeps it;
-    /// one not asked for by the end of the transaction it was sent in is dropped with it.
-    public func sendAhead(_ sql: String, parameters: PGParameters, binaryResults: Bool = false) throws {
-        try checked(parameters, sql)
-        let deadline = Deadline(after: settings.statementDeadline)
-        try send(sql, deadline) { conn in
-            parameters.withValuePointers { values in
-                PQsendQueryParams(conn, sql, Int32(parameters.count), nil, values, nil, nil, binaryResults ? 1 : 0)
-            }
-        }
-        ahead = Ahead(
-            sql: sql, parameters: parameters.bytes, starts: parameters.starts, binary: binaryResults,
-            deadline: deadline)
-    }
-
-    /// Reads what has arrived of the answer to the statement sent ahead into libpq's buffer,
-    /// without waiting (a connection that broke is found by the next statement).
-    public func takeInAhead() {
-        guard let sent = ahead, sent.answer == nil, let raw else { return }
-        _ = PQconsumeInput(raw)
-    }
-
     /// Sends a statement that does nothing when none was sent for a third of the server's idle
     /// timeout inside an open transaction: a read that works elsewhere meanwhile (preview, while
     /// a second connection streams) keeps its transaction from being ended as idle.
     public func keepAlive() throws {
-        guard ahead == nil, inTransaction, lastSent.duration(to: .now) > settings.idleInTransactionTimeout / 3 else {
+        guard inTransaction, lastSent.duration(to: .now) > settings.idleInTransactionTimeout / 3 else {
             return
         }
         try execute("SELECT 1")
-    }
-
-    /// Reads the answer of the statement sent ahead, if one is still in flight.
-    func settleAhead() throws {
-        guard var sent = ahead, sent.answer == nil else { return }
-        ahead = nil  // `answer` may drop the connection; nothing is in flight after this
-        guard case .done(let result) = try answer(sent.sql, sent.deadline), let result else {
-            throw PGError(.other, "PostgreSQL returned no result for a statement sent ahead (in: \(sqlExcerpt(sent.sql)))")
-        }
-        sent.answer = result
-        ahead = sent
-    }
-
-    /// The answer of the statement sent ahead when it is this one (read now if still in flight).
-    private func takeAhead(_ sql: String, _ parameters: PGParameters, _ binary: Bool) throws -> PGResult? {
-        guard let sent = ahead, sent.sql == sql, sent.binary == binary, sent.parameters == parameters.bytes,
-            sent.starts == parameters.starts
-        else { return nil }
-        try settleAhead()
-        defer { ahead = nil }
-        return ahead?.answer
     }
 
     /// Prepares a statement for this connection.

@@ -24,7 +24,6 @@ extension PGConnection {
             throw PGError(.other, "a transaction is already open on this connection; transactions do not nest")
         }
         try execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)\(readOnly ? " READ ONLY" : "")")
-        defer { ahead = nil }  // a statement sent ahead and not asked for: its answer was of this transaction
         let value: T
         do {
             value = try body(self)

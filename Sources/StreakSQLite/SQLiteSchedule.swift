@@ -26,9 +26,8 @@ extension SQLiteAccess {
                 Self.dueStreak(changed, handled: row.map { max($0, runs ?? $0) } ?? runs, marked: changed.int(6) != 0))
         }
         if let through {
-            // Planned runs from the front of the queue, read alone. A run made stale by a change
-            // since is planned for nothing: its version is not the streak's (the packed history
-            // and the recording check), and the change made the streak due above.
+            // Planned runs from the front of the queue, read alone (each at its streak's version:
+            // a change deletes the run, migration 13).
             let runs = try RawStatement(
                 db, "SELECT user_id, streak, handled_through, version, row FROM runs WHERE next_at <= ?")
             runs.bind(1, through.seconds)
@@ -52,159 +51,61 @@ extension SQLiteAccess {
         return DueList(due, mark: mark)
     }
 
-    func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak] {
-        // The queue in its own order (its primary key), from just after the last page. A run is
-        // valid while its version is the streak's, and a marked streak's runs are all stale (the
-        // change moved the version on): those are `changedStreaks`'. Few marked rows (the usual
-        // case after a tick) are read once and left out here, so the queue is read alone, with
-        // what its runs carry (migration 8); many are left out by a lookup of each run's row.
-        let (s, marked) = try plannedRuns(through: through, after: after)
-        defer { s.reset() }
-        var found: [PlannedStreak] = []
-        found.reserveCapacity(min(limit, 8192))
-        var strings = InternedStrings()  // streak ids, zones and languages repeat
-        // The page's histories in one buffer, each run's bytes a slice of it once all are read.
-        var histories: [UInt8] = []
-        histories.reserveCapacity(min(limit, 8192) * 128)
-        var spans: [(run: Int, bytes: Range<Int>)] = []
-        while found.count < limit, try s.step() {
-            let row = s.int64(4)
-            if let marked, marked.contains(row) { continue }
-            let planned = Self.plannedStreak(s, row: row, strings: &strings)
-            if planned.carried != nil {
-                let bytes = s.blob(9)
-                spans.append((found.count, histories.count..<histories.count + bytes.count))
-                histories.append(contentsOf: bytes)
-            }
-            found.append(planned)
-        }
-        for (run, bytes) in spans { found[run].carried!.packed = histories[bytes] }
-        return found
-    }
-
-    /// `plannedStreaks`'s runs, each in place, from the same statement: only the columns a
-    /// simple history's notices need are asked for (a million runs, each column a few calls), the
-    /// rest for the runs `plan` does not take.
-    func eachPlannedRun(through: Instant, after: RunPosition?, limit: Int, _ plan: (RunInPlace) throws -> Bool) throws
-        -> (last: RunPosition?, unplanned: [PlannedStreak])
-    {
-        let (s, marked) = try plannedRuns(through: through, after: after)
-        defer { s.reset() }
-        var (count, last, unplanned) = (0, RunPosition?.none, [PlannedStreak]())
-        var strings = InternedStrings()
-        let skip = marked.map { !$0.isEmpty } ?? false
-        while count < limit, try s.step() {
-            let row = s.int64(4)
-            if skip, marked!.contains(row) { continue }
-            count += 1
-            // The runs at one instant (a planning thread's pages) all have it.
-            let position = RunPosition(at: after?.at == through ? through : Instant(seconds: s.int64(5)), row: row)
-            last = position
-            func raw(_ b: UnsafeBufferPointer<UInt8>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(b) }
-            // A run carries a history only with its user's settings (`add`).
-            let history = s.blob(9)
-            var carried: RunInPlace.Carried?
-            if history.baseAddress != nil {
-                let language = s.bytes(10)
-                carried = RunInPlace.Carried(
-                    remindAt: s.int(7), remind: s.int(8) != 0, language: language.baseAddress == nil ? nil : raw(language),
-                    history: raw(history))
-            }
-            let run = RunInPlace(user: raw(s.bytes(0)), streak: raw(s.bytes(1)), position: position, carried: carried)
-            if try !plan(run) {
-                var one = Self.plannedStreak(s, row: row, strings: &strings)
-                one.carried?.packed = ArraySlice(s.blob(9))
-                unplanned.append(one)
-            }
-        }
-        return (last, unplanned)
-    }
-
-    /// The run on `plannedRuns`' current row, its carried history left empty.
-    private static func plannedStreak(_ s: RawStatement, row: Int64, strings: inout InternedStrings) -> PlannedStreak {
-        let streak = DueStreak(
-            user: s.text(0), streak: s.text(1, interning: &strings), handledThrough: s.optionalInt64(2).map(Instant.init(seconds:)),
-            version: s.int(3), row: row, marked: false)
-        var carried: CarriedHistory?
-        if !s.isNull(6) && !s.isNull(9) {
-            let user = User(
-                id: streak.user, zone: s.text(6, interning: &strings), remindAt: s.int(7), remind: s.int(8) != 0,
-                language: s.optionalText(10, interning: &strings))
-            carried = CarriedHistory(user: user, packed: [])
-        }
-        return PlannedStreak(streak: streak, position: RunPosition(at: Instant(seconds: s.int64(5)), row: row), carried: carried)
-    }
-
-    /// The statement reading the queue of runs for `plannedStreaks` and `eachPlannedRun` (bound),
-    /// and the marked rows it leaves to its reader (nil: the statement leaves them out).
-    private func plannedRuns(through: Instant, after: RunPosition?) throws -> (RawStatement, Set<Int64>?) {
-        let marked = try markedRows()
-        // The pages a reader asks for most, each in a form SQLite's loop checks nothing more for
-        // at each run than its end (a row value is compared at every run): the runs at one
-        // instant after a row, and those after an instant.
-        let range =
-            if let after, after.at == through { "r.next_at = ?1 AND r.row > ?3" }
-            else if let after, after.row == .max { "r.next_at > ?2 AND r.next_at <= ?1" }
-            else { "r.next_at <= ?1 AND (r.next_at, r.row) > (?2, ?3)" }
+    func eachPlannedRun(through: Instant, _ body: (PlannedRuns) throws -> Void) throws {
+        // The queue in its own order (its primary key), in one statement: every run in it is at
+        // its streak's version (a change deletes the streak's runs, or plans a new one), so none
+        // is looked up. Each run carries what planning it reads (migration 11), or nothing
+        // (NULL) when planned before that.
         let s = try RawStatement(
             db,
             """
-            SELECT r.user_id, r.streak, r.handled_through, r.version, r.row, r.next_at, r.zone, r.remind_at, r.remind,
-                r.history, r.language
-            FROM runs r \(marked == nil ? "JOIN schedule s ON s.rowid = r.row AND s.version = r.version AND s.next_at IS NULL" : "")
-            WHERE \(range)
-            ORDER BY r.next_at, r.row
+            SELECT user_id, streak, handled_through, version, row, next_at, remind_at, remind, language, history
+            FROM runs WHERE next_at <= ? ORDER BY next_at, row
             """)
         s.bind(1, through.seconds)
-        s.bind(2, after?.at.seconds ?? .min)
-        s.bind(3, after?.row ?? .min)
-        return (s, marked)
+        defer { s.reset() }
+        var batch = PlannedRuns()
+        var size = PlannedRunBatches.first
+        while try s.step() {
+            let carries = !s.isNull(9) && !s.isNull(6)
+            batch.append(
+                PlannedRuns.Run(
+                    position: RunPosition(at: Instant(seconds: s.int64(5)), row: s.int64(4)), version: s.int(3),
+                    handledThrough: s.optionalInt64(2).map(Instant.init(seconds:)), remindAt: carries ? s.int(6) : 0,
+                    remind: carries && s.int(7) != 0),
+                user: s.bytes(0), streak: s.bytes(1), language: s.isNull(8) ? nil : s.bytes(8),
+                history: carries ? s.blob(9) : nil)
+            if batch.count == size {
+                try body(batch)
+                batch.removeAll()
+                size = PlannedRunBatches.next(after: size)
+            }
+        }
+        if !batch.isEmpty { try body(batch) }
     }
 
-    /// The rows marked changed, when there are few (nil: too many to hold), read once per
-    /// transaction (again after it writes: `sqlite3_total_changes` counts this connection's).
-    private func markedRows() throws -> Set<Int64>? {
-        let changes = sqlite3_total_changes64(db.sqliteConnection)
-        if let known = memo.marked, known.changes == changes { return known.rows }
-        let s = try RawStatement(db, "SELECT rowid FROM schedule WHERE next_at IS NOT NULL LIMIT ?")
-        s.bind(1, Int64(SQLiteMemo.markedLimit + 1))
-        var rows = Set<Int64>()
-        try s.rows { rows.insert(s.int64(0)) }
-        let kept = rows.count > SQLiteMemo.markedLimit ? nil : rows
-        memo.marked = (changes, kept)
-        return kept
-    }
-
-    func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak] {
+    func eachUnplannedStreak(every: Bool, _ body: ([DueStreak]) throws -> Void) throws {
         // As `dueStreaks` lists them: handled since the later of the row's mark and its runs'.
-        // Few marked rows (after a tick) are found in the set `plannedStreaks` keeps, each looked
-        // up by its row: a scan for them would read the whole table. Many are read in row order.
-        let columns = """
+        // Marked without a run (`ScheduleMark.unplanned`) by the partial index on `next_at`: few,
+        // after a tick; every row in row order when `every`.
+        let s = try RawStatement(
+            db,
+            """
             SELECT user_id, streak, handled_through, version, rowid,
                 (SELECT max(handled_through) FROM runs WHERE row = schedule.rowid), next_at IS NOT NULL
-            FROM schedule
-            """
-        var found: [DueStreak] = []
-        func read(_ s: RawStatement) throws {
-            try s.rows {
-                let (row, runs) = (s.optionalInt64(2), s.optionalInt64(5))
-                found.append(Self.dueStreak(s, handled: row.map { max($0, runs ?? $0) } ?? runs, marked: s.int(6) != 0))
+            FROM schedule \(every ? "" : "WHERE next_at = \(ScheduleMark.unplanned)") ORDER BY rowid
+            """)
+        defer { s.reset() }
+        var batch: [DueStreak] = []
+        while try s.step() {
+            let (row, runs) = (s.optionalInt64(2), s.optionalInt64(5))
+            batch.append(Self.dueStreak(s, handled: row.map { max($0, runs ?? $0) } ?? runs, marked: s.int(6) != 0))
+            if batch.count == PlannedRunBatches.most {
+                try body(batch)
+                batch.removeAll(keepingCapacity: true)
             }
         }
-        if !every, let marked = try markedRows() {
-            let s = try RawStatement(db, columns + " WHERE rowid = ? AND next_at IS NOT NULL")
-            for row in marked.filter({ $0 > after ?? .min }).sorted().prefix(limit) {
-                s.bind(1, row)
-                try read(s)
-            }
-            return found
-        }
-        let s = try RawStatement(
-            db, columns + " WHERE rowid > ?1 \(every ? "" : "AND next_at IS NOT NULL") ORDER BY rowid LIMIT ?2")
-        s.bind(1, after ?? .min)
-        s.bind(2, Int64(limit))
-        try read(s)
-        return found
+        if !batch.isEmpty { try body(batch) }
     }
 
     /// A due streak from the columns `user_id, streak, _, version, row`.
@@ -392,6 +293,26 @@ extension SQLiteAccess {
     func lockStreak(user: String, streak: String) throws {}
 
     func rescheduleAll() throws {
-        try db.execute(sql: "UPDATE schedule SET next_at = 0, version = version + 1")
+        // The runs first, each streak's last handled instant kept in its row; then every row
+        // marked (the trigger finds no run left to delete).
+        try db.execute(
+            sql: """
+                UPDATE schedule SET handled_through = (SELECT max(h) FROM (SELECT schedule.handled_through AS h
+                    UNION ALL SELECT handled_through FROM runs WHERE row = schedule.rowid))
+                WHERE rowid IN (SELECT row FROM runs);
+                DELETE FROM runs;
+                UPDATE schedule SET next_at = 0, version = version + 1;
+                """)
     }
+}
+
+/// A schedule row's `next_at`: NULL when no change waits for a run, else one of these (both are
+/// "due" to every run, which handles changed streaks first). A change to a streak moves its
+/// version on and marks it `unplanned`, and a trigger deletes its run (migration 13): every run
+/// in `runs` is at its streak's version.
+enum ScheduleMark {
+    /// Changed, with no planned run: a reader of the queue plans it on its own.
+    static let unplanned = 0
+    /// Changed, and its run planned at its new version by the writer that changed it.
+    static let planned = 1
 }

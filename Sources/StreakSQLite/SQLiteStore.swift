@@ -10,6 +10,10 @@ import Synchronization
 public final class SQLiteStore: Store {
     public let path: String
     public var location: String { path }
+    /// A file on this host: its clock is this host's.
+    public func clock() throws -> Instant? { nil }
+    /// Write transactions exclude each other: a run claims its due streaks in large batches.
+    public var concurrentClaims: Bool { false }
     let queue: DatabaseQueue
 
     /// The page cache of a connection, in SQLite's negative-KiB form (16 MB). A busy run reads
@@ -184,12 +188,10 @@ public final class SQLiteStore: Store {
 
     /// The second connection, read-only, opened on first use (a run planning ahead of its writes).
     private let beside = Mutex<DatabaseQueue?>(nil)
-    /// `readTogether`'s connections besides `queue`.
-    let together = TogetherConnections()
     /// Its page cache, in SQLite's negative-KiB form (8 MB): it reads each due streak's pages once.
     static let besideCacheSize = -8192
 
-    /// A read-only connection beside the store's own (`readBeside`, `readTogether`), waiting for
+    /// A read-only connection beside the store's own (`readBeside`), waiting for
     /// a lock as long as the store's does, by a clock of its own.
     static func besideConfiguration(_ busy: BusyWait) -> Configuration {
         var config = Configuration()
@@ -248,8 +250,6 @@ public final class SQLiteStore: Store {
 /// The reader and writer over one open transaction.
 struct SQLiteAccess: StoreWriter {
     let db: Database
-    /// What the transaction has read once and may use again.
-    let memo = SQLiteMemo()
 
     static let userColumns = "id, zone, remind_at, remind, language"
 
@@ -392,12 +392,4 @@ struct SQLiteAccess: StoreWriter {
             sql: "INSERT OR REPLACE INTO settings_epochs (streak, since, goal, leeway_hours) VALUES (?, ?, ?, ?)",
             arguments: [streak, epoch.since.seconds, epoch.goal, epoch.leewayHours])
     }
-}
-
-/// What one transaction reads once and uses again (a class: `SQLiteAccess` is passed by value).
-final class SQLiteMemo {
-    /// The most marked rows `plannedStreaks` holds to leave them out of the queue it reads.
-    static let markedLimit = 65_536
-    /// The rows marked changed (nil: more than `markedLimit`), as of `changes`.
-    var marked: (changes: Int64, rows: Set<Int64>?)?
 }

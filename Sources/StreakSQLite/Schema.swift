@@ -301,6 +301,29 @@ enum Schema {
                     CREATE INDEX checkins_tagged ON checkins(user_id, streak, at, meta) WHERE meta IS NOT NULL;
                     """)
         }
+        // Every run in the queue at its streak's version: a change to a streak (its version moved
+        // on, marked unplanned: `ScheduleMark`) deletes its run, keeping in its row the instant
+        // that run last handled it; a writer that plans the changed streak at once adds its new
+        // run. Readers of the queue then look nothing up (before, a marked row's run was stale,
+        // and readers left those out by a set of marked rows or a join). Runs already stale go.
+        m.registerMigration("13-runs-follow-changes") { db in
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER schedule_changed AFTER UPDATE OF version ON schedule
+                    WHEN new.next_at = \(ScheduleMark.unplanned)
+                    BEGIN
+                        UPDATE schedule SET handled_through = (SELECT max(h) FROM (SELECT new.handled_through AS h
+                            UNION ALL SELECT handled_through FROM runs WHERE row = new.rowid))
+                        WHERE rowid = new.rowid AND EXISTS (SELECT 1 FROM runs WHERE row = new.rowid);
+                        DELETE FROM runs WHERE row = new.rowid;
+                    END;
+                    UPDATE schedule SET handled_through = (SELECT max(h) FROM (SELECT schedule.handled_through AS h
+                        UNION ALL SELECT handled_through FROM runs WHERE row = schedule.rowid))
+                    WHERE next_at IS NOT NULL AND rowid IN (SELECT row FROM runs);
+                    DELETE FROM runs WHERE row IN (SELECT rowid FROM schedule WHERE next_at IS NOT NULL)
+                        OR row NOT IN (SELECT rowid FROM schedule);
+                    """)
+        }
         return m
     }
 }

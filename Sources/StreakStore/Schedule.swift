@@ -11,74 +11,23 @@ public protocol ScheduleReading {
     /// What a run reads to plan due streaks, as of this snapshot, in their order; nil where the
     /// user is gone.
     func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?]
-    /// The streaks not marked changed whose planned run is due by `through`, in the order of their
-    /// runs: by instant, then by schedule row (`RunPosition`), from just after `after` (nil: the
-    /// front of the queue), at most `limit`. Only runs planned at the streak's current version.
-    /// Paging through one read transaction sees each such streak exactly once, in that order.
+    /// Every planned run due by `through`, in the queue's order (by instant, then by schedule
+    /// row), handed to `body` a batch at a time as the store reads them: a small batch first, so
+    /// a reader's first results come at once. Each streak at most once; only runs planned at the
+    /// streak's current version (a change to a streak drops its run, or plans a new one in the
+    /// same transaction). `body` may read the store meanwhile.
     ///
     /// What a reader may build on: no notification of such a streak that the ledger does not hold
     /// yet is due before its run's instant, assuming no new check-ins. The run was planned as the
-    /// first instant a run could find anything due (`Notices.next`), and anything due before the
-    /// run that planned it was found then and recorded. So `preview` merges streaks read in this
-    /// order instead of collecting every one: once the queue has been read up to instant t, what
-    /// is due before t is known.
-    func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak]
-    /// The same runs as `plannedStreaks`, each handed to `plan` as it is read, its texts and bytes
-    /// in place (`RunInPlace`: valid during the call only), with no value made of it. Answers the
-    /// last run's position (nil: none), and the runs `plan` did not take (it answered false) as
-    /// `plannedStreaks` would. `plan` may read the store meanwhile.
-    func eachPlannedRun(through: Instant, after: RunPosition?, limit: Int, _ plan: (RunInPlace) throws -> Bool) throws
-        -> (last: RunPosition?, unplanned: [PlannedStreak])
-    /// Every streak `plannedStreaks` pages through by `through`, in the same order, handed to
-    /// `body` a batch at a time: `first` streaks, then twice as many each time up to `most`.
-    /// `body` may read the store meanwhile. A store may read them in one statement rather than
-    /// in pages (PostgreSQL: one COPY on a second connection, at this transaction's snapshot).
-    func eachPlannedStreak(through: Instant, first: Int, most: Int, _ body: ([PlannedStreak]) throws -> Void) throws
-    /// The streaks marked changed since a run last handled them (`every`: all streaks), which have
-    /// no valid planned run: their notices may be due at any time. In schedule row order, from
-    /// just after row `after`, at most `limit`, each as `dueStreaks` lists it.
-    func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak]
-    /// Called every few hundred streaks by a caller working through a page: a server's store
-    /// takes in what it asked for ahead (the next page of `plannedStreaks`, which a server sends
-    /// while the caller plans this one), so the server is not held up by a full socket, and keeps
-    /// a transaction that sent nothing for long from being ended as idle (`eachPlannedStreak`
-    /// reads on another connection meanwhile). Never waits long; never fails (a broken
-    /// connection is found by the next statement).
-    func keepUp()
-}
-
-extension ScheduleReading {
-    /// A store that reads nothing ahead and never ends a transaction as idle (SQLite).
-    public func keepUp() {}
-
-    /// By a page of `plannedStreaks`.
-    public func eachPlannedRun(
-        through: Instant, after: RunPosition?, limit: Int, _ plan: (RunInPlace) throws -> Bool
-    ) throws -> (last: RunPosition?, unplanned: [PlannedStreak]) {
-        let page = try plannedStreaks(through: through, after: after, limit: limit)
-        return (page.last?.position, try page.filter { try !$0.withRun(plan) })
-    }
-
-    public func eachPlannedStreak(through: Instant, first: Int, most: Int, _ body: ([PlannedStreak]) throws -> Void)
-        throws
-    {
-        try pagePlannedStreaks(through: through, first: first, most: most, body)
-    }
-
-    /// `eachPlannedStreak` by pages of `plannedStreaks`.
-    public func pagePlannedStreaks(through: Instant, first: Int, most: Int, _ body: ([PlannedStreak]) throws -> Void)
-        throws
-    {
-        var position: RunPosition?
-        var limit = first
-        while true {
-            let page = try plannedStreaks(through: through, after: position, limit: limit)
-            guard let last = page.last else { return }
-            try body(page)
-            position = last.position
-            limit = min(2 * limit, most)
-        }
-    }
+    /// first instant a run could find anything due (`Notices.firstDue`), and anything due before
+    /// it was found then and recorded. So `preview` merges streaks read in this order instead of
+    /// collecting every one: once the queue has been read up to instant t, what is due before t
+    /// is known.
+    func eachPlannedRun(through: Instant, _ body: (PlannedRuns) throws -> Void) throws
+    /// The streaks with no planned run at their current version (changed since a run last
+    /// handled them, and not planned again; `every`: all streaks), whose notices may be due at
+    /// any time: in schedule row order, a batch at a time, each as `dueStreaks` lists it.
+    func eachUnplannedStreak(every: Bool, _ body: ([DueStreak]) throws -> Void) throws
 }
 
 public protocol ScheduleWriting {
@@ -121,119 +70,6 @@ public struct DueList: RandomAccessCollection, Sendable {
     public subscript(i: Int) -> DueStreak { streaks[i] }
 }
 
-/// A place in the queue of planned runs: a run's instant, then its schedule row.
-public struct RunPosition: Comparable, Sendable {
-    public var at: Instant
-    public var row: Int64
-
-    public init(at: Instant, row: Int64) {
-        self.at = at
-        self.row = row
-    }
-
-    public static func < (a: RunPosition, b: RunPosition) -> Bool { (a.at, a.row) < (b.at, b.row) }
-}
-
-/// A streak due by its planned run, and where that run stands in the queue.
-public struct PlannedStreak: Sendable {
-    public var streak: DueStreak
-    public var position: RunPosition
-    /// What a run reads to plan it, when the store keeps that with the run (one read of the queue
-    /// then needs no lookup of each streak); nil: ask `dueHistories`.
-    public var carried: CarriedHistory?
-
-    public init(streak: DueStreak, position: RunPosition, carried: CarriedHistory? = nil) {
-        self.streak = streak
-        self.position = position
-        self.carried = carried
-    }
-}
-
-extension PlannedStreak {
-    /// `body` with this run in place.
-    public func withRun<T>(_ body: (RunInPlace) throws -> T) throws -> T {
-        var (user, streak) = (streak.user, streak.streak)
-        return try user.withUTF8 { user in
-            try streak.withUTF8 { streak in
-                func run(_ carried: RunInPlace.Carried?) throws -> T {
-                    try body(
-                        RunInPlace(
-                            user: UnsafeRawBufferPointer(user), streak: UnsafeRawBufferPointer(streak), position: position,
-                            carried: carried))
-                }
-                guard let carried else { return try run(nil) }
-                return try carried.packed.withUnsafeBytes { history in
-                    func with(_ language: UnsafeRawBufferPointer?) throws -> T {
-                        try run(
-                            RunInPlace.Carried(
-                                remindAt: carried.user.remindAt, remind: carried.user.remind, language: language,
-                                history: history))
-                    }
-                    guard var language = carried.user.language else { return try with(nil) }
-                    return try language.withUTF8 { try with(UnsafeRawBufferPointer($0)) }
-                }
-            }
-        }
-    }
-}
-
-/// A planned run as a store reads it, its texts and bytes in place: valid only during the call it
-/// is handed to (`ScheduleReading.eachPlannedRun`). A reader of a million runs takes what it
-/// needs from the bytes; the store makes a `PlannedStreak` of the few it cannot take.
-public struct RunInPlace {
-    public var user: UnsafeRawBufferPointer
-    public var streak: UnsafeRawBufferPointer
-    public var position: RunPosition
-    /// What the run carries (`CarriedHistory`; its user's zone is the history's own), nil when
-    /// nothing.
-    public var carried: Carried?
-
-    public struct Carried {
-        public var remindAt: Int
-        public var remind: Bool
-        public var language: UnsafeRawBufferPointer?
-        /// The packed history (`PackedHistory`).
-        public var history: UnsafeRawBufferPointer
-
-        public init(remindAt: Int, remind: Bool, language: UnsafeRawBufferPointer?, history: UnsafeRawBufferPointer) {
-            self.remindAt = remindAt
-            self.remind = remind
-            self.language = language
-            self.history = history
-        }
-    }
-
-    public init(
-        user: UnsafeRawBufferPointer, streak: UnsafeRawBufferPointer, position: RunPosition, carried: Carried?
-    ) {
-        self.user = user
-        self.streak = streak
-        self.position = position
-        self.carried = carried
-    }
-}
-
-/// A planned run's user and history as the run that planned it read them, the history still
-/// packed (`PackedHistory`): a reader of a million runs may take what it needs from the bytes.
-public struct CarriedHistory: Sendable {
-    public var user: User
-    /// Its bytes, in a buffer a store may share among a page's runs (one allocation a page, not
-    /// one a run: a million mallocs and frees were a sixth of a planning thread).
-    public var packed: ArraySlice<UInt8>
-
-    public init(user: User, packed: ArraySlice<UInt8>) {
-        self.user = user
-        self.packed = packed
-    }
-
-    /// The history unpacked, as `dueHistories` answers it; nil when the bytes are not one.
-    public func history(streak: String) -> DueHistory? {
-        packed.withUnsafeBufferPointer { PackedHistory.unpack($0, user: user.id, streak: streak) }.map {
-            DueHistory(user: user, stored: $0, fromCopy: true)
-        }
-    }
-}
-
 /// A streak's user and history as a run read them to plan it.
 public struct DueHistory: Sendable {
     public var user: User
@@ -257,7 +93,7 @@ public struct PlannedRun: Sendable {
     /// read the copy the store keeps.
     public var history: DueHistory?
     /// The user as the run read them: a store may keep their zone and reminder settings with the
-    /// planned run, beside its copy of the history, for readers of the queue (`plannedStreaks`).
+    /// planned run, beside its copy of the history, for readers of the queue (`eachPlannedRun`).
     public var user: User?
 
     public init(streak: DueStreak, next: Instant?, history: DueHistory?, user: User? = nil) {

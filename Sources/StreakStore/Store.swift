@@ -15,11 +15,6 @@ public protocol Store: Sendable {
     /// A read on a connection of its own, which may run on another thread while this process
     /// writes on its own: a snapshot of what was committed when it began.
     func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T
-    /// Reads of one snapshot on several connections at once: `body(i, n, reader)` for each `i`
-    /// in `0..<n`, each on a thread of its own, all at the same time; answers when every one is
-    /// done, rethrowing the first error. `n` is `count`, or 1 (on the calling thread) where the
-    /// store cannot promise one snapshot to several connections just then.
-    func readTogether(_ count: Int, _ body: @escaping @Sendable (Int, Int, any StoreReader) throws -> Void) throws
     /// The store's own clock, when it has one (a database server's): every host that shares the
     /// store then decides by the same "now". Nil: the store lives on this host, whose clock is its.
     func clock() throws -> Instant?
@@ -42,15 +37,6 @@ public protocol Store: Sendable {
 
 extension Store {
     public func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T { try write(.ordinary, body) }
-    public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T { try read(body) }
-    public func readTogether(_ count: Int, _ body: @escaping @Sendable (Int, Int, any StoreReader) throws -> Void)
-        throws
-    {
-        try read { try body(0, 1, $0) }
-    }
-    public func clock() throws -> Instant? { nil }
-    public var concurrentClaims: Bool { false }
-    public var location: String { "the store" }
 }
 
 /// How a command opens the store: commands that only read (`status`, `preview`, `tick --dry-run`,

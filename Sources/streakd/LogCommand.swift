@@ -168,6 +168,10 @@ struct NoStore: Store {
     func write<T>(_ mode: WriteMode, _ body: (any StoreWriter) throws -> T) throws -> T {
         throw StoreError(.unavailable, "this command opens no store")
     }
+    func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T { try read(body) }
     func check() throws -> StoreCheck { throw StoreError(.unavailable, "this command opens no store") }
     func backup(to path: String) throws { throw StoreError(.unavailable, "this command opens no store") }
+    func clock() throws -> Instant? { nil }
+    var concurrentClaims: Bool { false }
+    var location: String { "no store" }
 }

@@ -82,9 +82,9 @@ import Testing
         #expect(planned == Self.users, "every streak has its run within two days")
         #expect(twin.histories == 0, "the runs carried their histories: none looked up")
         #expect(streamed.count > Self.users)
-        // Printed in several batches, the first before the last streak was read: the pages grow
-        // from 256 streaks (256, 512, 1,024, 2,048, 4,096, 4,064), and the planning thread reads
-        // at most three pages ahead of the printing one.
+        // Printed in several batches, the first before the last streak was read: the batches grow
+        // from 256 runs (256, 512, 1,024, 2,048, 4,096, 4,064), and the planning thread stays at
+        // most a few batches ahead of the printing one.
         #expect(batches.count >= 4)
         #expect(!batches[0].ended && batches[0].handedOut < planned)
         // In due order, and what the same notices come to collected and sorted.
@@ -141,9 +141,10 @@ extension PreviewStreamTests {
 
 extension PreviewStreamTests {
     /// On PostgreSQL the planned runs stream on a second connection; the read's own transaction,
-    /// meanwhile only asked about the ledger, is kept from being ended as idle by `keepUp`, which
-    /// preview calls every 256 streaks. Shown with an idle timeout of 0.6 s and a stream of 2.4 s:
-    /// without `keepUp` the same read loses its transaction.
+    /// meanwhile idle while the caller works on each batch, is kept from being ended as idle by
+    /// the store between batches. Shown with an idle timeout of 0.6 s and a stream of 2.4 s
+    /// (0.4 s a batch); a read that stays idle longer than the timeout in one go loses its
+    /// transaction, so the time-out is real.
     @Test func aLongStreamKeepsTheReadsOwnTransactionAlive() throws {
         guard TestPostgres.isAvailable else { return }
         let url = try TestPostgres.freshDatabase()
@@ -152,67 +153,60 @@ extension PreviewStreamTests {
         settings.idleInTransactionTimeout = .milliseconds(600)
         let store = try PostgresStore(url: url, access: .read, settings: settings)
         let end = seeded.now + 2 * Instant.day
-        func stream(keepingUp: Bool) throws -> (pages: Int, streaks: Int) {
+        let (batches, runs, streaks) = try store.read { r in
+            var (batches, runs) = (0, 0)
+            try r.eachPlannedRun(through: end) { batch in
+                batches += 1
+                runs += batch.count
+                if batches <= 6 { Thread.sleep(forTimeInterval: 0.4) }
+            }
+            return (batches, runs, try r.streakCount())
+        }
+        #expect(batches >= 6 && runs == Self.users && streaks == Self.users)
+        #expect(throws: StoreError.self) {
             try store.read { r in
-                var pages = 0
-                try r.eachPlannedStreak(through: end, first: 2000, most: 2000) { _ in
-                    pages += 1
-                    for _ in 0..<4 {
-                        Thread.sleep(forTimeInterval: 0.1)
-                        if keepingUp { r.keepUp() }
-                    }
-                }
-                return (pages, try r.streakCount())
+                Thread.sleep(forTimeInterval: 1.2)
+                return try r.streakCount()
             }
         }
-        let kept = try stream(keepingUp: true)
-        #expect(kept.pages == Self.users / 2000 && kept.streaks == Self.users)
-        #expect(throws: StoreError.self) { try stream(keepingUp: false) }
     }
 }
 
-/// A store that hands out what the real one answers and counts it.
 extension PreviewStreamTests {
-    /// Several planning threads, each reading the runs of the instants it takes on a connection
-    /// of its own, all at one snapshot: the same notices in the same order as one thread, streaks
-    /// changed since the last tick among them; the first printed before the last run is read; the
-    /// ledger's keys read once for all.
-    @Test func severalPlanningThreadsPrintWhatOnePrints() throws {
+    /// Streaks changed since the last tick (check-ins imported after it) have no planned run:
+    /// they are planned first, from their histories, and the rest read in the queue's order; what
+    /// comes out is what the same preview prints once a tick has planned them again.
+    @Test func changedStreaksArePlannedFirst() throws {
         let seeded = try seeded(.sqlite)
         _ = try at(seeded, "2026-11-21T12:00:00Z").tick(delivery: Delivery(sinks: []))
-        // Check-ins since that tick: those streaks are marked changed, and planned first.
         let dir = NSTemporaryDirectory() + "preview-changed-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let lines = (0..<300).map { u in #"{"user":"p\#(u * 37)","at":"2026-11-21T12:05:00Z"}"# }
         try lines.joined(separator: "\n").write(toFile: dir + "/c.jsonl", atomically: true, encoding: .utf8)
         try at(seeded, "2026-11-21T12:10:00Z").importCheckins(path: dir + "/c.jsonl", format: nil, skipInvalid: false)
-        func streamed(_ workers: Int) throws -> (lines: [String], first: Int, read: Int, ledger: Int, on: Int, peak: Int) {
+        func streamed() throws -> (lines: [String], first: Int, read: Int, histories: Int, peak: Int) {
             let twin = CountingStore(seeded.store)
-            twin.together = true
             let c = seeded.on(twin, at: "2026-11-21T12:10:00Z")
             var lines: [String] = []
             var first: Int?
-            let peak = try c.eachUpcoming(through: c.now + 2 * Instant.day, readLedgerAfter: 1000, workers: workers) {
-                batch in
+            let peak = try c.eachUpcoming(through: c.now + 2 * Instant.day, readLedgerAfter: 1000) { batch in
                 if first == nil { first = twin.handedOut }
                 var text = PreviewLines()
                 for e in batch.entries { text.append(e, zone: batch.zone(of: e), message: "", json: true) }
                 lines += String(decoding: text.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
             }
-            return (lines, first ?? -1, twin.handedOut, twin.ledgerKeyReads, twin.connections, peak)
+            return (lines, first ?? -1, twin.handedOut, twin.histories, peak)
         }
-        let one = try streamed(1)
-        #expect(one.on == 1)
-        #expect(one.lines.count > Self.users)
-        #expect(one.lines.contains { $0.contains(#""user":"p37","#) })
-        for workers in [2, 3] {
-            let several = try streamed(workers)
-            #expect(several.on == workers, "the connections lined up (a quiet store)")
-            #expect(several.lines == one.lines)
-            #expect(several.first >= 0 && several.first < several.read)
-            #expect(several.ledger == 1)
-            #expect(several.peak <= several.lines.count)
-        }
+        let changed = try streamed()
+        #expect(changed.histories >= 300, "the changed streaks' histories are read from the store")
+        #expect(changed.lines.count > Self.users)
+        #expect(changed.lines.contains { $0.contains(#""user":"p37","#) })
+        #expect(changed.first >= 0 && changed.first < changed.read)
+        #expect(changed.peak <= changed.lines.count)
+        _ = try at(seeded, "2026-11-21T12:10:00Z").tick(delivery: Delivery(sinks: []))
+        let planned = try streamed()
+        #expect(planned.histories == 0)
+        #expect(planned.lines == changed.lines)
     }
 }
 
@@ -223,11 +217,11 @@ extension Context {
     }
 }
 
-final class CountingStore: Store, @unchecked Sendable {
+/// A store that hands out what the real one answers and counts it.
+final class CountingStore: Store, Sendable {
     let store: any Store
-    private let counts = Mutex<
-        (handedOut: Int, histories: Int, ledgerKeyReads: Int, ended: Bool, garble: Int, together: Bool, connections: Int)
-    >((0, 0, 0, false, 0, false, 0))
+    private let counts = Mutex<(handedOut: Int, histories: Int, ledgerKeyReads: Int, ended: Bool, garble: Int)>(
+        (0, 0, 0, false, 0))
 
     init(_ store: any Store) { self.store = store }
 
@@ -240,29 +234,20 @@ final class CountingStore: Store, @unchecked Sendable {
     var handedOut: Int { counts.withLock { $0.handedOut } }
     var histories: Int { counts.withLock { $0.histories } }
     var ledgerKeyReads: Int { counts.withLock { $0.ledgerKeyReads } }
-    /// Whether the reader came to the end of the queue (a page came back empty).
+    /// Whether the reader came to the end of the queue.
     var ended: Bool { counts.withLock { $0.ended } }
 
     func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         try store.read { try body(CountingReader(reader: $0, store: self)) }
     }
-    /// Whether `readTogether` goes to the store's own (else: one connection, as a store that
-    /// cannot line several up reads), and how many connections its reads were on.
-    var together: Bool {
-        get { counts.withLock { $0.together } }
-        set { counts.withLock { $0.together = newValue } }
-    }
-    var connections: Int { counts.withLock { $0.connections } }
-    func readTogether(_ count: Int, _ body: @escaping @Sendable (Int, Int, any StoreReader) throws -> Void) throws {
-        guard together else { return try read { try body(0, 1, $0) } }
-        try store.readTogether(count) { i, n, r in
-            self.counts.withLock { $0.connections = n }
-            try body(i, n, CountingReader(reader: r, store: self))
-        }
+    func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+        try store.readBeside { try body(CountingReader(reader: $0, store: self)) }
     }
     func write<T>(_ mode: WriteMode, _ body: (any StoreWriter) throws -> T) throws -> T {
         try store.write(mode, body)
     }
+    func clock() throws -> Instant? { try store.clock() }
+    var concurrentClaims: Bool { store.concurrentClaims }
     var location: String { store.location }
     func check() throws -> StoreCheck { try store.check() }
     func backup(to path: String) throws { try store.backup(to: path) }
@@ -307,28 +292,26 @@ private struct CountingReader: StoreReader {
         store.count(histories: streaks.count)
         return try reader.dueHistories(of: streaks)
     }
-    func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak] {
-        let page = try reader.plannedStreaks(through: through, after: after, limit: limit)
-        defer { store.count(ended: page.isEmpty) }
-        return handOut(page)
-    }
-    func eachPlannedStreak(through: Instant, first: Int, most: Int, _ body: ([PlannedStreak]) throws -> Void) throws {
-        // The store's own way (PostgreSQL: one COPY), counted and garbled as pages are.
-        try reader.eachPlannedStreak(through: through, first: first, most: most) { try body(handOut($0)) }
+    func eachPlannedRun(through: Instant, _ body: (PlannedRuns) throws -> Void) throws {
+        try reader.eachPlannedRun(through: through) { try body(handOut($0)) }
         store.count(ended: true)
     }
-    /// A page as handed out: counted, and every `garbleEvery`th run's carried bytes made not a history.
-    func handOut(_ batch: [PlannedStreak]) -> [PlannedStreak] {
-        var page = batch
+    /// A batch as handed out: counted, and every `garbleEvery`th run's carried bytes made not a history.
+    func handOut(_ batch: PlannedRuns) -> PlannedRuns {
         let (before, every) = (store.handedOut, store.garbleEvery)
-        store.count(handedOut: page.count)
-        for i in page.indices where every > 0 && (before + i) % every == 0 {
-            page[i].carried?.packed = [0xFF][...]
+        store.count(handedOut: batch.count)
+        guard every > 0 else { return batch }
+        var out = PlannedRuns()
+        for i in batch.runs.indices {
+            let d = batch.dueStreak(i)
+            let history = (before + i) % every == 0 ? batch.history(i).map { _ in [0xFF] } : batch.history(i).map { Array(batch.texts.bytes[$0]) }
+            out.append(
+                batch.runs[i], user: d.user, streak: d.streak, language: batch.texts.string(4 * i + 2), history: history)
         }
-        return page
+        return out
     }
-    func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak] {
-        try reader.changedStreaks(every: every, after: after, limit: limit)
+    func eachUnplannedStreak(every: Bool, _ body: ([DueStreak]) throws -> Void) throws {
+        try reader.eachUnplannedStreak(every: every, body)
     }
     func ledgerStates(keys: [String]) throws -> [String: LedgerState] { try reader.ledgerStates(keys: keys) }
     func eachLedgerKey(

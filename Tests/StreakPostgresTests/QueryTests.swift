@@ -85,36 +85,6 @@ import Testing
         #expect(try nulls.optionalString(1, interning: &strings) == "")
     }
 
-    /// A statement sent ahead is answered to the `query` that asks for it; any other statement in
-    /// between reads its answer first and keeps it; one asked with other parameters runs anew.
-    @Test func statementsSentAheadAreAnsweredLater() throws {
-        let c = try freshConnection()
-        try c.execute("CREATE TABLE t (n bigint)")
-        func page(after n: Int64) -> PGParameters { PGParameters([n]) }
-        let sql = "SELECT n FROM generate_series($1::bigint + 1, $1::bigint + 3) AS g(n)"
-        try c.sendAhead(sql, parameters: page(after: 0), binaryResults: true)
-        c.takeInAhead()
-        try c.execute("INSERT INTO t VALUES (1)")  // reads the answer first
-        #expect(try c.query("SELECT count(*) FROM t")[0].int64(0) == 1)
-        #expect(try c.query(sql, parameters: page(after: 0), binaryResults: true).rows.map { try $0.int64(0) } == [1, 2, 3])
-        // Asked with other parameters, or in text: run anew, and the right answer.
-        try c.sendAhead(sql, parameters: page(after: 3), binaryResults: true)
-        #expect(try c.query(sql, parameters: page(after: 10)).rows.map { try $0.int64(0) } == [11, 12, 13])
-        try c.sendAhead(sql, parameters: page(after: 3), binaryResults: true)
-        #expect(try c.query(sql, parameters: page(after: 3)).rows.map { try $0.int64(0) } == [4, 5, 6])
-        // Not asked for within its transaction: dropped with it, and asked again after, run anew.
-        try c.transaction(isolation: .repeatableRead) { pg in
-            try pg.sendAhead("SELECT count(*) FROM t", parameters: PGParameters())
-        }
-        try c.execute("INSERT INTO t VALUES (2)")
-        #expect(try c.query("SELECT count(*) FROM t", parameters: PGParameters())[0].int64(0) == 2)
-        // A failing statement sent ahead: its error comes with the next statement.
-        try c.sendAhead("SELECT 1 / (n - 1) FROM t", parameters: PGParameters())
-        let error = pgError { _ = try c.query("SELECT 1") }
-        #expect(error?.message.contains("division by zero") == true, "\(String(describing: error))")
-        #expect(try c.query("SELECT 2")[0].int64(0) == 2)
-    }
-
     @Test func arraysGoAsArrayLiterals() throws {
         let c = try freshConnection()
         let numbers: [Int64] = [3, -1, Int64.max, Int64.min, 0]

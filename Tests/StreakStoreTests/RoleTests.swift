@@ -120,9 +120,10 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
         #expect(again[0]?.stored == histories[0]?.stored)
     }
 
-    /// The queue of planned runs reads in its order (instant, then row), a page at a time, each
-    /// streak once, with the user and history its run carries; a streak changed since is left
-    /// out there and listed among the changed ones. The ledger hands out its keys by date.
+    /// The queue of planned runs reads in its order (instant, then row), a batch at a time, each
+    /// streak once, with the user's settings and history its run carries; a streak changed since
+    /// is left out there (its run dropped) and listed among the unplanned ones. The ledger hands
+    /// out its keys by date.
     @Test(arguments: Engine.allCases) func theQueueReadsInRunOrderAndChangedStreaksApart(engine: Engine) throws {
         let store = try engine.open()
         let users = (0..<7).map { "u\($0)" }
@@ -132,9 +133,15 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
                 _ = try w.insertCheckins([NewCheckin(user: u, streak: "daily", instant: t0, zone: "UTC")], storedAt: t0)
             }
         }
-        let due = try store.read { r in try r.changedStreaks(every: false, after: nil, limit: 100) }
+        func unplanned(every: Bool = false) throws -> [DueStreak] {
+            try store.read { r in
+                var all: [DueStreak] = []
+                try r.eachUnplannedStreak(every: every) { all += $0 }
+                return all
+            }
+        }
+        let due = try unplanned()
         #expect(due.map(\.user) == users && due.allSatisfy(\.marked))
-        #expect(try store.read { r in try r.changedStreaks(every: false, after: due[4].row, limit: 100) }.count == 2)
         let histories = try store.read { try $0.dueHistories(of: due) }
         // Runs at three instants, out of user order; u6 has none.
         let next = [3, 1, 2, 1, 3, 1].map { Self.at(Int64($0) * 3600) }
@@ -145,64 +152,36 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
                     PlannedRun(streak: claimed[i]!, next: i < next.count ? next[i] : nil, history: histories[i])
                 }, handledThrough: t0)
         }
-        #expect(try store.read { r in try r.changedStreaks(every: false, after: nil, limit: 100) }.isEmpty)
-        #expect(try store.read { r in try r.changedStreaks(every: true, after: nil, limit: 100) }.count == 7)
-        // u4 changes: its run is stale, and it is a changed streak again.
+        #expect(try unplanned().isEmpty)
+        #expect(try unplanned(every: true).count == 7)
+        // u4 changes: its run goes, and it is unplanned again.
         try store.write { w in try w.addFreezeEvent(FreezeEvent(at: t0, kind: .grant), user: "u4", streak: "daily") }
-        var pages: [[PlannedStreak]] = []
-        try store.read { (r: any StoreReader) throws in
-            var after: RunPosition?
-            while true {
-                let page = try r.plannedStreaks(through: Self.at(3 * 3600), after: after, limit: 2)
-                guard let last = page.last else { break }
-                pages.append(page)
-                after = last.position
-            }
-            #expect(try r.changedStreaks(every: false, after: nil, limit: 100).map(\.user) == ["u4"])
+        var batches: [PlannedRuns] = []
+        try store.read { (r: any StoreReader) throws in try r.eachPlannedRun(through: Self.at(3 * 3600)) { batches.append($0) } }
+        #expect(try unplanned().map(\.user) == ["u4"])
+        let read = batches.flatMap { b in b.runs.indices.map { (batch: b, i: $0) } }
+        #expect(read.map { $0.batch.dueStreak($0.i).user } == ["u1", "u3", "u5", "u2", "u0"])
+        let positions = read.map { $0.batch.runs[$0.i].position }
+        #expect(zip(positions, positions.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(positions.map(\.at) == [1, 1, 1, 2, 3].map { Self.at(Int64($0) * 3600) })
+        // Each carries what its run read, as the tables have it; the handled instant too.
+        for (batch, i) in read {
+            let d = batch.dueStreak(i)
+            #expect(d.version >= 1 && d.handledThrough == t0 && d.streak == "daily")
+            let looked = try #require(try store.read { try $0.dueHistories(of: [d])[0] })
+            #expect(looked.user == User(id: d.user, zone: "Asia/Tokyo", remindAt: 3600 * 19))
+            let run = batch.runs[i]
+            #expect(run.remind && run.remindAt == 3600 * 19 && batch.language(i) == nil)
+            let packed = try #require(batch.history(i).map { Array(batch.texts.bytes[$0]) })
+            let history = packed.withUnsafeBufferPointer { PackedHistory.unpack($0, user: d.user, streak: d.streak) }
+            #expect(history == looked.stored)
+            #expect(history?.checkins.count == 1)
         }
-        let read = pages.flatMap { $0 }
-        #expect(pages.map(\.count) == [2, 2, 1])
-        #expect(read.map(\.streak.user) == ["u1", "u3", "u5", "u2", "u0"])
-        #expect(zip(read, read.dropFirst()).allSatisfy { $0.position < $1.position })
-        #expect(read.map(\.position.at) == [1, 1, 1, 2, 3].map { Self.at(Int64($0) * 3600) })
-        // Each carries what its run read (or the caller looks it up).
-        for p in read {
-            let looked = try store.read { try $0.dueHistories(of: [p.streak])[0] }
-            let h = try #require(p.carried?.history(streak: p.streak.streak) ?? looked)
-            #expect(h.user == User(id: p.streak.user, zone: "Asia/Tokyo", remindAt: 3600 * 19))
-            #expect(h.stored.checkins.count == 1)
-        }
-        #expect(try store.read { try $0.plannedStreaks(through: Self.at(3599), after: nil, limit: 9) }.isEmpty)
-        // The same runs in place: those the caller takes seen as their values are, the others
-        // handed back as `plannedStreaks` hands them.
-        var seen: [(user: String, streak: String, position: RunPosition, remind: Int?, history: [UInt8]?)] = []
-        var unplanned: [PlannedStreak] = []
-        try store.read { (r: any StoreReader) throws in
-            var after: RunPosition?
-            while true {
-                let page = try r.eachPlannedRun(through: Self.at(3 * 3600), after: after, limit: 2) { run in
-                    seen.append(
-                        (
-                            String(decoding: run.user, as: UTF8.self), String(decoding: run.streak, as: UTF8.self),
-                            run.position, run.carried.map { $0.remind ? $0.remindAt : -1 }, run.carried.map { Array($0.history) }
-                        ))
-                    return seen.count % 2 == 1
-                }
-                guard let last = page.last else { break }
-                unplanned += page.unplanned
-                after = last
-            }
-        }
-        #expect(seen.map(\.user) == read.map(\.streak.user) && seen.map(\.position) == read.map(\.position))
-        #expect(seen.allSatisfy { $0.streak == "daily" })
-        for (s, p) in zip(seen, read) {
-            #expect(s.remind == p.carried.map { $0.user.remind ? $0.user.remindAt : -1 })
-            #expect(s.history == p.carried.map { Array($0.packed) })
-        }
-        let others = stride(from: 1, to: read.count, by: 2).map { read[$0] }
-        #expect(unplanned.map(\.streak) == others.map(\.streak) && unplanned.map(\.position) == others.map(\.position))
-        #expect(unplanned.map { $0.carried?.user } == others.map { $0.carried?.user })
-        #expect(unplanned.map { $0.carried.map { Array($0.packed) } } == others.map { $0.carried.map { Array($0.packed) } })
+        #expect(try store.read { r in
+            var n = 0
+            try r.eachPlannedRun(through: Self.at(3599)) { n += $0.count }
+            return n
+        } == 0)
         // The ledger's keys about some dates.
         try store.write { (w: any StoreWriter) throws in
             for (u, date) in [("u1", "2026-11-20"), ("u2", "2026-11-21"), ("u3", "2026-11-23")] {

@@ -155,19 +155,20 @@ private struct SettingsCache {
     }
 }
 
-/// Zones by their name's bytes (`ZoneNames`, preview's table), so a lookup makes no string and
-/// hashes little (a million streaks over a few hundred zones).
+/// Zones by their name's bytes, each name made into a string once (`InternedStrings`): a million
+/// streaks over a few hundred zones.
 private struct ZoneCache {
     let book: ZoneBook
-    var names = ZoneNames()
-    var zones: [Zone] = []
+    var names = InternedStrings()
+    var zones: [String: Zone] = [:]
 
     init(book: ZoneBook) { self.book = book }
 
     mutating func zone(_ name: UnsafeBufferPointer<UInt8>) throws -> Zone {
-        if let index = names.find(name) { return zones[Int(index)] }
-        let zone = try book.stored(String(decoding: name, as: UTF8.self))
-        if names.insert(name, Int32(zones.count)) { zones.append(zone) }  // a full table still answers
+        let text = names.string(name)
+        if let zone = zones[text] { return zone }
+        let zone = try book.stored(text)
+        zones[text] = zone
         return zone
     }
 }

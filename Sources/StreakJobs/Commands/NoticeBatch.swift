@@ -3,7 +3,7 @@ import StreakCore
 /// One notice `preview` has planned, as plain values: its user's id is bytes in its batch's
 /// buffer, its streak, language and zone are numbers into a table of names (`NoticeNames`). It
 /// moves by copying bytes, with no reference to retain or release: half a million of them go
-/// from a planning thread into the queue and out of it.
+/// from the planning thread into the queue and out of it.
 struct QueuedNotice {
     var notice: Notice
     /// Where the user id's bytes are in the batch's buffer.
@@ -66,7 +66,7 @@ struct NoticeBatch {
 }
 
 /// The names a batch's notices number: zones, streak ids and languages, each once, in the order
-/// first met. A planning thread keeps its own (`ChunkOrder` maps them onto the printing thread's).
+/// first met. The planning thread keeps them and hands a copy along with each batch.
 struct NoticeNames: Sendable {
     private(set) var zones: [Zone] = []
     private(set) var streaks: [String] = []
@@ -111,28 +111,5 @@ struct NoticeNames: Sendable {
         list.append(name)
         index[name] = Int32(list.count - 1)
         return Int32(list.count - 1)
-    }
-
-    /// Numbers of `other`'s names here, from where `map` (kept by the caller between calls) ended:
-    /// the names are only ever appended to.
-    mutating func adopt(_ other: NoticeNames, _ map: inout NameMap) {
-        while map.zones.count < other.zones.count { map.zones.append(number(other.zones[map.zones.count])) }
-        while map.streaks.count < other.streaks.count { map.streaks.append(number(streak: other.streaks[map.streaks.count])) }
-        while map.languages.count < other.languages.count {
-            map.languages.append(number(language: other.languages[map.languages.count]))
-        }
-    }
-
-    /// One thread's numbers as another's.
-    struct NameMap {
-        var zones: [Int32] = []
-        var streaks: [Int32] = []
-        var languages: [Int32] = []
-
-        func apply(_ item: inout QueuedNotice) {
-            item.zone = zones[Int(item.zone)]
-            item.streak = streaks[Int(item.streak)]
-            if item.language >= 0 { item.language = languages[Int(item.language)] }
-        }
     }
 }

@@ -32,94 +32,67 @@ extension PGAccess {
         return DueList(streaks)
     }
 
-    /// What a planned run is read as, by `plannedStreaks` and `eachPlannedStreak` alike.
+    /// What a planned run is read as (`plannedRun`).
     static let plannedColumns = """
-        user_id, streak, handled_through, version, id, next_at, zone, remind_at, remind,
-            CASE WHEN history_version = version THEN history END, language
+        user_id, streak, handled_through, version, id, next_at, remind_at, remind, language,
+            CASE WHEN history_version = version AND zone IS NOT NULL THEN history END
         """
 
-    func plannedStreaks(through: Instant, after: RunPosition?, limit: Int) throws -> [PlannedStreak] {
-        // A schedule row holds its planned run and, when planned since migration 2, what planning
-        // it reads; a changed row's run is stale (`changedStreaks`'). In the order of the index
-        // (next_at, id), from just after the last page. In binary: a history is its bytes, not
-        // twice as many hex digits for the server to write and this side to read.
-        let sql = """
-            SELECT \(Self.plannedColumns) FROM schedule
-            WHERE next_at IS NOT NULL AND (next_at, id) > ($2, $3) AND next_at <= $1 AND NOT changed
-            ORDER BY next_at, id LIMIT $4
-            """
-        func parameters(after: RunPosition?) -> PGParameters {
-            PGParameters([through, after?.at.seconds ?? .min, after?.row ?? .min, Int64(limit)])
-        }
-        let rows = try pg.query(sql, parameters: parameters(after: after), binaryResults: true)
-        var strings = InternedStrings()  // streak ids, zones and languages repeat
-        let page = try rows.rows.map { r in
-            let streak = DueStreak(
-                user: try r.string(0), streak: try r.string(1, interning: &strings), handledThrough: try r.get(2),
-                version: try r.get(3), row: try r.get(4), marked: false)
-            var carried: CarriedHistory?
-            if !r.isNull(6), !r.isNull(9) {
-                let user = User(
-                    id: streak.user, zone: try r.string(6, interning: &strings), remindAt: try r.get(7),
-                    remind: try r.bool(8), language: try r.optionalString(10, interning: &strings))
-                carried = CarriedHistory(user: user, packed: try r.bytes(9)[...])
-            }
-            return PlannedStreak(streak: streak, position: RunPosition(at: try r.get(5), row: streak.row!), carried: carried)
-        }
-        // A full page: the next one is sent now, and the server finds it while this side plans
-        // this one. With the same limit: `preview`'s pages are all 8,192 streaks after its first
-        // few (a page asked for with another limit runs anew).
-        if page.count == limit, let last = page.last {
-            try pg.sendAhead(sql, parameters: parameters(after: last.position), binaryResults: true)
-        }
-        return page
+    /// The queue: schedule rows in the order of the index (next_at, id). A changed row's run is
+    /// stale (`eachUnplannedStreak`'s).
+    static func queue(through: Instant) -> String {
+        """
+        SELECT \(plannedColumns) FROM schedule
+        WHERE next_at IS NOT NULL AND next_at <= \(through.seconds) AND NOT changed ORDER BY next_at, id
+        """
     }
 
-    func keepUp() {
-        pg.takeInAhead()
-        try? pg.keepAlive()  // a failure closes the connection: the next statement says why
-    }
-
-    func eachPlannedStreak(through: Instant, first: Int, most: Int, _ body: ([PlannedStreak]) throws -> Void) throws {
-        // One COPY streams the runs in the index's order: pages of `plannedStreaks` cost the
-        // server a statement each and this side a result built of each (at a million runs 1.4 s
-        // against 1.1 s). It runs on a second connection, at this transaction's snapshot, so
+    func eachPlannedRun(through: Instant, _ body: (PlannedRuns) throws -> Void) throws {
+        // One COPY streams the runs in the index's order, in binary (a history is its bytes, not
+        // twice as many hex digits), on a second connection at this transaction's snapshot, so
         // `body` reads the ledger and histories on this one meanwhile.
-        guard let store else { return try pagePlannedStreaks(through: through, first: first, most: most, body) }
+        guard let store else {
+            // No second connection to be had (a store opened on one connection): a cursor here.
+            return try eachPlannedRunHere(through: through, body)
+        }
         let snapshot = try pg.query("SELECT pg_export_snapshot()").get(0, 0, as: String.self)
         guard snapshot.utf8.allSatisfy({ $0 == 45 || (48...57).contains($0) || (65...70).contains($0) }) else {
             throw PGError(.other, "PostgreSQL exported a snapshot named \(snapshot), not hexadecimal digits and dashes")
         }
-        // Read on a thread of its own, a page or two ahead: the server streams on while `body`
+        // Read on a thread of its own, a batch or two ahead: the server streams on while `body`
         // works (a COPY left unread waits for this side once the socket's buffer is full).
-        let pages = Handoff<Result<[PlannedStreak], any Error>>(capacity: 2)
+        let batches = Handoff<Result<PlannedRuns, any Error>>(capacity: 2)
         let done = DispatchSemaphore(value: 0)
         let started = startThread {
             defer {
-                pages.finish()
+                batches.finish()
                 done.signal()
             }
             do {
-                try Self.copyPlanned(store, snapshot: snapshot, through: through, first: first, most: most) {
-                    guard pages.put(.success($0)) else { throw PlannedPagesStopped() }
+                try Self.copyPlanned(store, snapshot: snapshot, through: through) {
+                    guard batches.put(.success($0)) else { throw PlannedRunsStopped() }
                 }
-            } catch is PlannedPagesStopped {
+            } catch is PlannedRunsStopped {
             } catch {
-                _ = pages.put(.failure(error))
+                _ = batches.put(.failure(error))
             }
         }
-        guard started else { return try pagePlannedStreaks(through: through, first: first, most: most, body) }
+        guard started else { return try eachPlannedRunHere(through: through, body) }
         defer {
-            pages.close()
+            batches.close()
             done.wait()
         }
-        while let page = pages.take() { try body(try page.get()) }
+        while let batch = batches.take() {
+            // This transaction may have sent nothing for a while: it is kept from being ended
+            // as idle (a failure closes the connection, and the next statement says why).
+            try? pg.keepAlive()
+            try body(try batch.get())
+        }
     }
 
-    /// `eachPlannedStreak`'s COPY on a connection of its own at `snapshot`, its rows in pages.
+    /// `eachPlannedRun`'s COPY on a connection of its own at `snapshot`, in batches.
     private static func copyPlanned(
-        _ store: PostgresStore, snapshot: String, through: Instant, first: Int, most: Int,
-        _ body: ([PlannedStreak]) throws -> Void
+        _ store: PostgresStore, snapshot: String, through: Instant, _ body: (PlannedRuns) throws -> Void
     ) throws {
         try store.withConnection { side in
             try side.transaction(isolation: .repeatableRead, readOnly: true) { side in
@@ -127,68 +100,90 @@ extension PGAccess {
                 // The planner would sort a whole window's runs rather than read them in the
                 // index's order (at a million runs 2.1 s against 1.1 s).
                 try side.execute("SET LOCAL enable_sort = off")
-                var page: [PlannedStreak] = []
-                var limit = first
-                var strings = InternedStrings()  // streak ids, zones and languages repeat
-                try side.copyOut(
-                    """
-                    COPY (SELECT \(Self.plannedColumns) FROM schedule
-                    WHERE next_at IS NOT NULL AND next_at <= \(through.seconds) AND NOT changed
-                    ORDER BY next_at, id) TO STDOUT (FORMAT binary)
-                    """
-                ) { row in
-                    page.append(try plannedStreak(&row, &strings))
-                    guard page.count == limit else { return }
-                    try body(page)
-                    page = []
-                    page.reserveCapacity(min(2 * limit, most))
-                    limit = min(2 * limit, most)
+                var batch = PlannedRuns()
+                var size = PlannedRunBatches.first
+                try side.copyOut("COPY (\(queue(through: through))) TO STDOUT (FORMAT binary)") { row in
+                    try plannedRun(&row, into: &batch)
+                    guard batch.count == size else { return }
+                    try body(batch)
+                    batch = PlannedRuns()
+                    size = PlannedRunBatches.next(after: size)
                 }
-                if !page.isEmpty { try body(page) }
+                if !batch.isEmpty { try body(batch) }
             }
         }
     }
 
-    /// A row of `eachPlannedStreak`'s COPY, its columns `plannedColumns`.
-    private static func plannedStreak(_ row: inout PGCopyRow, _ strings: inout InternedStrings) throws -> PlannedStreak {
-        func text(_ bytes: UnsafeBufferPointer<UInt8>?) throws -> UnsafeBufferPointer<UInt8> {
-            guard let bytes else { throw PGError(.other, "the schedule's COPY answered NULL for a key column") }
-            return bytes
+    /// `eachPlannedRun` on this connection alone, a page at a time from just after the last.
+    private func eachPlannedRunHere(through: Instant, _ body: (PlannedRuns) throws -> Void) throws {
+        var (after, size) = (RunPosition(at: Instant(seconds: .min), row: .min), PlannedRunBatches.first)
+        while true {
+            let rows = try pg.query(
+                """
+                SELECT \(Self.plannedColumns) FROM schedule
+                WHERE next_at IS NOT NULL AND (next_at, id) > ($2, $3) AND next_at <= $1 AND NOT changed
+                ORDER BY next_at, id LIMIT $4
+                """, parameters: PGParameters([through, after.at.seconds, after.row, Int64(size)]),
+                binaryResults: true)
+            guard rows.count > 0 else { return }
+            var batch = PlannedRuns()
+            for r in rows.rows {
+                let carries = !r.isNull(9) && !r.isNull(6)
+                let run = PlannedRuns.Run(
+                    position: RunPosition(at: try r.get(5), row: try r.get(4)), version: try r.get(3),
+                    handledThrough: try r.get(2), remindAt: carries ? try r.get(6) : 0, remind: carries ? try r.bool(7) : false)
+                batch.append(
+                    run, user: try r.string(0), streak: try r.string(1), language: r.isNull(8) ? nil : try r.string(8),
+                    history: carries ? try r.bytes(9) : nil)
+            }
+            try body(batch)
+            after = batch.last!
+            size = PlannedRunBatches.next(after: size)
         }
-        guard row.fields == 11 else { throw PGError(.other, "the schedule's COPY answered \(row.fields) columns, not 11") }
-        let user = String(decoding: try text(try row.next()), as: UTF8.self)
-        let streak = strings.string(try text(try row.next()))
-        let handled = try row.integer()
-        guard let version = try row.integer(), let id = try row.integer(), let at = try row.integer() else {
-            throw PGError(.other, "the schedule's COPY answered NULL for a key column")
-        }
-        let zone = try row.next().map { strings.string($0) }
-        let remindAt = try row.integer()
-        let remind = try row.bool()
-        let history = try row.next().map { Array($0)[...] }
-        let language = try row.next().map { strings.string($0) }
-        let due = DueStreak(
-            user: user, streak: streak, handledThrough: handled.map(Instant.init(seconds:)), version: Int(version),
-            row: id, marked: false)
-        var carried: CarriedHistory?
-        if let zone, let history, let remindAt, let remind {
-            carried = CarriedHistory(
-                user: User(id: user, zone: zone, remindAt: Int(remindAt), remind: remind, language: language),
-                packed: history)
-        }
-        return PlannedStreak(streak: due, position: RunPosition(at: Instant(seconds: at), row: id), carried: carried)
     }
 
-    func changedStreaks(every: Bool, after: Int64?, limit: Int) throws -> [DueStreak] {
-        let rows = try pg.query(
-            """
-            SELECT user_id, streak, handled_through, version, id, changed FROM schedule
-            WHERE id > $1 \(every ? "" : "AND changed") ORDER BY id LIMIT $2
-            """, after ?? .min, Int64(limit))
-        return try rows.rows.map { r in
-            DueStreak(
-                user: try r.string(0), streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
-                row: try r.get(4), marked: try r.bool(5))
+    /// A row of `eachPlannedRun`'s COPY, its columns `plannedColumns`, appended to `batch`.
+    private static func plannedRun(_ row: inout PGCopyRow, into batch: inout PlannedRuns) throws {
+        func key<T>(_ value: T?) throws -> T {
+            guard let value else { throw PGError(.other, "the schedule's COPY answered NULL for a key column") }
+            return value
+        }
+        guard row.fields == 10 else { throw PGError(.other, "the schedule's COPY answered \(row.fields) columns, not 10") }
+        let user = try key(try row.next())
+        let streak = try key(try row.next())
+        let handled = try row.integer()
+        let version = try key(try row.integer())
+        let id = try key(try row.integer())
+        let at = try key(try row.integer())
+        let remindAt = try row.integer()
+        let remind = try row.bool()
+        let language = try row.next()
+        let history = try row.next()
+        let carries = history != nil && remindAt != nil && remind != nil
+        batch.append(
+            PlannedRuns.Run(
+                position: RunPosition(at: Instant(seconds: at), row: id), version: Int(version),
+                handledThrough: handled.map(Instant.init(seconds:)), remindAt: carries ? Int(remindAt!) : 0,
+                remind: carries && remind!),
+            user: user, streak: streak, language: language, history: carries ? history : nil)
+    }
+
+    func eachUnplannedStreak(every: Bool, _ body: ([DueStreak]) throws -> Void) throws {
+        var after = Int64.min
+        while true {
+            let rows = try pg.query(
+                """
+                SELECT user_id, streak, handled_through, version, id, changed FROM schedule
+                WHERE id > $1 \(every ? "" : "AND changed") ORDER BY id LIMIT $2
+                """, after, Int64(PlannedRunBatches.most))
+            guard rows.count > 0 else { return }
+            let batch = try rows.rows.map { r in
+                DueStreak(
+                    user: try r.string(0), streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
+                    row: try r.get(4), marked: try r.bool(5))
+            }
+            after = batch.last!.row!
+            try body(batch)
         }
     }
 
@@ -368,5 +363,5 @@ func hex(_ bytes: [UInt8]) -> String {
     return String(decoding: out, as: UTF8.self)
 }
 
-/// The caller of `eachPlannedStreak` stopped taking pages: the COPY ends.
-private struct PlannedPagesStopped: Error {}
+/// The caller of `eachPlannedRun` stopped taking batches: the COPY ends.
+private struct PlannedRunsStopped: Error {}

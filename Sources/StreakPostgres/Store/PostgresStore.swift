@@ -171,6 +171,6 @@ struct PGAccess: StoreWriter {
     let pg: PGConnection
     /// A bulk import's transaction (statements may take long).
     var bulk = false
-    /// The store, for a second connection beside this one (a read's `eachPlannedStreak`).
+    /// The store, for a second connection beside this one (a read's `eachPlannedRun`).
     var store: PostgresStore?
 }

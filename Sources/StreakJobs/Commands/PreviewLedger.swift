@@ -1,0 +1,81 @@
+import StreakCore
+import StreakStore
+
+/// The ledger as `preview` asks it which notices are recorded already (they are left out). A
+/// batch's notices are asked about in one call; once a preview has asked about a few thousand,
+/// the keys recorded about the window's dates are read at once (`LedgerReading.eachLedgerKey`,
+/// the unique index's leading date) and kept as hashes: then only a notice whose key's hash is
+/// among them is asked about (most notices of a window are not recorded, and asking about each
+/// was a lookup in the ledger's index). A notice about a date outside those is asked about on
+/// its own. Equal hashes only mean "ask": a collision costs a question, never a notice.
+struct PreviewLedger {
+    /// The dates most notices due in the window are about: a local date is within a day of the
+    /// UTC one, and without leeway a notice due after now is about today or later (a leeway makes
+    /// a day end, or a reminder, up to a day after its date).
+    let dates: ClosedRange<LocalDate>
+    /// Notices asked about so far.
+    private var asked = 0
+    /// The hashes of the keys recorded about `dates`, once read.
+    private var recorded: Set<Int>?
+
+    init(from now: Instant = Instant(seconds: 0), through end: Instant = Instant(seconds: 0)) {
+        func utcDate(_ t: Instant) -> LocalDate {
+            LocalDate(day: Int(t.seconds >= 0 ? t.seconds / Instant.day : (t.seconds + 1) / Instant.day - 1))
+        }
+        dates = (utcDate(now) - 1)...(utcDate(end) + 1)
+    }
+
+    /// Leaves out of `found` the notices whose keys the ledger has, reading the window's keys at
+    /// once when more than `after` notices have been asked about.
+    mutating func leaveOutRecorded(
+        _ found: inout NoticeBatch, names: inout NoticeNames, after: Int, _ reader: any StoreReader
+    ) throws {
+        guard !found.isEmpty else { return }
+        asked += found.count
+        if recorded == nil && asked > after {
+            var hashes = Set<Int>()
+            try reader.eachLedgerKey(dates: dates) { kind, user, streak, date in
+                guard let kind = NotificationKind(rawValue: kind) else { return }
+                var user = user
+                let s = names.number(streak: streak)
+                hashes.insert(user.withUTF8 { Self.hash(kind, UnsafeRawBufferPointer($0), s, date) })
+            }
+            recorded = hashes
+        }
+        var ask: [Int] = []
+        if let recorded {
+            let dates = self.dates
+            found.users.withUnsafeBytes { users in
+                for (i, item) in found.items.enumerated()
+                where !dates.contains(item.notice.date)
+                    || recorded.contains(Self.hash(item.notice.kind, item.user(in: users), item.streak, item.notice.date))
+                {
+                    ask.append(i)
+                }
+            }
+        } else {
+            ask = Array(found.items.indices)
+        }
+        guard !ask.isEmpty else { return }
+        let batch = found
+        let states = try reader.ledgerStates(keys: ask.map { Self.key(of: batch.items[$0], in: batch, names) })
+        guard !states.isEmpty else { return }
+        found.items.removeAll { states[Self.key(of: $0, in: batch, names)] != nil }
+    }
+
+    /// A key's hash, from its parts: the kind, the user id's bytes, the streak by its number.
+    static func hash(_ kind: NotificationKind, _ user: UnsafeRawBufferPointer, _ streak: Int32, _ date: LocalDate) -> Int
+    {
+        var h = Hasher()
+        h.combine(kind)
+        h.combine(streak)
+        h.combine(date.day)
+        h.combine(bytes: user)
+        return h.finalize()
+    }
+
+    /// The notification key of a notice (`Notification.key`).
+    static func key(of item: QueuedNotice, in batch: NoticeBatch, _ names: NoticeNames) -> String {
+        "\(item.notice.kind.rawValue)/\(batch.user(item))/\(names.streak(item.streak))/\(item.notice.date)"
+    }
+}

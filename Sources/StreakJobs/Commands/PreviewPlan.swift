@@ -1,0 +1,198 @@
+import StreakCore
+import StreakStore
+
+/// What `preview`'s planning thread knows as it goes, and how it plans one streak: its settings,
+/// the names its notices number, the ledger's keys of the window once read.
+struct PreviewPlan {
+    let context: Context
+    let end: Instant
+    let kind: NotificationKind?
+    let reminders: ReminderPolicy
+    /// The window's start, the backfill cap and the latest instant a check-in may count at.
+    let now: Instant
+    let cap: Int64
+    let latest: Instant
+    /// The zones, streaks and languages of the notices planned, each once; zone names as the
+    /// histories' bytes spell them, made into strings once.
+    var names = NoticeNames()
+    var zoneStrings = InternedStrings()
+    /// Per streak id: its settings epochs, freeze settings, and whether they keep its histories
+    /// simple (goal 1, no leeway, ever).
+    var settings: [String: StreakInfo] = [:]
+    /// The last streak id and language a run named, as bytes, with their numbers (most runs name
+    /// the one before's).
+    var lastStreak: (bytes: [UInt8], info: StreakInfo)?
+    var lastLanguage: (bytes: [UInt8], number: Int32)?
+    /// Room for one history's check-in instants, and its notices.
+    var instants: [Instant] = []
+    var notices: [Notice] = []
+    /// The ledger's keys, read once a preview has asked about `readLedgerAfter` notices.
+    var ledger = PreviewLedger()
+    var readLedgerAfter = Self.readLedgerAfter
+
+    /// Notices asked about a batch at a time before the ledger's keys of the window are read at
+    /// once: a small preview never reads them (each question is a lookup in the ledger's index).
+    static let readLedgerAfter = 4096
+
+    struct StreakInfo {
+        var id: String
+        var number: Int32
+        var epochs: [SettingsEpoch]
+        var freeze: FreezeSettings
+        var simple: Bool
+    }
+
+    init(context: Context, end: Instant, kind: NotificationKind?) {
+        self.context = context
+        self.end = end
+        self.kind = kind
+        reminders = ReminderPolicy(days: context.config.reminderDays)
+        now = context.now
+        cap = Int64(context.config.backfillDays) * Instant.day
+        latest = context.now + Engine.clockSkew
+        ledger = PreviewLedger(from: context.now, through: end)
+    }
+
+    /// The notices of a batch of planned runs not in the ledger yet: each run planned from the
+    /// history it carries, the others' histories read in one call.
+    mutating func notices(of runs: PlannedRuns, _ reader: any StoreReader) throws -> NoticeBatch {
+        var found = NoticeBatch()
+        found.items.reserveCapacity(runs.count)
+        var rest: [DueStreak] = []
+        try runs.texts.bytes.withUnsafeBufferPointer { bytes in
+            for i in runs.runs.indices {
+                let run = runs.runs[i]
+                let streak = try streakInfo(UnsafeBufferPointer(rebasing: bytes[runs.streak(i)]), reader)
+                if let history = runs.history(i),
+                    try plan(
+                        UnsafeBufferPointer(rebasing: bytes[history]), streak: streak,
+                        policy: NoticePolicy(
+                            remindAt: run.remind ? run.remindAt : nil, reminders: reminders,
+                            maxLate: context.config.maxLate),
+                        user: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runs.user(i)])),
+                        language: language(runs.language(i).map { UnsafeBufferPointer(rebasing: bytes[$0]) }),
+                        into: &found)
+                {
+                    continue
+                }
+                rest.append(runs.dueStreak(i))
+            }
+        }
+        try add(rest, reader, into: &found)
+        try ledger.leaveOutRecorded(&found, names: &names, after: readLedgerAfter, reader)
+        return found
+    }
+
+    /// The notices of streaks with no planned run (their histories read in one call), not in the
+    /// ledger yet.
+    mutating func notices(of streaks: [DueStreak], _ reader: any StoreReader) throws -> NoticeBatch {
+        var found = NoticeBatch()
+        try add(streaks, reader, into: &found)
+        try ledger.leaveOutRecorded(&found, names: &names, after: readLedgerAfter, reader)
+        return found
+    }
+
+    /// Plans streaks from their histories as the store reads them.
+    private mutating func add(_ streaks: [DueStreak], _ reader: any StoreReader, into found: inout NoticeBatch) throws {
+        guard !streaks.isEmpty else { return }
+        for (d, read) in zip(streaks, try reader.dueHistories(of: streaks)) {
+            guard let read else { continue }
+            let streak = try settings(of: d.streak, reader)
+            let policy = context.noticePolicy(for: read.user, reminders: reminders)
+            let language = names.number(language: read.user.language)
+            if let zone = try simpleNotices(read.stored, streak: streak, policy: policy) {
+                add(user: read.user.id, streak: streak.number, language: language, zone: zone, into: &found)
+                continue
+            }
+            let history = try context.history(of: read.stored, epochs: streak.epochs)
+            notices = Notices.upcoming(history, policy: policy, from: now, through: end)
+            var user = read.user.id
+            user.withUTF8 { user in
+                for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
+                    let item = QueuedNotice(
+                        notice: n, userStart: 0, userCount: 0, streak: streak.number, language: language,
+                        zone: names.number(history.zone(at: n.due)), order: Int32(i))
+                    found.append(item, user: UnsafeRawBufferPointer(user))
+                }
+            }
+        }
+    }
+
+    /// Plans a run from the packed history it carries when that is simple (`simpleNotices`), or
+    /// by the engine; false when the bytes are not a history (the tables are read then).
+    private mutating func plan(
+        _ packed: UnsafeBufferPointer<UInt8>, streak: StreakInfo, policy: NoticePolicy, user: UnsafeRawBufferPointer,
+        language: Int32, into found: inout NoticeBatch
+    ) throws -> Bool {
+        if streak.simple, let zone = try simpleNotices(packed: packed, streak: streak, policy: policy) {
+            Self.add(notices, of: kind, user: user, streak: streak.number, language: language, zone: zone, to: &found)
+            return true
+        }
+        let id = String(decoding: user, as: UTF8.self)
+        guard let stored = PackedHistory.unpack(packed, user: id, streak: streak.id) else { return false }
+        let history = try context.history(of: stored, epochs: streak.epochs)
+        notices = Notices.upcoming(history, policy: policy, from: now, through: end)
+        for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
+            let item = QueuedNotice(
+                notice: n, userStart: 0, userCount: 0, streak: streak.number, language: language,
+                zone: names.number(history.zone(at: n.due)), order: Int32(i))
+            found.append(item, user: user)
+        }
+        return true
+    }
+
+    /// `notices` (one streak's, just planned) into `found`.
+    private mutating func add(user: String, streak: Int32, language: Int32, zone: Int32, into found: inout NoticeBatch) {
+        var user = user
+        let (notices, kind) = (self.notices, self.kind)
+        user.withUTF8 {
+            Self.add(
+                notices, of: kind, user: UnsafeRawBufferPointer($0), streak: streak, language: language, zone: zone,
+                to: &found)
+        }
+    }
+
+    /// One streak's notices (of `kind`, when given), all in `zone`. Static: a method called with
+    /// `notices` from a mutating one copied the whole plan, context and all, for every streak.
+    static func add(
+        _ notices: [Notice], of kind: NotificationKind?, user: UnsafeRawBufferPointer, streak: Int32, language: Int32,
+        zone: Int32, to found: inout NoticeBatch
+    ) {
+        for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
+            let item = QueuedNotice(
+                notice: n, userStart: 0, userCount: 0, streak: streak, language: language, zone: zone, order: Int32(i))
+            found.append(item, user: user)
+        }
+    }
+
+    /// The settings of the streak id whose bytes are `bytes` (the last one's again when the same).
+    private mutating func streakInfo(_ bytes: UnsafeBufferPointer<UInt8>, _ reader: any StoreReader) throws
+        -> StreakInfo
+    {
+        if let last = lastStreak, last.bytes.withUnsafeBufferPointer({ sameBytes($0, bytes) }) { return last.info }
+        let info = try settings(of: String(decoding: bytes, as: UTF8.self), reader)
+        lastStreak = (Array(bytes), info)
+        return info
+    }
+
+    /// The number of the language whose bytes are `bytes` (-1: none, the default).
+    private mutating func language(_ bytes: UnsafeBufferPointer<UInt8>?) -> Int32 {
+        guard let bytes else { return -1 }
+        if let last = lastLanguage, last.bytes.withUnsafeBufferPointer({ sameBytes($0, bytes) }) { return last.number }
+        let number = names.number(language: String(decoding: bytes, as: UTF8.self))
+        lastLanguage = (Array(bytes), number)
+        return number
+    }
+
+    /// A streak id's settings, looked up once.
+    mutating func settings(of streak: String, _ reader: any StoreReader) throws -> StreakInfo {
+        if let known = settings[streak] { return known }
+        let epochs = try reader.settingsEpochs(of: streak)
+        let s = context.config.settings(for: streak)
+        let simple = s.goal == 1 && s.leewayHours == 0 && epochs.allSatisfy { $0.goal == 1 && $0.leewayHours == 0 }
+        let info = StreakInfo(
+            id: streak, number: names.number(streak: streak), epochs: epochs, freeze: s.freeze, simple: simple)
+        settings[streak] = info
+        return info
+    }
+}

@@ -1,0 +1,68 @@
+import StreakCore
+import StreakStore
+
+/// Simple histories without the engine (docs/RULES.md, "Preview"): one zone all along and for
+/// every check-in, a goal of one with no leeway in every epoch, no freeze event, and nothing
+/// counted later than now. `Notices.upcoming(zone:instants:…)` walks the dates once; the two
+/// agree on random histories (`SimpleNoticesTests`).
+extension PreviewPlan {
+    /// `Notices.upcoming` over a simple history's packed bytes, without unpacking it
+    /// (`PackedHistory.oneZone`), into `notices`; its zone's number, or nil when it is not simple.
+    mutating func simpleNotices(packed: UnsafeBufferPointer<UInt8>, streak: StreakInfo, policy: NoticePolicy) throws
+        -> Int32?
+    {
+        let (cap, latest) = (self.cap, self.latest)
+        var list = instants
+        instants = []
+        defer { instants = list }
+        list.removeAll(keepingCapacity: true)
+        var counts = true
+        let one = PackedHistory.oneZone(packed) { at, storedAt in
+            guard at >= storedAt - cap else { return }  // never counts (backfill)
+            if at > latest { counts = false }
+            list.append(at)
+        }
+        guard let one, one.firstFreezeEvent == nil, counts else { return nil }
+        return walk(&list, zone: try zoneNumber(named: zoneStrings.string(one.zone)), freeze: streak.freeze, policy: policy)
+    }
+
+    /// The same from a history read from the store.
+    mutating func simpleNotices(_ stored: StoredStreak, streak: StreakInfo, policy: NoticePolicy) throws -> Int32? {
+        guard streak.simple, stored.zones.count == 1, stored.freezeEvents.isEmpty else { return nil }
+        let name = stored.zones[0].zone
+        let (cap, latest) = (self.cap, self.latest)
+        var list = instants
+        instants = []
+        defer { instants = list }
+        list.removeAll(keepingCapacity: true)
+        for c in stored.checkins where c.instant >= c.storedAt - cap {
+            guard c.instant <= latest, c.zone == name else { return nil }
+            list.append(c.instant)
+        }
+        return walk(&list, zone: try zoneNumber(named: name), freeze: streak.freeze, policy: policy)
+    }
+
+    /// The number of the zone named `name` in `names`.
+    mutating func zoneNumber(named name: String) throws -> Int32 {
+        if let i = names.number(zoneNamed: name) { return i }
+        return names.number(try context.zones.stored(name))
+    }
+
+    /// `Notices.upcoming` over `list` (the instants that count) in zone `index`, into `notices`:
+    /// `index`, or nil when the history turns out not to be simple.
+    private mutating func walk(_ list: inout [Instant], zone index: Int32, freeze: FreezeSettings, policy: NoticePolicy)
+        -> Int32?
+    {
+        // Nothing of `self` in the closure: a captured context is a dozen references to retain.
+        let (zone, from, through) = (names.zone(index), now, end)
+        var found = notices
+        notices = []
+        found.removeAll(keepingCapacity: true)
+        let simple = list.withUnsafeMutableBufferPointer {
+            Notices.upcoming(
+                zone: zone, instants: $0, freeze: freeze, policy: policy, from: from, through: through, into: &found)
+        }
+        notices = found
+        return simple ? index : nil
+    }
+}
