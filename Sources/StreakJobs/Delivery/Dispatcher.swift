@@ -195,7 +195,7 @@ final class Dispatcher: Sendable {
     /// in a row (nil); else until the first of the run's time budget and its lease runs out.
     private func startLimit(_ lane: Lane) -> Int64? {
         if shared.withLock({ $0.stoppedLanes.contains(lane.sink.name) }) { return nil }
-        if StopSignals.requested { return nil }
+        if context.stop.requested { return nil }
         guard let lease = lease.remaining else { return nil }
         let left = min(lease, Self.runBudget - (ContinuousClock.now - context.started))
         return left > .zero ? BootClock.after(left) : nil
@@ -314,7 +314,7 @@ final class Dispatcher: Sendable {
                 return
             } catch let error as StoreError where error.kind == .busy {
                 let limit = min(
-                    StopSignals.requested ? Self.outcomeRetryStopping : Self.outcomeRetry,
+                    context.stop.requested ? Self.outcomeRetryStopping : Self.outcomeRetry,
                     error.unreachable ? Self.outcomeRetryUnreachable : Self.outcomeRetry)
                 guard ContinuousClock.now - start < limit else { throw error }
                 Thread.sleep(forTimeInterval: 0.05)
