@@ -44,7 +44,7 @@ final class Dispatcher: Sendable {
     let delivery: Delivery
     let owner: String
     let handOver: Bool
-    let lease: Lease
+    let lease: LeaseKeeper
     private let lanes: [Lane]
     private let shared = Mutex(Shared())
 
@@ -86,8 +86,9 @@ final class Dispatcher: Sendable {
         self.delivery = delivery
         self.owner = owner
         self.handOver = handOver
-        lease = Lease(
-            store: context.store, run: owner, base: context.config.leaseSeconds, hookTimeout: delivery.longestTimeout)
+        lease = LeaseKeeper(
+            store: context.store, run: owner, base: context.config.leaseSeconds, hookTimeout: delivery.longestTimeout,
+            started: context.started)
         lanes = delivery.sinks.map { Lane(sink: $0) }
     }
 
@@ -196,8 +197,9 @@ final class Dispatcher: Sendable {
     private func startLimit(_ lane: Lane) -> Int64? {
         if shared.withLock({ $0.stoppedLanes.contains(lane.sink.name) }) { return nil }
         if context.stop.requested { return nil }
-        guard let lease = lease.remaining else { return nil }
-        let left = min(lease, Self.runBudget - (ContinuousClock.now - context.started))
+        let elapsed = ContinuousClock.now - context.started
+        guard let lease = lease.remaining(at: elapsed) else { return nil }
+        let left = min(lease, Self.runBudget - elapsed)
         return left > .zero ? BootClock.after(left) : nil
     }
 
