@@ -155,4 +155,18 @@ import Testing
         #expect(lane.finished(job(2), .delivered, at(500)) == [.handOver([delivered(2)])])
         #expect(lane.flush() == nil)
     }
+
+    /// Issue 31 (1): an outcome not stored stops the lane, and says what it had delivered.
+    @Test func anOutcomeNotStoredStopsTheLane() {
+        var lane = Lane()
+        _ = deliver(&lane, 1)
+        _ = deliver(&lane, 2, .failed("exit 1"))
+        #expect(
+            lane.next(job(3), atOnce: false, at(1))
+                == .commit([delivered(1), Outcome(job: job(2), state: .pending, attempts: 1, error: "exit 1")]))
+        #expect(lane.commitFailed() == .notStored(delivered: [delivered(1)]))
+        #expect(lane.halted == .notStored)
+        #expect(lane.next(job(3), atOnce: false, at(2)) == .defer(job(3)))
+        #expect(lane.flush() == nil)
+    }
 }

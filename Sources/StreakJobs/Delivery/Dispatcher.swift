@@ -238,6 +238,9 @@ final class Dispatcher: Sendable {
                 context.printer.err(
                     Self.failureLine(o.job, error: error, attempts: o.attempts, of: delivery.retry, retry: retry))
                 delivery.recordFailed(o.job.notification, name, o.attempts, error, retry)
+            case .notStored(let delivered):
+                guard !delivered.isEmpty else { continue }
+                context.printer.warn(Self.notStoredLine(name, delivered.map(\.job.notification.key)))
             case .deliver, .defer:
                 continue
             }
@@ -251,7 +254,7 @@ final class Dispatcher: Sendable {
             lane.machine.withLock { $0.committed() }
         } catch {
             keep(error)
-            lane.machine.withLock { $0.commitFailed() }
+            perform([lane.machine.withLock { $0.commitFailed() }], on: lane)
         }
     }
 
@@ -270,6 +273,15 @@ final class Dispatcher: Sendable {
         let said = split.map { ": " + error[$0.upperBound...] } ?? ""
         return "failed \(job.sink) (\(reason))\(said) [\(job.notification.key), attempt \(attempts) of "
             + "\(retry.maxAttempts), next try from \(at)]"
+    }
+
+    /// `journal: 2 deliveries were made but could not be recorded, so the next run makes them again:
+    /// at_risk/…, at_risk/…; the sink's other deliveries wait for that run` (the first five keys).
+    static func notStoredLine(_ sink: String, _ keys: [String]) -> String {
+        let shown = keys.prefix(5).joined(separator: ", ") + (keys.count > 5 ? " and \(keys.count - 5) more" : "")
+        let (made, them) = keys.count == 1 ? ("1 delivery was", "it") : ("\(keys.count) deliveries were", "them")
+        return "\(sink): \(made) made but could not be recorded, so the next run makes \(them) again: \(shown); "
+            + "the sink's other deliveries wait for that run"
     }
 }
 

@@ -28,8 +28,9 @@ struct Outcome: Equatable, Sendable {
 /// Its rules (docs/RULES.md, "Lanes"): outcomes are committed before a delivery that may take
 /// time, and otherwise in groups of `groupSize` or `groupAge`, a dead one at once (or, with
 /// `handOver`, each handed to the run's next transaction); the lane starts nothing more after
-/// `failureLimit` failures in a row; nothing starts once the run is stopping, fenced (its lease)
-/// or `runBudget` after it began.
+/// `failureLimit` failures in a row, or once an outcome could not be stored (the next run would
+/// repeat whatever it delivered after); nothing starts once the run is stopping, fenced (its
+/// lease) or `runBudget` after it began.
 struct Lane: Sendable {
     /// A group is committed once it holds this many outcomes or is this old, and always before a
     /// delivery that may take time: a crash repeats at most one group of fast deliveries.
@@ -72,11 +73,15 @@ struct Lane: Sendable {
         case tellFailed(Outcome)
         /// A delivery was given up (dead): say so.
         case tellDead(Outcome)
+        /// An outcome write failed: these deliveries were made but are not recorded (the next run
+        /// repeats them); the lane starts nothing more this run.
+        case notStored(delivered: [Outcome])
     }
 
     /// Why a lane starts nothing more this run.
     enum Halt: Equatable, Sendable {
         case failureLimit
+        case notStored
     }
 
     /// Outcomes go to the run's next transaction instead of commits of the lane's own.
@@ -176,9 +181,12 @@ struct Lane: Sendable {
         committing = []
     }
 
-    /// The outcomes of the last `.commit` could not be stored (the error ends the run).
-    mutating func commitFailed() {
-        committing = []
+    /// The outcomes of the last `.commit` could not be stored: the lane starts nothing more (what
+    /// it delivered after would be repeated by the next run too); answers what was delivered.
+    mutating func commitFailed() -> Action {
+        halted = .notStored
+        defer { committing = [] }
+        return .notStored(delivered: committing.filter { $0.state == .delivered })
     }
 
     private mutating func commit() -> Action {
