@@ -1,20 +1,20 @@
 import CSystemd
 import Foundation
 import StreakCore
+import Synchronization
 
 /// The desktop sink (SPEC §5): org.freedesktop.Notifications.Notify on the session bus, through
 /// sd-bus, for the streakd users configured to this desktop. No bus or no notification server is
 /// `.unavailable` (a warning, never retried); other bus errors are `.failed`.
-public final class DesktopSink: Sink, @unchecked Sendable {
+public final class DesktopSink: Sink {
     public let name = "desktop"
     public let users: Set<String>
     /// A D-Bus address (`unix:path=...`); `nil` is the user's session bus.
     public let address: String?
     /// Seconds one delivery may take, connecting included.
     public let timeout: Double
-    private let lock = NSLock()
-    /// Opened on the first delivery and kept; guarded by `lock`.
-    private var bus: OpaquePointer?
+    /// The sd-bus connection, opened on the first delivery and kept; one delivery at a time uses it.
+    private let bus = Mutex<OpaquePointer?>(nil)
 
     /// D-Bus errors that mean nobody serves org.freedesktop.Notifications (or it does not answer).
     static let noServerErrors: Set<String> = [
@@ -30,7 +30,7 @@ public final class DesktopSink: Sink, @unchecked Sendable {
     }
 
     deinit {
-        disconnect()
+        bus.withLock { Self.disconnect(&$0) }
     }
 
     public func accepts(_ notification: Notification) -> Bool {
@@ -41,13 +41,15 @@ public final class DesktopSink: Sink, @unchecked Sendable {
         if !accepts(notification) { return .delivered }
         let message = DesktopMessage(notification)
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(timeout, 0) * 1000))
-        return lock.withLock { send(message, until: deadline) }
+        return bus.withLock { send(message, until: deadline, on: &$0) }
     }
 
-    private func send(_ message: DesktopMessage, until deadline: ContinuousClock.Instant) -> DeliveryOutcome {
+    private func send(
+        _ message: DesktopMessage, until deadline: ContinuousClock.Instant, on bus: inout OpaquePointer?
+    ) -> DeliveryOutcome {
         if let kept = bus {
             SessionBus.drain(kept)
-            if sd_bus_is_open(kept) <= 0 { disconnect() }
+            if sd_bus_is_open(kept) <= 0 { Self.disconnect(&bus) }
         }
         // A kept connection can still turn out closed when the call is written: then one try on a new one.
         var retry = bus != nil
@@ -64,14 +66,14 @@ public final class DesktopSink: Sink, @unchecked Sendable {
             }
             guard let failure = SessionBus.notify(current, message, until: deadline) else { return .delivered }
             if sd_bus_is_open(current) > 0 { return outcome(failure) }
-            disconnect()
+            Self.disconnect(&bus)
             if !retry { return .unavailable("no session bus: the bus closed the connection: \(failure.text)") }
             retry = false
         }
     }
 
-    private func disconnect() {
-        if let bus { SessionBus.close(bus) }
+    private static func disconnect(_ bus: inout OpaquePointer?) {
+        if let open = bus { SessionBus.close(open) }
         bus = nil
     }
 

@@ -1,15 +1,16 @@
 import CSystemd
 import Foundation
 import StreakCore
+import Synchronization
 
 /// The journal sink (SPEC §5): one entry per notification through sd-journal, with `MESSAGE`,
 /// `MESSAGE_ID`, `PRIORITY`, `SYSLOG_IDENTIFIER=streakd` and the `STREAKD_*` fields, paced so
 /// that journald's rate limiter drops none of them.
-public final class JournalSink: Sink, @unchecked Sendable {
+public final class JournalSink: Sink {
     public let name = "journal"
     private let clock = ContinuousClock()
-    private let lock = NSLock()
-    private var pacer: JournalPacer<ContinuousClock.Instant>
+    /// Held while an entry waits for its slot: concurrent deliveries queue behind the pacer.
+    private let pacer: Mutex<JournalPacer<ContinuousClock.Instant>>
 
     private let socketPath: String
     /// Whether the run was asked to stop (SIGTERM): a wait for the pacer ends, and the entry is
@@ -23,7 +24,7 @@ public final class JournalSink: Sink, @unchecked Sendable {
         pacer: JournalPacer<ContinuousClock.Instant> = JournalPacer(), socketPath: String = JournalSink.socket,
         stopRequested: @escaping @Sendable () -> Bool = { false }, store: String? = nil
     ) {
-        self.pacer = pacer
+        self.pacer = Mutex(pacer)
         self.socketPath = socketPath
         self.stopRequested = stopRequested
         self.store = store
@@ -102,11 +103,11 @@ public final class JournalSink: Sink, @unchecked Sendable {
                 for: notification, sink: sink, attempts: attempts, error: error, retry: retry, store: store))
     }
 
-    public var deliversAtOnce: Bool { lock.withLock { !pacer.wouldWait(at: clock.now) } }
-    public var alwaysAtOnce: Bool { lock.withLock { pacer.burst == 0 } }
+    public var deliversAtOnce: Bool { pacer.withLock { !$0.wouldWait(at: clock.now) } }
+    public var alwaysAtOnce: Bool { pacer.withLock { $0.burst == 0 } }
     /// An entry may wait for the pacer's whole interval.
     public var timeLimit: Double {
-        lock.withLock { pacer.burst == 0 ? 1 : Double(pacer.interval.components.seconds) + 1 }
+        pacer.withLock { $0.burst == 0 ? 1 : Double($0.interval.components.seconds) + 1 }
     }
 
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
@@ -124,8 +125,8 @@ public final class JournalSink: Sink, @unchecked Sendable {
             return .failed("no journal socket at \(socketPath): \(String(cString: strerror(errno)))")
         }
         // The lock is held while waiting: concurrent deliveries queue behind the pacer.
-        let result: Int32? = lock.withLock {
-            guard waitForPacer() else { return nil }
+        let result: Int32? = pacer.withLock { pacer in
+            guard waitForPacer(&pacer) else { return nil }
             return Self.send(fields)
         }
         guard let result else { return .interrupted("stopped while waiting for the journal's pace") }
@@ -134,7 +135,7 @@ public final class JournalSink: Sink, @unchecked Sendable {
     }
 
     /// Waits for the pacer's next slot, in steps of at most 100 ms; false when a stop came first.
-    private func waitForPacer() -> Bool {
+    private func waitForPacer(_ pacer: inout JournalPacer<ContinuousClock.Instant>) -> Bool {
         while case .wait(let until) = pacer.request(at: clock.now) {
             if stopRequested() { return false }
             let left = min(clock.now.duration(to: until), .milliseconds(100))

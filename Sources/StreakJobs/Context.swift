@@ -2,7 +2,7 @@ import Logging
 import StreakCore
 import StreakStore
 
-/// What every job runs with: the store, the configuration, "now" and where to print.
+/// What every job runs with: the store, the configuration, "now", where to print and when to stop.
 public struct Context: Sendable {
     public let store: any Store
     public let config: Config
@@ -12,10 +12,14 @@ public struct Context: Sendable {
     public let logger: Logger
     /// When the job began, on this process's monotonic clock (a run's time budget).
     public let started = ContinuousClock.now
+    /// Asked to stop (the command line's: SIGTERM or SIGINT): a run claims nothing more, starts no
+    /// delivery, records those in flight and exits 75.
+    public let stop: StopToken
 
     public init(
         store: any Store, config: Config, now: Instant, zones: ZoneBook, printer: Printer,
-        logger: Logger = Logger(label: "streakd", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "streakd", factory: { _ in SwiftLogNoOpLogHandler() }),
+        stop: StopToken = StopToken()
     ) {
         self.store = store
         self.config = config
@@ -23,6 +27,7 @@ public struct Context: Sendable {
         self.zones = zones
         self.printer = printer
         self.logger = logger
+        self.stop = stop
         logger.debug("context", metadata: ["now": "\(now)", "config": "\(config.source ?? "built-in defaults")"])
     }
 

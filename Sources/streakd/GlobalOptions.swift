@@ -79,7 +79,8 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// Builds the context and runs a job in it. `access`: whether the job writes; a job that only
-    /// reads opens the store read-only and never creates, migrates or changes it (SPEC §6).
+    /// reads opens the store read-only and never creates, migrates or changes it (SPEC §6). The
+    /// context carries the process's stop token (`StopSignals`).
     func run(_ access: StoreAccess, anyVersion: Bool = false, _ job: (Context) throws -> Void) throws {
         let env = ProcessInfo.processInfo.environment
         let paths = Paths(environment: env)
@@ -92,7 +93,7 @@ struct GlobalOptions: ParsableArguments {
         try job(
             Context(
                 store: opened, config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
-                printer: printer, logger: logger))
+                printer: printer, logger: logger, stop: StopSignals.token))
     }
 
     /// The store named, opened for `access`.
@@ -105,7 +106,7 @@ struct GlobalOptions: ParsableArguments {
         case .sqlite(let path):
             // A writer waiting for another process's lock gives up within seconds of a SIGTERM.
             return try SQLiteStore(
-                path: path, access: access, anyVersion: anyVersion, stopping: { StopSignals.requested })
+                path: path, access: access, anyVersion: anyVersion, stopping: { StopSignals.token.requested })
         case .postgres(let url):
             return try PostgresStore(url: url, access: access, anyVersion: anyVersion)
         }
@@ -121,7 +122,7 @@ struct GlobalOptions: ParsableArguments {
         try job(
             Context(
                 store: NoStore(), config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
-                printer: try printer(), logger: logger))
+                printer: try printer(), logger: logger, stop: StopSignals.token))
     }
 
     func nowInstant(_ env: [String: String]) throws -> Instant { try pinnedNow(env) ?? hostNow() }

@@ -87,9 +87,11 @@ struct Log: ParsableCommand {
         // journalctl pages on a terminal, never when following.
         let pager = follow || noPager ? nil : Pager.start(environment: env)
         defer { pager?.finish() }
+        // Followed until SIGINT or SIGTERM, which then end it quietly (exit 0).
+        if follow { StopSignals.install() }
         try context.log(
             request, localZone: LocalZone.current(environment: env, zones: context.zones),
-            stop: { StopSignals.requested || Pager.broken })
+            stopped: { Pager.broken })
     }
 
     func source() throws -> JournalReader.Source {
@@ -156,7 +158,7 @@ struct Log: ParsableCommand {
             err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
         return Context(
             store: NoStore(), config: Config(), now: try global.nowInstant(env), zones: ZoneBook(), printer: printer,
-            logger: global.logger())
+            logger: global.logger(), stop: StopSignals.token)
     }
 }
 

@@ -15,7 +15,13 @@ struct Tick: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Show what would be sent or recorded; change nothing and send nothing.") var dryRun = false
 
-    func run() throws { try global.run(dryRun ? .read : .write) { try $0.tickCommand(dryRun: dryRun) } }
+    func run() throws {
+        try global.run(dryRun ? .read : .write) { context in
+            // SIGTERM (systemd stopping the unit) and SIGINT stop the run: exit 75 (SPEC §5).
+            StopSignals.install()
+            try context.tickCommand(dryRun: dryRun)
+        }
+    }
 }
 
 struct Preview: ParsableCommand {
@@ -59,5 +65,10 @@ struct Refill: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Show what would be refilled; change nothing and send nothing.") var dryRun = false
 
-    func run() throws { try global.run(dryRun ? .read : .write) { try $0.refillCommand(dryRun: dryRun) } }
+    func run() throws {
+        try global.run(dryRun ? .read : .write) { context in
+            StopSignals.install()  // as tick's
+            try context.refillCommand(dryRun: dryRun)
+        }
+    }
 }

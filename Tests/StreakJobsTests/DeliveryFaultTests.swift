@@ -4,6 +4,7 @@ import StreakCore
 import StreakDelivery
 import StreakStore
 import StreakTestKit
+import Synchronization
 import Testing
 
 @testable import StreakJobs
@@ -76,5 +77,49 @@ import Testing
         #expect(report.deliveries.delivered == 1 && report.pending == 0)
         let states = try c.store.read { try $0.deliveryStates(key: "at_risk/u0/daily/2026-11-21") }
         #expect(states == ["locking": .delivered], "a lost outcome is a delivery repeated by the next run")
+    }
+
+    /// A sink whose first delivery takes the ledger's deliveries table away through another
+    /// connection, so the outcome's write fails (as a nearly full disk would make it).
+    final class TableTakingSink: Sink {
+        let name = "taking"
+        let path: String
+        private let calls = Mutex(0)
+        init(path: String) { self.path = path }
+
+        var called: Int { calls.withLock { $0 } }
+
+        func deliver(_ notification: StreakCore.Notification) -> DeliveryOutcome {
+            let first = calls.withLock {
+                $0 += 1
+                return $0 == 1
+            }
+            if first {
+                var config = Configuration()
+                config.busyMode = .timeout(10)
+                let queue = try? DatabaseQueue(path: path, configuration: config)
+                try? queue?.write { db in try db.execute(sql: "ALTER TABLE deliveries RENAME TO deliveries_away") }
+            }
+            return .delivered
+        }
+    }
+
+    /// Issue 31 (1): a lane stops at the first outcome it could not store, and says what it had
+    /// delivered (the next run repeats that); it delivers nothing more to be repeated.
+    @Test func anOutcomeNotStoredStopsTheLaneAndSaysWhatWasDelivered() throws {
+        let path = NSTemporaryDirectory() + "streakd-jobs-\(UUID().uuidString)/s.sqlite"
+        let (c, out) = try makeContext(now: "2026-11-21T10:00:00Z", store: try SQLiteStore(path: path))
+        try due(c, users: 3)
+        let sink = TableTakingSink(path: path)
+        #expect(throws: (any Error).self) {
+            try at(c, "2026-11-21T20:00:00Z").tick(delivery: Delivery(sinks: [sink]))
+        }
+        #expect(sink.called == 1, "nothing delivered after the outcome that could not be stored")
+        let told = out.err.filter { $0.contains("could not be recorded") }
+        #expect(
+            told == [
+                "streakd: warning: taking: 1 delivery was made but could not be recorded, so the next run "
+                    + "makes it again: at_risk/u0/daily/2026-11-21; the sink's other deliveries wait for that run"
+            ], "\(out.err)")
     }
 }

@@ -42,9 +42,10 @@ public struct LogRequest: Sendable {
 extension Context {
     /// `log` (SPEC §6): streakd's notifications and failed or given-up deliveries, read from the
     /// journal, oldest first (newest first with `reverse`), times in `localZone` (or UTC). With
-    /// `follow`, prints entries as they arrive until `stop()` answers true (SIGINT or SIGTERM by
-    /// default).
-    public func log(_ request: LogRequest, localZone: Zone, stop: () -> Bool = { StopSignals.requested }) throws {
+    /// `follow`, prints entries as they arrive until the context's stop token is triggered (SIGINT
+    /// or SIGTERM) or `stopped()` answers true.
+    public func log(_ request: LogRequest, localZone: Zone, stopped: () -> Bool = { false }) throws {
+        func stop() -> Bool { self.stop.requested || stopped() }
         let zone = request.utc ? LocalZone.utc : localZone
         var filter = JournalReader.Filter(
             user: try logUser(request.user), kind: try logKind(request.kind), deliveries: request.deliveries)
@@ -65,7 +66,6 @@ extension Context {
         if request.follow, case .first = limit {
             throw StreakdError.usage("-f and -n +N cannot be combined: a followed log shows its last entries")
         }
-        if request.follow { StopSignals.install() }
         var shown = 0
         func emit(_ entry: LogEntry) {
             printer.out(Self.line(entry, format: request.format, zone: zone))

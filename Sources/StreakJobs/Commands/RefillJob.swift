@@ -13,11 +13,10 @@ public struct RefillReport: Equatable, Sendable {
 /// `streakd refill`: the daily freeze refill of SPEC §3.
 extension Context {
     public func refillCommand(dryRun: Bool) throws {
-        // As `tick`: on SIGTERM or SIGINT, refill no further streak, record the deliveries in
-        // flight, exit 75 (SPEC §5).
-        StopSignals.install()
+        // As `tick`: once stopped (SIGTERM or SIGINT), refill no further streak, record the
+        // deliveries in flight, exit 75 (SPEC §5).
         try failIfPending(try refill(dryRun: dryRun, delivery: standardDelivery()).pending)
-        if StopSignals.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
+        if stop.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
     }
 
     @discardableResult
@@ -32,8 +31,8 @@ extension Context {
         func transaction<T>(_ body: (any StoreReader, (any StoreWriter)?) throws -> T) throws -> T {
             dryRun ? try store.read { try body($0, nil) } : try store.write { try body($0, $0) }
         }
-        for (user, streaks) in users where !StopSignals.requested {
-            for streak in streaks where !StopSignals.requested {
+        for (user, streaks) in users where !stop.requested {
+            for streak in streaks where !stop.requested {
                 let outcome = try transaction {
                     r, writer -> (JSON, String, (Notification, id: Int64, sinks: [String])?, Bool)? in
                     try writer?.lockStreak(user: user.id, streak: streak)

@@ -1,13 +1,8 @@
 import Dispatch
-import Foundation
 import StreakCore
 import StreakDelivery
 import StreakStore
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Counts of what a run did with its deliveries.
 public struct DispatchReport: Equatable, Sendable {
@@ -22,76 +17,64 @@ public struct DispatchReport: Equatable, Sendable {
     public var deferred = 0
     /// Stopped in flight by a stop of the run (SIGTERM): pending, the attempt not counted.
     public var interrupted = 0
+
+    /// Adds another's counts.
+    mutating func add(_ other: DispatchReport) {
+        delivered += other.delivered
+        failed += other.failed
+        dead += other.dead
+        unavailable += other.unavailable
+        retried += other.retried
+        waiting += other.waiting
+        deferred += other.deferred
+        interrupted += other.interrupted
+    }
 }
 
-/// One delivery to make now.
-struct DeliveryJob: Sendable {
-    /// The notification's ledger id.
-    var id: Int64
-    var notification: Notification
-    var sink: String
-    var attempts: Int
-}
-
-/// Calls the sinks for the deliveries a run owns and writes their outcomes to the ledger. Each
-/// sink has a lane of its own, a serial queue, so a slow, hung or failing sink holds up only its
-/// own deliveries (SPEC §5). A lane commits its outcomes before any delivery that may take time
-/// (a paced journal, a hook, the desktop) and otherwise in small groups, so a crash repeats at
-/// most one group of instant deliveries; or, when `handOver` (every sink always delivers at once),
-/// hands them to the run's next transaction (`writeHandedOver`).
+/// Calls the sinks for the deliveries a run owns and writes their outcomes to the ledger: the
+/// I/O shell around the lanes' and the lease's state machines (`Lane`, `Lease`), which decide.
+/// Each sink has a lane of its own, a serial queue, so a slow, hung or failing sink holds up only
+/// its own deliveries (SPEC §5). Each event goes to the lane's machine with the run's time, stop
+/// token and lease as they stand, and the dispatcher does what it answers: call the sink, commit
+/// outcomes (or, when `handOver`, hand them to the run's next transaction, `writeHandedOver`),
+/// warn, write the journal's "delivery failed" and "given up" entries.
 final class Dispatcher: Sendable {
     let context: Context
     let delivery: Delivery
     let owner: String
     let handOver: Bool
-    let lease: Lease
-    private let lanes: [Lane]
+    let lease: LeaseKeeper
+    let outcomes: OutcomeWriter
+    private let lanes: [LaneQueue]
     private let shared = Mutex(Shared())
 
-    /// What the lanes share: counts, warnings given, handed-over outcomes, the first error.
+    /// What the lanes share: counts of the retries, handed-over outcomes, the first error.
     struct Shared {
         var report = DispatchReport()
-        var warned = Set<String>()
         var handed: [Outcome] = []
         var failure: (any Error)?
-        var stoppedLanes = Set<String>()
     }
 
-    typealias Outcome = (job: DeliveryJob, state: DeliveryState, attempts: Int, error: String?)
-
-    /// A group is committed once it holds this many outcomes or is this old, and always before a
-    /// delivery that may take time: a crash repeats at most one group of fast deliveries.
-    static let groupSize = 256
-    static let groupAge = Duration.milliseconds(100)
-    /// A lane stops after this many failures in a row in one run; the rest wait for the next run.
-    static let failureLimit = 5
-    /// No delivery starts this long after the run began: the units stop a run after 10 minutes
-    /// (`TimeoutStartSec=10min`), and what is left waits for the next run. A paced journal sends
-    /// 9,500 entries per 30 s: 150,000 in this time.
-    static let runBudget = Duration.seconds(480)
     /// Jobs waiting in one lane before the run waits for it to catch up (memory stays bounded).
     static let laneLimit = 32768
-    /// Outcome writes that find the store busy are tried again (each waits up to the store's busy
-    /// time-out) for this long: an outcome lost is a delivery the next run repeats. Once the run
-    /// is asked to stop, for `outcomeRetryStopping` only (systemd waits 90 s, SPEC §5 says a few).
-    static let outcomeRetry = Duration.seconds(120)
-    static let outcomeRetryStopping = Duration.seconds(10)
-    /// A store that cannot be reached (a database server restarting or gone) for this long: long
-    /// enough for a restart, short enough that a run on a database gone for good ends within
-    /// seconds (75), not minutes.
-    static let outcomeRetryUnreachable = Duration.seconds(15)
 
     init(context: Context, delivery: Delivery, owner: String, handOver: Bool = false) {
         self.context = context
         self.delivery = delivery
         self.owner = owner
         self.handOver = handOver
-        lease = Lease(
-            store: context.store, run: owner, base: context.config.leaseSeconds, hookTimeout: delivery.longestTimeout)
-        lanes = delivery.sinks.map { Lane(sink: $0) }
+        lease = LeaseKeeper(
+            store: context.store, run: owner, base: context.config.leaseSeconds, hookTimeout: delivery.longestTimeout,
+            started: context.started)
+        outcomes = OutcomeWriter(store: context.store, owner: owner, now: context.now, stop: context.stop)
+        lanes = delivery.sinks.map { LaneQueue(sink: $0, lane: Lane(handOver: handOver, retry: delivery.retry)) }
     }
 
-    var report: DispatchReport { shared.withLock { $0.report } }
+    var report: DispatchReport {
+        var report = shared.withLock { $0.report }
+        for lane in lanes { report.add(lane.machine.withLock { $0.report }) }
+        return report
+    }
 
     /// Whether every sink delivers at once, always: then a run may deliver beside recording.
     static func alwaysAtOnce(_ delivery: Delivery) -> Bool { delivery.sinks.allSatisfy(\.alwaysAtOnce) }
@@ -156,10 +139,11 @@ final class Dispatcher: Sendable {
         let orphans = jobs.filter { !known.contains($0.sink) }
         if !orphans.isEmpty {
             lanes.first?.queue.async { [self] in
-                let outcomes = orphans.map {
-                    ($0, DeliveryState.dead, $0.attempts + 1, "\($0.sink) is no longer configured")
+                do {
+                    try outcomes.commit(orphans.map(Outcome.unconfigured))
+                } catch {
+                    keep(error)
                 }
-                keep(outcomes, commitNow: true)
             }
         }
     }
@@ -183,95 +167,100 @@ final class Dispatcher: Sendable {
 
     /// Writes the outcomes handed over so far, in the caller's transaction.
     func writeHandedOver(_ w: any StoreWriter) throws {
-        let outcomes = shared.withLock { s in
+        let handed = shared.withLock { s in
             defer { s.handed = [] }
             return s.handed
         }
-        try Self.write(outcomes, w, at: context.now, owner: owner)
+        try outcomes.write(handed, in: w)
     }
 
-    /// Until when a lane may start another delivery (`BootClock`): not once the run is stopped,
-    /// out of time or fenced (its lease ran out), nor after its sink failed `failureLimit` times
-    /// in a row (nil); else until the first of the run's time budget and its lease runs out.
-    private func startLimit(_ lane: Lane) -> Int64? {
-        if shared.withLock({ $0.stoppedLanes.contains(lane.sink.name) }) { return nil }
-        if StopSignals.requested { return nil }
-        guard let lease = lease.remaining else { return nil }
-        let left = min(lease, Self.runBudget - (ContinuousClock.now - context.started))
-        return left > .zero ? BootClock.after(left) : nil
+    /// The run as it stands, for the lanes' machines: its time, its stop token, its lease.
+    private func current() -> Lane.Now {
+        let elapsed = ContinuousClock.now - context.started
+        return Lane.Now(elapsed: elapsed, stopping: context.stop.requested, lease: lease.remaining(at: elapsed))
     }
 
-    private func mayStart(_ lane: Lane) -> Bool { startLimit(lane) != nil }
+    /// Until when the lane may start a delivery (`BootClock`), asked by the sink as late as it can.
+    private func startLimit(_ lane: LaneQueue) -> Int64? {
+        let now = current()
+        return lane.machine.withLock { $0.startLimit(now) }.map(BootClock.after)
+    }
 
-    /// Delivers a lane's jobs in order (jobs of one notification are finished together).
-    private func run(_ jobs: [DeliveryJob], on lane: Lane) {
-        var deferred = 0
+    /// Delivers a lane's jobs in order (jobs of one notification are finished together). The
+    /// machine's lock is never held while calling out.
+    private func run(_ jobs: [DeliveryJob], on lane: LaneQueue) {
+        let sink = lane.sink
         for job in jobs {
-            let sink = lane.sink
-            // What went before is written first; then the check (asked again by the sink right
-            // before a hook's process starts): a run stopped during the write or while a hook was
-            // being prepared (SIGSTOP) and resumed past its lease starts nothing.
-            if !handOver && !sink.deliversAtOnce { save(lane) }
-            guard mayStart(lane) else {
-                deferred += 1
-                continue
-            }
-            guard let delivered = sink.deliver(job.notification, startingBefore: { startLimit(lane) }) else {
-                deferred += 1
-                continue
-            }
-            let attempts = job.attempts + 1
-            let outcome: Outcome
-            var failed: String?
-            switch delivered {
-            case .delivered:
-                lane.failures = 0
-                shared.withLock { $0.report.delivered += 1 }
-                outcome = (job, .delivered, attempts, nil)
-            case .unavailable(let reason):
-                shared.withLock { $0.report.unavailable += 1 }
-                if shared.withLock({ $0.warned.insert(job.sink).inserted }) {
-                    context.printer.warn("\(job.sink): \(reason); its notifications are skipped")
-                }
-                outcome = (job, .expired, attempts, reason)
-            case .interrupted(let reason):
-                shared.withLock { $0.report.interrupted += 1 }
-                outcome = (job, .pending, job.attempts, "interrupted: " + reason)
-            case .failed(let error):
-                let dead = delivery.retry.isDead(attempts: attempts)
-                outcome = (job, dead ? .dead : .pending, attempts, error)
-                failed = error
-                shared.withLock { if dead { $0.report.dead += 1 } else { $0.report.failed += 1 } }
-                lane.failures += 1
-                if lane.failures >= Self.failureLimit {
-                    shared.withLock { _ = $0.stoppedLanes.insert(job.sink) }
-                    context.printer.warn(
-                        "\(job.sink) failed \(lane.failures) times in a row; its other deliveries wait for the next run"
-                    )
-                }
-            }
-            lane.add(outcome)
-            if outcome.state == .dead {
+            guard case .deliver = turn(of: job, on: lane) else { continue }
+            // Asked again by the sink right before it starts (a hook: before its process starts):
+            // a run stopped meanwhile (SIGSTOP) and resumed past its lease starts nothing.
+            let result = sink.deliver(job.notification, startingBefore: { [self] in startLimit(lane) })
+            let now = current()
+            perform(lane.machine.withLock { $0.finished(job, result, now) }, on: lane)
+        }
+        if let action = lane.machine.withLock({ $0.flush() }) { perform([action], on: lane) }
+    }
+
+    /// Asks the lane's machine for a job's turn: `.deliver` or `.defer`, committing first when
+    /// it says so.
+    private func turn(of job: DeliveryJob, on lane: LaneQueue) -> Lane.Action {
+        while true {
+            let (atOnce, now) = (lane.sink.deliversAtOnce, current())
+            let action = lane.machine.withLock { $0.next(job, atOnce: atOnce, now) }
+            guard case .commit(let outcomes) = action else { return action }
+            commit(outcomes, on: lane)
+        }
+    }
+
+    /// Does what a lane's machine answered.
+    private func perform(_ actions: [Lane.Action], on lane: LaneQueue) {
+        let name = lane.sink.name
+        for action in actions {
+            switch action {
+            case .commit(let outcomes):
+                commit(outcomes, on: lane)
+            case .handOver(let outcomes):
+                shared.withLock { $0.handed += outcomes }
+            case .warnUnavailable(let reason):
+                context.printer.warn("\(name): \(reason); its notifications are skipped")
+            case .warnFailureLimit(let failures):
                 context.printer.warn(
-                    "\(job.sink) gave up on \(job.notification.key) after \(attempts) attempts: \(outcome.error ?? "")")
-                delivery.recordDead(job.notification, job.sink, attempts, outcome.error ?? "")
-            } else if let error = failed {
+                    "\(name) failed \(failures) times in a row; its other deliveries wait for the next run")
+            case .tellDead(let o):
+                let error = o.error ?? ""
+                context.printer.warn(
+                    "\(name) gave up on \(o.job.notification.key) after \(o.attempts) attempts: \(error)")
+                delivery.recordDead(o.job.notification, name, o.attempts, error)
+            case .tellFailed(let o):
                 // Each failure with its reason (a missing journal socket, what a hook said last).
-                let retry = context.now + delivery.retry.delay(afterAttempts: attempts)
+                let error = o.error ?? ""
+                let retry = context.now + delivery.retry.delay(afterAttempts: o.attempts)
                 context.printer.err(
-                    Self.failureLine(job, error: error, attempts: attempts, of: delivery.retry, retry: retry))
-                delivery.recordFailed(job.notification, job.sink, attempts, error, retry)
-            }
-            if handOver {
-                shared.withLock { $0.handed += lane.takeUnsaved() }
-            } else if outcome.state == .dead || lane.unsavedCount >= Self.groupSize
-                || ContinuousClock.now - lane.unsavedSince >= Self.groupAge
-            {
-                save(lane)
+                    Self.failureLine(o.job, error: error, attempts: o.attempts, of: delivery.retry, retry: retry))
+                delivery.recordFailed(o.job.notification, name, o.attempts, error, retry)
+            case .notStored(let delivered):
+                guard !delivered.isEmpty else { continue }
+                context.printer.warn(Self.notStoredLine(name, delivered.map(\.job.notification.key)))
+            case .deliver, .defer:
+                continue
             }
         }
-        if deferred > 0 { shared.withLock { $0.report.deferred += deferred } }
-        if !handOver { save(lane) }
+    }
+
+    /// Commits a lane's outcomes and tells its machine how it went; an error is rethrown by `drain`.
+    private func commit(_ outcomes: [Outcome], on lane: LaneQueue) {
+        do {
+            try self.outcomes.commit(outcomes)
+            lane.machine.withLock { $0.committed() }
+        } catch {
+            keep(error)
+            perform([lane.machine.withLock { $0.commitFailed() }], on: lane)
+        }
+    }
+
+    /// Keeps the first error a lane met, for `drain`.
+    private func keep(_ error: any Error) {
+        shared.withLock { if $0.failure == nil { $0.failure = error } }
     }
 
     /// `failed hook:webhook (exit 3): 503 Service Unavailable [at_risk/ana/daily/2026-11-21, attempt 1 of 5, next
@@ -286,111 +275,28 @@ final class Dispatcher: Sendable {
             + "\(retry.maxAttempts), next try from \(at)]"
     }
 
-    /// Commits a lane's outcomes so far; an error stops nothing else but is rethrown by `drain`.
-    private func save(_ lane: Lane) {
-        keep(lane.takeUnsaved(), commitNow: true)
-    }
-
-    private func keep(_ outcomes: [Outcome], commitNow: Bool) {
-        guard !outcomes.isEmpty else { return }
-        if handOver && !commitNow {
-            shared.withLock { $0.handed += outcomes }
-            return
-        }
-        do {
-            try writeOutcomes(outcomes)
-        } catch {
-            shared.withLock { if $0.failure == nil { $0.failure = error } }
-        }
-    }
-
-    /// Commits outcomes, trying again while the store is busy (`outcomeRetry`) or cannot be
-    /// reached (`outcomeRetryUnreachable`).
-    private func writeOutcomes(_ outcomes: [Outcome]) throws {
-        let start = ContinuousClock.now
-        while true {
-            do {
-                try context.store.write { w in try Self.write(outcomes, w, at: context.now, owner: owner) }
-                return
-            } catch let error as StoreError where error.kind == .busy {
-                let limit = min(
-                    StopSignals.requested ? Self.outcomeRetryStopping : Self.outcomeRetry,
-                    error.unreachable ? Self.outcomeRetryUnreachable : Self.outcomeRetry)
-                guard ContinuousClock.now - start < limit else { throw error }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-        }
-    }
-
-    /// Writes outcomes; only for deliveries `owner` still holds (a run that lost them while it
-    /// was stopped writes nothing).
-    private static func write(_ outcomes: [Outcome], _ w: any StoreWriter, at now: Instant, owner: String) throws {
-        for run in runs(outcomes) {
-            let (job, state, attempts, error) = outcomes[run.lowerBound]
-            let ids = job.id...outcomes[run.upperBound].job.id
-            try w.finish(
-                ids: ids, sink: job.sink, state: state, attempts: attempts, at: now, error: error, owner: owner)
-        }
-    }
-
-    /// The outcomes in runs of consecutive ledger ids with one sink and one result: each run is one
-    /// update (a busy run's new notifications have consecutive ids).
-    static func runs(_ outcomes: [Outcome]) -> [ClosedRange<Int>] {
-        var runs: [ClosedRange<Int>] = []
-        var start = 0
-        for i in outcomes.indices.dropFirst() {
-            let (a, b) = (outcomes[i - 1], outcomes[i])
-            if b.job.id != a.job.id + 1 || b.job.sink != a.job.sink || b.state != a.state || b.attempts != a.attempts
-                || b.error != a.error
-            {
-                runs.append(start...(i - 1))
-                start = i
-            }
-        }
-        if !outcomes.isEmpty { runs.append(start...(outcomes.count - 1)) }
-        return runs
+    /// `journal: 2 deliveries were made but could not be recorded, so the next run makes them again:
+    /// at_risk/…, at_risk/…; the sink's other deliveries wait for that run` (the first five keys).
+    static func notStoredLine(_ sink: String, _ keys: [String]) -> String {
+        let shown = keys.prefix(5).joined(separator: ", ") + (keys.count > 5 ? " and \(keys.count - 5) more" : "")
+        let (made, them) = keys.count == 1 ? ("1 delivery was", "it") : ("\(keys.count) deliveries were", "them")
+        return "\(sink): \(made) made but could not be recorded, so the next run makes \(them) again: \(shown); "
+            + "the sink's other deliveries wait for that run"
     }
 }
 
-/// One sink's lane: its serial queue, and what only that queue touches (guarded all the same,
-/// so the compiler can check it).
-final class Lane: Sendable {
+/// One sink's lane in the shell: its serial queue, and its `Lane` machine (only that queue
+/// changes it; guarded all the same, so the compiler can check it).
+final class LaneQueue: Sendable {
     let sink: any Sink
     let queue: DispatchQueue
+    let machine: Mutex<Lane>
     /// Jobs handed to the lane and not yet done.
     let queued = Mutex(0)
-    private let state = Mutex(State())
 
-    struct State {
-        var unsaved: [Dispatcher.Outcome] = []
-        var since = ContinuousClock.now
-        var failures = 0
-    }
-
-    init(sink: any Sink) {
+    init(sink: any Sink, lane: Lane) {
         self.sink = sink
+        machine = Mutex(lane)
         queue = DispatchQueue(label: "streakd.lane." + sink.name)
-    }
-
-    var failures: Int {
-        get { state.withLock { $0.failures } }
-        set { state.withLock { $0.failures = newValue } }
-    }
-
-    var unsavedCount: Int { state.withLock { $0.unsaved.count } }
-    var unsavedSince: ContinuousClock.Instant { state.withLock { $0.since } }
-
-    func add(_ outcome: Dispatcher.Outcome) {
-        state.withLock { s in
-            if s.unsaved.isEmpty { s.since = ContinuousClock.now }
-            s.unsaved.append(outcome)
-        }
-    }
-
-    func takeUnsaved() -> [Dispatcher.Outcome] {
-        state.withLock { s in
-            defer { s.unsaved = [] }
-            return s.unsaved
-        }
     }
 }

@@ -35,7 +35,7 @@ extension Context {
     /// identity), the desktop for its users, the hooks.
     public func standardDelivery() throws -> Delivery {
         // A stop (SIGTERM) ends a wait for the journal's pace, and a hook in flight after a grace.
-        let stop: @Sendable () -> Bool = { StopSignals.requested }
+        let stop: @Sendable () -> Bool = { [stop = self.stop] in stop.requested }
         let journal = JournalSink(
             pacer: JournalPacer(burst: config.journalBurst, interval: .seconds(config.journalInterval)),
             stopRequested: stop, store: try store.read { try $0.storeID() })

@@ -16,9 +16,8 @@ public struct TickReport: Equatable, Sendable {
 extension Context {
     /// The command: exit 75 when deliveries are left pending.
     public func tickCommand(dryRun: Bool) throws {
-        // SIGTERM (systemd stopping the unit) and SIGINT: start no new delivery, record those in
-        // flight, exit 75 (SPEC §5).
-        StopSignals.install()
+        // Once stopped (SIGTERM from systemd stopping the unit, SIGINT): start no new delivery,
+        // record those in flight, exit 75 (SPEC §5; `TickRun`).
         try failIfPending(try tick(dryRun: dryRun, delivery: standardDelivery()).pending)
     }
 

@@ -82,7 +82,7 @@ final class TickRun {
             output.sync {}
         }
         var start = 0
-        while start < due.streaks.count && !StopSignals.requested {
+        while start < due.streaks.count && !context.stop.requested {
             let recorded: [Recorded]
             if let planning = ahead {
                 let (planned, end) = try planning.wait()
@@ -102,7 +102,7 @@ final class TickRun {
         }
         try dispatcher.drain()
         if overlap { try store.write { try dispatcher.writeHandedOver($0) } }
-        if !StopSignals.requested {
+        if !context.stop.requested {
             dispatcher.send(try dispatcher.claimRetries())
             try dispatcher.drain()
             if overlap { try store.write { try dispatcher.writeHandedOver($0) } }
@@ -116,7 +116,7 @@ final class TickRun {
             "tick at \(now): \(report.sent) sent, \(report.expired) expired; \(d.delivered) delivered, \(d.failed) failed, "
                 + "\(d.dead) dead, \(d.retried) retried; \(report.pending) pending (\(report.streaks) streaks looked at)"
         )
-        if StopSignals.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
+        if context.stop.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
         return report
     }
 

@@ -1,0 +1,204 @@
+import StreakCore
+import StreakDelivery
+import StreakStore
+
+/// One delivery to make now.
+struct DeliveryJob: Equatable, Sendable {
+    /// The notification's ledger id.
+    var id: Int64
+    var notification: Notification
+    var sink: String
+    var attempts: Int
+}
+
+/// What became of one delivery, as the ledger records it.
+struct Outcome: Equatable, Sendable {
+    var job: DeliveryJob
+    var state: DeliveryState
+    var attempts: Int
+    var error: String?
+}
+
+/// One sink's lane as a pure state machine, the way `JournalPacer` is: it decides which job to
+/// deliver or leave for the next run, when outcomes are committed, when the lane gives up for
+/// this run, and what to tell. It reads no clock, writes nothing and never waits: each event
+/// brings the run's time, stop and lease as a value (`Now`), and the caller (`Dispatcher`)
+/// performs the actions it answers, then reports back (`committed`, `commitFailed`).
+///
+/// Its rules (docs/RULES.md, "Lanes"): outcomes are committed before a delivery that may take
+/// time, and otherwise in groups of `groupSize` or `groupAge`, a dead one at once (or, with
+/// `handOver`, each handed to the run's next transaction); the lane starts nothing more after
+/// `failureLimit` failures in a row, or once an outcome could not be stored (the next run would
+/// repeat whatever it delivered after); nothing starts once the run is stopping, fenced (its
+/// lease) or `runBudget` after it began.
+struct Lane: Sendable {
+    /// A group is committed once it holds this many outcomes or is this old, and always before a
+    /// delivery that may take time: a crash repeats at most one group of fast deliveries.
+    static let groupSize = 256
+    static let groupAge = Duration.milliseconds(100)
+    /// A lane stops after this many failures in a row in one run; the rest wait for the next run.
+    static let failureLimit = 5
+    /// No delivery starts this long after the run began: the units stop a run after 10 minutes
+    /// (`TimeoutStartSec=10min`), and what is left waits for the next run. A paced journal sends
+    /// 9,500 entries per 30 s: 150,000 in this time.
+    static let runBudget = Duration.seconds(480)
+
+    /// The run as it stands when an event comes: passed in, never read inside.
+    struct Now: Equatable, Sendable {
+        /// Time since the run began, on the monotonic clock.
+        var elapsed: Duration
+        /// Whether the run was asked to stop (its `StopToken`).
+        var stopping = false
+        /// How much longer the run's lease lets it start deliveries (`Lease.remaining`); nil once
+        /// it is fenced.
+        var lease: Duration? = Lease.beforeRegistration
+    }
+
+    /// What the caller does next.
+    enum Action: Equatable, Sendable {
+        /// Write these outcomes now, then call `committed()` or `commitFailed()`.
+        case commit([Outcome])
+        /// Call the sink for the job, which asks `startLimit` again right before it starts; then
+        /// call `finished`.
+        case deliver(DeliveryJob)
+        /// Leave the job pending for the next run, its attempts unchanged.
+        case `defer`(DeliveryJob)
+        /// Give these outcomes to the run's next transaction.
+        case handOver([Outcome])
+        /// The sink cannot be reached at all (first time this run): warn; it is recorded expired.
+        case warnUnavailable(String)
+        /// The sink failed this many times in a row: warn; the lane starts nothing more this run.
+        case warnFailureLimit(Int)
+        /// A delivery failed and will be tried again by a later run: say so.
+        case tellFailed(Outcome)
+        /// A delivery was given up (dead): say so.
+        case tellDead(Outcome)
+        /// An outcome write failed: these deliveries were made but are not recorded (the next run
+        /// repeats them); the lane starts nothing more this run.
+        case notStored(delivered: [Outcome])
+    }
+
+    /// Why a lane starts nothing more this run.
+    enum Halt: Equatable, Sendable {
+        case failureLimit
+        case notStored
+    }
+
+    /// Outcomes go to the run's next transaction instead of commits of the lane's own.
+    let handOver: Bool
+    let retry: RetryPolicy
+    /// What the lane did so far.
+    private(set) var report = DispatchReport()
+    private(set) var halted: Halt?
+    private var failures = 0
+    private var unsaved: [Outcome] = []
+    /// When the oldest unsaved outcome came.
+    private var unsavedSince = Duration.zero
+    /// Outcomes being written (`.commit` answered, no word back yet).
+    private var committing: [Outcome] = []
+    private var warnedUnavailable = false
+
+    init(handOver: Bool = false, retry: RetryPolicy = RetryPolicy()) {
+        self.handOver = handOver
+        self.retry = retry
+    }
+
+    /// How long the lane may still start a delivery as of `now`: nil when it may not (it halted,
+    /// the run is stopping, fenced or out of its time budget).
+    func startLimit(_ now: Now) -> Duration? {
+        guard halted == nil, !now.stopping, let lease = now.lease else { return nil }
+        let left = min(lease, Self.runBudget - now.elapsed)
+        return left > .zero ? left : nil
+    }
+
+    /// A job's turn. `atOnce`: the sink's next delivery returns at once (`Sink.deliversAtOnce`);
+    /// if not, what went before is committed first (then ask again).
+    mutating func next(_ job: DeliveryJob, atOnce: Bool, _ now: Now) -> Action {
+        if !handOver && !atOnce && !unsaved.isEmpty { return commit() }
+        guard startLimit(now) != nil else {
+            report.deferred += 1
+            return .defer(job)
+        }
+        return .deliver(job)
+    }
+
+    /// The sink answered for `job`; nil: it did not start (its start limit had passed).
+    mutating func finished(_ job: DeliveryJob, _ result: DeliveryOutcome?, _ now: Now) -> [Action] {
+        guard let result else {
+            report.deferred += 1
+            return [.defer(job)]
+        }
+        var actions: [Action] = []
+        let attempts = job.attempts + 1
+        let outcome: Outcome
+        switch result {
+        case .delivered:
+            failures = 0
+            report.delivered += 1
+            outcome = Outcome(job: job, state: .delivered, attempts: attempts)
+        case .unavailable(let reason):
+            report.unavailable += 1
+            if !warnedUnavailable {
+                warnedUnavailable = true
+                actions.append(.warnUnavailable(reason))
+            }
+            outcome = Outcome(job: job, state: .expired, attempts: attempts, error: reason)
+        case .interrupted(let reason):
+            // The stop was not the sink's failure: the attempt does not count.
+            report.interrupted += 1
+            outcome = Outcome(job: job, state: .pending, attempts: job.attempts, error: "interrupted: " + reason)
+        case .failed(let error):
+            let dead = retry.isDead(attempts: attempts)
+            if dead { report.dead += 1 } else { report.failed += 1 }
+            outcome = Outcome(job: job, state: dead ? .dead : .pending, attempts: attempts, error: error)
+            failures += 1
+            if failures >= Self.failureLimit && halted == nil {
+                halted = .failureLimit
+                actions.append(.warnFailureLimit(failures))
+            }
+            actions.append(dead ? .tellDead(outcome) : .tellFailed(outcome))
+        }
+        if unsaved.isEmpty { unsavedSince = now.elapsed }
+        unsaved.append(outcome)
+        if handOver {
+            actions.append(.handOver(unsaved))
+            unsaved = []
+        } else if outcome.state == .dead || unsaved.count >= Self.groupSize
+            || now.elapsed - unsavedSince >= Self.groupAge
+        {
+            actions.append(commit())
+        }
+        return actions
+    }
+
+    /// The lane has no more jobs for now: what is unsaved is committed.
+    mutating func flush() -> Action? {
+        handOver || unsaved.isEmpty ? nil : commit()
+    }
+
+    /// The outcomes of the last `.commit` are stored.
+    mutating func committed() {
+        committing = []
+    }
+
+    /// The outcomes of the last `.commit` could not be stored: the lane starts nothing more (what
+    /// it delivered after would be repeated by the next run too); answers what was delivered.
+    mutating func commitFailed() -> Action {
+        halted = .notStored
+        defer { committing = [] }
+        return .notStored(delivered: committing.filter { $0.state == .delivered })
+    }
+
+    private mutating func commit() -> Action {
+        committing = unsaved
+        unsaved = []
+        return .commit(committing)
+    }
+}
+
+extension Outcome {
+    /// A job for a sink no longer configured: its delivery is dead.
+    static func unconfigured(_ job: DeliveryJob) -> Outcome {
+        Outcome(job: job, state: .dead, attempts: job.attempts + 1, error: "\(job.sink) is no longer configured")
+    }
+}

@@ -1,0 +1,172 @@
+import StreakCore
+import StreakDelivery
+import StreakStore
+import Testing
+
+@testable import StreakJobs
+
+/// The lane's decisions (docs/RULES.md, "Lanes"), driven event by event: time, stop and lease
+/// are values; no thread, no sleep, no store.
+@Suite struct LaneTests {
+    static let notification = Notification(
+        kind: .atRisk, user: "u", streak: "daily", localDate: LocalDate(year: 2026, month: 11, day: 21)!,
+        due: Instant(seconds: 1_795_287_600), timezone: "UTC", localDue: "2026-11-21T19:00:00+00:00",
+        streakLength: 7, message: "at risk", title: "Streak")
+
+    func job(_ id: Int64, attempts: Int = 0) -> DeliveryJob {
+        DeliveryJob(id: id, notification: Self.notification, sink: "hook:h", attempts: attempts)
+    }
+
+    func at(_ ms: Int64, stopping: Bool = false, lease: Duration? = .seconds(200)) -> Lane.Now {
+        Lane.Now(elapsed: .milliseconds(ms), stopping: stopping, lease: lease)
+    }
+
+    /// Delivers job `id` at `ms` with `result`: asserts the lane said deliver, answers its actions.
+    func deliver(
+        _ lane: inout Lane, _ id: Int64, _ result: DeliveryOutcome = .delivered, at ms: Int64 = 0, atOnce: Bool = true
+    ) -> [Lane.Action] {
+        let j = job(id)
+        #expect(lane.next(j, atOnce: atOnce, at(ms)) == .deliver(j))
+        return lane.finished(j, result, at(ms))
+    }
+
+    func delivered(_ id: Int64) -> Outcome { Outcome(job: job(id), state: .delivered, attempts: 1) }
+
+    @Test func fiveFailuresInARowStopTheLaneForThisRun() {
+        var lane = Lane()
+        for id: Int64 in 1...4 { _ = deliver(&lane, id, .failed("exit 1")) }
+        #expect(lane.halted == nil)
+        let fifth = deliver(&lane, 5, .failed("exit 1"))
+        #expect(fifth.first == .warnFailureLimit(5))
+        #expect(fifth.contains(.tellFailed(Outcome(job: job(5), state: .pending, attempts: 1, error: "exit 1"))))
+        #expect(lane.halted == .failureLimit)
+        #expect(lane.next(job(6), atOnce: true, at(1)) == .defer(job(6)))
+        #expect(lane.report.failed == 5 && lane.report.deferred == 1)
+    }
+
+    @Test func aDeliveryInBetweenStartsTheCountAgain() {
+        var lane = Lane()
+        for id: Int64 in 1...4 { _ = deliver(&lane, id, .failed("exit 1")) }
+        _ = deliver(&lane, 5)
+        // Neither does a stop in flight or an unreachable sink count as a failure.
+        _ = deliver(&lane, 6, .interrupted("stopped"))
+        _ = deliver(&lane, 7, .unavailable("no bus"))
+        for id: Int64 in 8...11 { _ = deliver(&lane, id, .failed("exit 1")) }
+        #expect(lane.halted == nil && lane.startLimit(at(1)) != nil)
+    }
+
+    @Test func aFullGroupIsCommitted() {
+        var lane = Lane()
+        for id in 1..<Int64(Lane.groupSize) { #expect(deliver(&lane, id) == []) }
+        let last = deliver(&lane, Int64(Lane.groupSize))
+        #expect(last == [.commit((1...Int64(Lane.groupSize)).map(delivered))])
+        lane.committed()
+        #expect(lane.flush() == nil, "nothing is left unsaved")
+    }
+
+    @Test func aGroupIsCommittedOnceItIsOld() {
+        var lane = Lane()
+        #expect(deliver(&lane, 1, at: 1_000) == [])
+        #expect(deliver(&lane, 2, at: 1_099) == [])
+        #expect(deliver(&lane, 3, at: 1_100) == [.commit([delivered(1), delivered(2), delivered(3)])])
+    }
+
+    @Test func whatWentBeforeIsCommittedBeforeASlowDelivery() {
+        var lane = Lane()
+        _ = deliver(&lane, 1)
+        _ = deliver(&lane, 2)
+        // The sink may take time (a hook, a paced journal): commit first, then ask again.
+        #expect(lane.next(job(3), atOnce: false, at(5)) == .commit([delivered(1), delivered(2)]))
+        lane.committed()
+        #expect(lane.next(job(3), atOnce: false, at(6)) == .deliver(job(3)))
+        #expect(lane.finished(job(3), .delivered, at(900)) == [], "one outcome, not yet old")
+        #expect(lane.flush() == .commit([delivered(3)]), "the end of the lane's jobs commits the rest")
+    }
+
+    @Test func aDeadDeliveryIsToldAndCommittedAtOnce() {
+        var lane = Lane()
+        let j = job(1, attempts: 4)
+        #expect(lane.next(j, atOnce: true, at(0)) == .deliver(j))
+        let dead = Outcome(job: j, state: .dead, attempts: 5, error: "exit 2")
+        #expect(lane.finished(j, .failed("exit 2"), at(0)) == [.tellDead(dead), .commit([dead])])
+        #expect(lane.report.dead == 1 && lane.report.failed == 0)
+    }
+
+    @Test func aStoppedRunStartsNothingAndAStopInFlightIsNotAnAttempt() {
+        var lane = Lane()
+        #expect(lane.startLimit(at(0, stopping: true)) == nil)
+        #expect(lane.next(job(1), atOnce: true, at(0, stopping: true)) == .defer(job(1)))
+        let j = job(2, attempts: 1)
+        #expect(lane.next(j, atOnce: true, at(1)) == .deliver(j))
+        let interrupted = Outcome(job: j, state: .pending, attempts: 1, error: "interrupted: stopped")
+        #expect(lane.finished(j, .interrupted("stopped"), at(2, stopping: true)) == [])
+        #expect(lane.flush() == .commit([interrupted]))
+        #expect(lane.report.deferred == 1 && lane.report.interrupted == 1)
+    }
+
+    @Test func nothingStartsPastTheRunsBudget() {
+        let lane = Lane()
+        let budget = Lane.runBudget / .milliseconds(1)
+        #expect(lane.startLimit(at(Int64(budget) - 1_000, lease: .seconds(200))) == .seconds(1))
+        #expect(lane.startLimit(at(Int64(budget), lease: .seconds(200))) == nil)
+        #expect(lane.startLimit(at(0, lease: .seconds(3))) == .seconds(3), "the lease comes first")
+    }
+
+    @Test func aFencedRunStartsNothing() {
+        var lane = Lane()
+        #expect(lane.next(job(1), atOnce: true, at(0, lease: nil)) == .defer(job(1)))
+        #expect(lane.startLimit(at(0, lease: .zero)) == nil)
+        // The sink asked again right before it started, and the lease was out: nothing started.
+        #expect(lane.next(job(2), atOnce: true, at(0)) == .deliver(job(2)))
+        #expect(lane.finished(job(2), nil, at(0, lease: nil)) == [.defer(job(2))])
+        #expect(lane.report.deferred == 2 && lane.flush() == nil)
+    }
+
+    @Test func aLateHeartbeatFencesTheLane() {
+        var lease = Lease(base: 300, hookTimeout: 10)
+        #expect(lease.register(at: .zero) == true)
+        var lane = Lane()
+        let early = Duration.seconds(100)
+        #expect(
+            lane.next(job(1), atOnce: true, Lane.Now(elapsed: early, lease: lease.remaining(at: early)))
+                == .deliver(job(1)))
+        // The process was stopped past the fence; its heartbeat comes late and writes nothing.
+        let late = Duration.seconds(250)
+        #expect(lease.beatDue(at: late) == false)
+        #expect(
+            lane.next(job(2), atOnce: true, Lane.Now(elapsed: late, lease: lease.remaining(at: late))) == .defer(job(2))
+        )
+    }
+
+    @Test func anUnreachableSinkIsWarnedAboutOnce() {
+        var lane = Lane()
+        #expect(deliver(&lane, 1, .unavailable("no session bus")) == [.warnUnavailable("no session bus")])
+        #expect(deliver(&lane, 2, .unavailable("no session bus")) == [])
+        #expect(lane.report.unavailable == 2)
+        #expect(
+            lane.flush()
+                == .commit([1, 2].map { Outcome(job: job($0), state: .expired, attempts: 1, error: "no session bus") }))
+    }
+
+    @Test func handedOverOutcomesGoToTheNextTransaction() {
+        var lane = Lane(handOver: true)
+        #expect(deliver(&lane, 1) == [.handOver([delivered(1)])])
+        #expect(lane.next(job(2), atOnce: false, at(0)) == .deliver(job(2)), "no commit of its own first")
+        #expect(lane.finished(job(2), .delivered, at(500)) == [.handOver([delivered(2)])])
+        #expect(lane.flush() == nil)
+    }
+
+    /// Issue 31 (1): an outcome not stored stops the lane, and says what it had delivered.
+    @Test func anOutcomeNotStoredStopsTheLane() {
+        var lane = Lane()
+        _ = deliver(&lane, 1)
+        _ = deliver(&lane, 2, .failed("exit 1"))
+        #expect(
+            lane.next(job(3), atOnce: false, at(1))
+                == .commit([delivered(1), Outcome(job: job(2), state: .pending, attempts: 1, error: "exit 1")]))
+        #expect(lane.commitFailed() == .notStored(delivered: [delivered(1)]))
+        #expect(lane.halted == .notStored)
+        #expect(lane.next(job(3), atOnce: false, at(2)) == .defer(job(3)))
+        #expect(lane.flush() == nil)
+    }
+}
