@@ -1,4 +1,5 @@
 import CLibpq
+import StreakStore
 import Synchronization
 
 #if canImport(Glibc)

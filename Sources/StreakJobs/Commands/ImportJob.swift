@@ -63,7 +63,7 @@ extension Context {
             // The reading thread takes the file, the checker and the progress bar along: this one
             // does not touch them again.
             let taken = Handover(value: (file, checker, progress, csv))
-            let reading = Background { [self] () throws -> (Problems, Set<String>) in
+            let reading = try Background { [self] () throws -> (Problems, Set<String>) in
                 var (file, checker, progress, csv) = taken.value
                 defer {
                     progress.finish()

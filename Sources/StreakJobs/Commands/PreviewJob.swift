@@ -21,7 +21,7 @@ extension Context {
         // Written on a thread of its own: a write into a pipe waits for its reader at every
         // 64 KiB, and this thread formats the next lines meanwhile.
         let writes = Handoff<[UInt8]>(capacity: 4)
-        let writer = Background { [printer] in
+        let writer = try Background { [printer] in
             while let bytes = writes.take() { printer.outLines(bytes) }
         }
         defer {

@@ -20,7 +20,7 @@ extension Context {
     ) throws -> Int {
         let every = id == nil ? try configChanged(write: false) : false
         let handoff = Handoff<PlannedBatch>(capacity: 4)
-        let planning = Background { [self] in
+        let planning = try Background { [self] in
             defer { handoff.finish() }
             do {
                 try store.read { r in

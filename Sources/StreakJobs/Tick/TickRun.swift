@@ -75,7 +75,7 @@ final class TickRun {
         report.streaks = due.streaks.count
         // Planning a transaction ahead, on a connection of its own (overlap only). A small first
         // batch: the run records nothing until it is planned.
-        var ahead = overlap ? planAhead(from: 0, count: min(batchSize, Self.overlapBatch / 4)) : nil
+        var ahead = overlap ? try planAhead(from: 0, count: min(batchSize, Self.overlapBatch / 4)) : nil
         defer {
             _ = try? ahead?.wait()
             try? dispatcher.drain()
@@ -86,7 +86,7 @@ final class TickRun {
             let recorded: [Recorded]
             if let planning = ahead {
                 let (planned, end) = try planning.wait()
-                ahead = end < due.streaks.count ? planAhead(from: end) : nil
+                ahead = end < due.streaks.count ? try planAhead(from: end) : nil
                 recorded = try store.write(.referencesChecked) { w in
                     try dispatcher.writeHandedOver(w)
                     let claimed = try w.claim(planned.runs.map(\.streak), listed: due.mark, now: now)
@@ -141,10 +141,10 @@ final class TickRun {
     /// Plans the next `overlapBatch` due streaks from `start` on a thread and a read connection of
     /// their own, while the run records the last ones: what was committed when it began, which the
     /// claim checks (a streak changed since is not claimed).
-    func planAhead(from start: Int, count: Int? = nil) -> Background<(TickPlan, end: Int)> {
+    func planAhead(from start: Int, count: Int? = nil) throws -> Background<(TickPlan, end: Int)> {
         let end = min(start + (count ?? min(batchSize, Self.overlapBatch)), due.streaks.count)
         let batch = self.batch(start..<end)
-        return Background { [context] in
+        return try Background { [context] in
             (try context.store.readBeside { r in try context.plan(batch, r, checkLedger: false) }, end)
         }
     }

@@ -1,4 +1,3 @@
-import Dispatch
 import StreakCore
 import StreakStore
 
@@ -62,12 +61,8 @@ extension PGAccess {
         // Read on a thread of its own, a batch or two ahead: the server streams on while `body`
         // works (a COPY left unread waits for this side once the socket's buffer is full).
         let batches = Handoff<Result<PlannedRuns, any Error>>(capacity: 2)
-        let done = DispatchSemaphore(value: 0)
-        let started = startThread {
-            defer {
-                batches.finish()
-                done.signal()
-            }
+        let reading = try Background {
+            defer { batches.finish() }
             do {
                 try Self.copyPlanned(store, snapshot: snapshot, through: through) {
                     guard batches.put(.success($0)) else { throw PlannedRunsStopped() }
@@ -77,10 +72,9 @@ extension PGAccess {
                 _ = batches.put(.failure(error))
             }
         }
-        guard started else { return try eachPlannedRunHere(through: through, body) }
         defer {
             batches.close()
-            done.wait()
+            _ = try? reading.wait()
         }
         while let batch = batches.take() {
             // This transaction may have sent nothing for a while: it is kept from being ended
