@@ -220,43 +220,71 @@ extension SQLiteAccess {
     func schedule(_ runs: [PlannedRun], handledThrough: Instant) throws {
         for run in runs {
             guard let row = run.streak.row else { continue }
-            try schedule(
-                (row, run.streak.version, run.streak.marked), run.streak, nextAt: run.next,
-                handledThrough: handledThrough, read: run.history.flatMap { $0.fromCopy ? nil : $0.stored },
-                user: run.user)
-        }
-    }
-    /// Plans the run of the streak in schedule row `found` (at the streak's version); `user` as the
-    /// run read it, carried in the run with the row's packed history (migration 8).
-    private func schedule(
-        _ found: (row: Int64, version: Int, changed: Bool), _ streak: DueStreak, nextAt: Instant?,
-        handledThrough: Instant, read: StoredStreak?, user: User?
-    ) throws {
-        let drop = try RawStatement(db, "DELETE FROM runs WHERE row = ?")
-        drop.bind(1, found.row)
-        try drop.run()
-        // The row itself only when its mark goes or a history read from the tables is packed: an
-        // unchanged streak's run writes no page of the schedule. First, so the run below copies
-        // a history packed just now.
-        if found.changed || read != nil {
-            func write(_ blob: UnsafeBufferPointer<UInt8>?) throws {
-                let s = try RawStatement(
-                    db,
+            // The row itself only when its mark goes or a history read from the tables is packed:
+            // an unchanged streak's run writes no page of the schedule. First, so the run below
+            // copies a history packed just now.
+            let read = run.history.flatMap { $0.fromCopy ? nil : $0.stored }
+            if run.streak.marked || read != nil {
+                try keep(
+                    read, row: row, version: run.streak.version,
                     """
                     UPDATE schedule SET next_at = NULL, handled_through = max(coalesce(handled_through, ?1), ?1),
                         history = coalesce(?2, history),
                         history_version = CASE WHEN ?2 IS NOT NULL THEN ?3 ELSE history_version END
                     WHERE rowid = ?4
-                    """)
-                s.bind(1, handledThrough.seconds)
-                s.bind(2, blob: blob)
-                s.bind(3, streak.version)
-                s.bind(4, found.row)
-                try s.run()
+                    """, handledThrough: handledThrough)
             }
-            if let read { try PackedHistory.pack(read).withUnsafeBufferPointer { try write($0) } } else { try write(nil) }
+            try addRun(run, row: row, version: run.streak.version, handledThrough: handledThrough)
         }
-        guard let nextAt else { return }
+    }
+
+    func planChanged(_ runs: [PlannedRun]) throws {
+        let find = try RawStatement(
+            db, "SELECT rowid, version, handled_through FROM schedule WHERE user_id = ? AND streak = ? AND next_at IS NOT NULL")
+        for run in runs {
+            find.bind(1, run.streak.user)
+            find.bind(2, run.streak.streak)
+            var found: (row: Int64, version: Int, handled: Int64?)?
+            try find.rows { found = (find.int64(0), find.int(1), find.optionalInt64(2)) }
+            guard let found else { continue }  // not marked: a run has handled it since
+            let read = run.history.flatMap { $0.fromCopy ? nil : $0.stored }
+            try keep(
+                read, row: found.row, version: found.version,
+                """
+                UPDATE schedule SET next_at = \(ScheduleMark.planned), history = coalesce(?2, history),
+                    history_version = CASE WHEN ?2 IS NOT NULL THEN ?3 ELSE history_version END
+                WHERE rowid = ?4
+                """, handledThrough: nil)
+            try addRun(run, row: found.row, version: found.version, handledThrough: found.handled.map(Instant.init(seconds:)))
+        }
+    }
+
+    /// Runs `sql` on a schedule row (`?4`), binding `read` packed (`?2`, or NULL), the version
+    /// `?3` and, when given, the instant `?1`.
+    private func keep(_ read: StoredStreak?, row: Int64, version: Int, _ sql: String, handledThrough: Instant?) throws {
+        let s = try RawStatement(db, sql)
+        if let handledThrough { s.bind(1, handledThrough.seconds) }
+        s.bind(3, version)
+        s.bind(4, row)
+        guard let read else {
+            s.bind(2, blob: nil)
+            _ = try s.run()
+            return
+        }
+        try PackedHistory.pack(read).withUnsafeBufferPointer {
+            s.bind(2, blob: $0)
+            _ = try s.run()
+        }
+    }
+
+    /// Replaces the streak's run in the queue (schedule row `row`, at `version`) with `run`'s
+    /// (none when it has no next instant), carrying the user as the run read them and the row's
+    /// packed history when it stands for this version (migration 11).
+    private func addRun(_ run: PlannedRun, row: Int64, version: Int, handledThrough: Instant?) throws {
+        let drop = try RawStatement(db, "DELETE FROM runs WHERE row = ?")
+        drop.bind(1, row)
+        _ = try drop.run()
+        guard let nextAt = run.next else { return }
         // SQLite copies the row's blob itself, when it stands for this version.
         let add = try RawStatement(
             db,
@@ -268,16 +296,16 @@ extension SQLiteAccess {
                     (SELECT history FROM schedule WHERE rowid = ?2 AND history_version = ?3 AND version = ?3) END)
             """)
         add.bind(1, nextAt.seconds)
-        add.bind(2, found.row)
-        add.bind(3, streak.version)
-        add.bind(4, handledThrough.seconds)
-        add.bind(5, streak.user)
-        add.bind(6, streak.streak)
-        add.bind(7, user?.zone)
-        add.bind(8, user.map { Int64($0.remindAt) })
-        add.bind(9, user.map { Int64($0.remind ? 1 : 0) })
-        add.bind(10, user?.language)
-        try add.run()
+        add.bind(2, row)
+        add.bind(3, version)
+        add.bind(4, handledThrough?.seconds)
+        add.bind(5, run.streak.user)
+        add.bind(6, run.streak.streak)
+        add.bind(7, run.user?.zone)
+        add.bind(8, run.user.map { Int64($0.remindAt) })
+        add.bind(9, run.user.map { Int64($0.remind ? 1 : 0) })
+        add.bind(10, run.user?.language)
+        _ = try add.run()
     }
 
     /// Marks a streak changed: the next run looks at it afresh.

@@ -40,6 +40,12 @@ public protocol ScheduleWriting {
     /// Plans each claimed streak's next run (nil: none until it changes) and notes that a run
     /// handled it through `handledThrough`.
     func schedule(_ runs: [PlannedRun], handledThrough: Instant) throws
+    /// Plans the next run of streaks this transaction changed (a check-in, an import) at their
+    /// current version, so readers of the queue find them there rather than among the unplanned.
+    /// They stay marked: the next run still looks at them afresh (`dueStreaks` lists them) and
+    /// plans them again. Each names its streak by its ids; `next` nil: nothing can come until it
+    /// changes again. A streak no longer marked (a run handled it since) is left as it is.
+    func planChanged(_ runs: [PlannedRun]) throws
     /// Marks every streak for a fresh look on the next run (the configuration changed).
     func rescheduleAll() throws
     /// Keeps every other writer off a streak until this transaction ends, for a check-then-act

@@ -199,6 +199,51 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
 
     /// The ledger's key decides: one record per key; a delivery is taken over only from a run
     /// that is gone (known so, or its lease out on the store's clock).
+    /// A writer that changes a streak may plan its run at once (`planChanged`): the streak is then
+    /// in the queue, carrying its history, not among the unplanned, and still due to the next run
+    /// (marked). A later change that plans nothing makes it unplanned again, its run gone.
+    @Test(arguments: Engine.allCases) func aStreakPlannedByItsWriterIsInTheQueueAndStillDue(engine: Engine) throws {
+        let store = try engine.open()
+        let user = User(id: "u1", zone: "Asia/Tokyo", remindAt: 3600 * 19)
+        func unplanned() throws -> [String] {
+            try store.read { r in
+                var all: [String] = []
+                try r.eachUnplannedStreak(every: false) { all += $0.map(\.streak) }
+                return all
+            }
+        }
+        func queue() throws -> [(String, Instant, Bool)] {
+            try store.read { r in
+                var all: [(String, Instant, Bool)] = []
+                try r.eachPlannedRun(through: Self.at(86400)) { b in
+                    all += b.runs.indices.map { (b.dueStreak($0).streak, b.runs[$0].position.at, b.history($0) != nil) }
+                }
+                return all
+            }
+        }
+        try store.write { (w: any StoreWriter) throws in
+            _ = try w.addUser(user, at: t0)
+            for streak in ["daily", "reading"] {
+                _ = try w.insertCheckins(
+                    [NewCheckin(user: "u1", streak: streak, instant: t0, zone: "Asia/Tokyo")], storedAt: t0)
+            }
+            let stored = try w.storedStreak(of: user, streak: "daily")
+            try w.planChanged([
+                PlannedRun(
+                    streak: DueStreak(user: "u1", streak: "daily"), next: Self.at(3600),
+                    history: DueHistory(user: user, stored: stored, fromCopy: false), user: user)
+            ])
+        }
+        #expect(try unplanned() == ["reading"])
+        let planned = try queue()
+        #expect(planned.count == 1 && planned[0].0 == "daily" && planned[0].1 == Self.at(3600) && planned[0].2)
+        let due = try store.read { try $0.dueStreaks(through: t0) }
+        #expect(due.map(\.streak) == ["daily", "reading"] && due.allSatisfy(\.marked))
+        try store.write { w in try w.addFreezeEvent(FreezeEvent(at: t0, kind: .grant), user: "u1", streak: "daily") }
+        #expect(try unplanned() == ["daily", "reading"])
+        #expect(try queue().isEmpty)
+    }
+
     @Test(arguments: Engine.allCases) func theLedgerKeyDecidesAndLeasesGuardTakeOvers(engine: Engine) throws {
         let store = try engine.open()
         let n = Self.notification("u1", "2026-11-21")

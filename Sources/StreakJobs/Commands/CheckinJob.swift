@@ -14,6 +14,8 @@ extension Context {
             let checkin = try rules.check(input) { $0 == user.id ? user.zone : nil }.mapError(\.asError).get()
             let result = try w.insertCheckins([checkin], storedAt: now)
             try recordSettings(for: [streak], in: w)
+            // Its next run planned now, for `preview`; the next tick still looks at it afresh.
+            if result.inserted == 1 { try planChanged([DueStreak(user: user.id, streak: streak)], in: w) }
             return (user, result, Engine.evaluate(try history(of: user, streak: streak, in: w), at: now))
         }
         let verb = stored.inserted == 1 ? "checked in" : "already checked in (event \(eventID ?? ""))"

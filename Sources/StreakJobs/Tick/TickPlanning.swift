@@ -70,8 +70,7 @@ extension Context {
                 fresh: $0.fresh
             )
         }
-        let next = Notices.firstDue(
-            after: Notices.next(history, policy: policy, now: now, state: state), history, policy: policy, now: now)
+        let next = nextRun(history, policy: policy, state: state)
         // A history read from the tables goes to the store to keep; a copy it kept needs no second look.
         return (
             notices, PlannedRun(streak: d, next: next, history: read.fromCopy ? nil : read, user: read.user), history,

@@ -37,12 +37,12 @@ extension PGAccess {
             CASE WHEN history_version = version AND zone IS NOT NULL THEN history END
         """
 
-    /// The queue: schedule rows in the order of the index (next_at, id). A changed row's run is
-    /// stale (`eachUnplannedStreak`'s).
+    /// The queue: schedule rows in the order of the index (next_at, id), with a run at the
+    /// streak's version (migration 6).
     static func queue(through: Instant) -> String {
         """
         SELECT \(plannedColumns) FROM schedule
-        WHERE next_at IS NOT NULL AND next_at <= \(through.seconds) AND NOT changed ORDER BY next_at, id
+        WHERE next_at IS NOT NULL AND next_at <= \(through.seconds) AND run_version = version ORDER BY next_at, id
         """
     }
 
@@ -115,7 +115,7 @@ extension PGAccess {
             let rows = try pg.query(
                 """
                 SELECT \(Self.plannedColumns) FROM schedule
-                WHERE next_at IS NOT NULL AND (next_at, id) > ($2, $3) AND next_at <= $1 AND NOT changed
+                WHERE next_at IS NOT NULL AND (next_at, id) > ($2, $3) AND next_at <= $1 AND run_version = version
                 ORDER BY next_at, id LIMIT $4
                 """, parameters: PGParameters([through, after.at.seconds, after.row, Int64(size)]),
                 binaryResults: true)
@@ -168,7 +168,7 @@ extension PGAccess {
             let rows = try pg.query(
                 """
                 SELECT user_id, streak, handled_through, version, id, changed FROM schedule
-                WHERE id > $1 \(every ? "" : "AND changed") ORDER BY id LIMIT $2
+                WHERE id > $1 \(every ? "" : "AND changed AND run_version IS DISTINCT FROM version") ORDER BY id LIMIT $2
                 """, after, Int64(PlannedRunBatches.most))
             guard rows.count > 0 else { return }
             let batch = try rows.rows.map { r in
@@ -313,7 +313,7 @@ extension PGAccess {
         // The user as the run read them goes with the run (migration 2).
         try pg.query(
             """
-            UPDATE schedule s SET next_at = v.next_at, changed = false,
+            UPDATE schedule s SET next_at = v.next_at, changed = false, run_version = v.version,
                 handled_through = greatest(coalesce(s.handled_through, $5), $5),
                 history = coalesce(decode(v.history, 'hex'), s.history),
                 history_version = CASE WHEN v.history IS NOT NULL THEN v.version ELSE s.history_version END,
@@ -329,6 +329,27 @@ extension PGAccess {
     }
 
     /// The streak's schedule row, locked (made first when it has none, which also moves nothing on).
+    func planChanged(_ runs: [PlannedRun]) throws {
+        guard !runs.isEmpty else { return }
+        let histories: [String?] = runs.map { run in
+            guard let h = run.history, !h.fromCopy else { return nil }
+            return hex(PackedHistory.pack(h.stored))
+        }
+        // At the row's version now (this transaction changed it), still marked.
+        try pg.query(
+            """
+            UPDATE schedule s SET next_at = v.next_at, run_version = s.version,
+                history = coalesce(decode(v.history, 'hex'), s.history),
+                history_version = CASE WHEN v.history IS NOT NULL THEN s.version ELSE s.history_version END,
+                zone = v.zone, remind_at = v.remind_at, remind = v.remind <> 0, language = v.language
+            FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
+                AS v(u, st, next_at, history, zone, remind_at, remind, language)
+            WHERE s.user_id = v.u AND s.streak = v.st AND s.changed
+            """, runs.map(\.streak.user), runs.map(\.streak.streak), runs.map { $0.next?.seconds }, histories,
+            runs.map { $0.user?.zone }, runs.map { $0.user.map { Int64($0.remindAt) } },
+            runs.map { $0.user.map { Int64($0.remind ? 1 : 0) } }, runs.map { $0.user?.language })
+    }
+
     func lockStreak(user: String, streak: String) throws {
         try pg.query(
             "INSERT INTO schedule (user_id, streak) VALUES ($1, $2) ON CONFLICT (user_id, streak) DO NOTHING", user,

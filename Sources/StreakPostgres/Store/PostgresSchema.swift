@@ -199,5 +199,17 @@ enum PostgresSchema {
             SELECT l.user_id, l.streak, c.at, c.zone, c.event_id, c.meta, c.stored_at
             FROM checkin_lists l CROSS JOIN LATERAL streakd_checkins(l.checkins) c;
             """),
+        // A run is valid while its version is the streak's (`run_version`): a writer that changes a
+        // streak may plan it at once (`planChanged`: an import, a check-in), leaving it marked for
+        // the next run, and readers of the queue find it there. A change that plans nothing moves
+        // the version on and so makes the run stale. Unplanned rows (changed, no valid run) have
+        // an index of their own: after a large import every row is changed, and planned.
+        PGMigration(
+            "6-run-versions",
+            """
+            ALTER TABLE schedule ADD COLUMN run_version bigint;
+            UPDATE schedule SET run_version = version WHERE NOT changed AND next_at IS NOT NULL;
+            CREATE INDEX schedule_unplanned ON schedule (id) WHERE changed AND run_version IS DISTINCT FROM version;
+            """),
     ]
 }
