@@ -28,8 +28,7 @@ import Testing
                     order: Int32(all.count))  // a streak's notices each have a place of their own
                 all.append(e)
                 let item = QueuedNotice(
-                    notice: e.notice, userStart: 0, userCount: 0, streak: names.number(streak: e.streak), language: -1,
-                    zone: 0, order: e.order)
+                    notice: e.notice, streak: names.number(streak: e.streak), language: -1, zone: 0, order: Int(e.order))
                 var user = e.user
                 user.withUTF8 { queue.push(item, user: UnsafeRawBufferPointer($0)) }
             }

@@ -1,24 +1,56 @@
 import StreakCore
 
-/// One notice `preview` has planned, as plain values: its user's id is bytes in its batch's
-/// buffer, its streak, language and zone are numbers into a table of names (`NoticeNames`). It
-/// moves by copying bytes, with no reference to retain or release: half a million of them go
-/// from the planning thread into the queue and out of it.
+/// One notice `preview` has planned, as plain values in 48 bytes (80 as a `Notice` and numbers): its user's id is bytes in its
+/// batch's buffer, its streak, language and zone are numbers into a table of names
+/// (`NoticeNames`). It moves by copying bytes, with no reference to retain or release, and an
+/// evening when most streaks are at risk holds a million of them, waiting for their instant.
 struct QueuedNotice {
-    var notice: Notice
+    private var due: Int64
+    private var date: Int32
+    private var length: Int32
+    private var count: Int32
+    private var goal: Int32
+    private var freezes: Int32
     /// Where the user id's bytes are in the batch's buffer.
     var userStart: Int32
-    var userCount: Int32
     var streak: Int32
-    /// -1: the configuration's default language.
-    var language: Int32
-    var zone: Int32
+    private var zoneNumber: UInt16
+    private var languageNumber: Int16
     /// Its place among its streak's notices (`Notices.upcoming`'s order breaks ties).
-    var order: Int32
+    var order: UInt16
+    private var kind: UInt8
+    var userCount: UInt8
+
+    init(notice n: Notice, streak: Int32, language: Int32, zone: Int32, order: Int) {
+        due = n.due.seconds
+        date = Int32(clamping: n.date.day)
+        length = Int32(clamping: n.length)
+        count = Int32(clamping: n.count)
+        goal = Int32(clamping: n.goal)
+        freezes = Int32(clamping: n.freezes)
+        kind = UInt8(n.kind.number)
+        self.streak = streak
+        zoneNumber = UInt16(truncatingIfNeeded: zone)
+        languageNumber = Int16(truncatingIfNeeded: language)
+        self.order = UInt16(clamping: order)
+        userStart = 0
+        userCount = 0
+    }
+
+    var notice: Notice {
+        Notice(
+            kind: NotificationKind.numbered[Int(kind)], date: LocalDate(day: Int(date)), due: Instant(seconds: due),
+            length: Int(length), count: Int(count), goal: Int(goal), freezes: Int(freezes))
+    }
+    var dueSeconds: Int64 { due }
+    var zone: Int32 { Int32(zoneNumber) }
+    /// -1: the configuration's default language.
+    var language: Int32 { Int32(languageNumber) }
+    var isAtRisk: Bool { kind == 0 }
 
     /// Its user id in `users`, the bytes of its batch's ids.
     func user(in users: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: users[Int(userStart)..<Int(userStart + userCount)])
+        UnsafeRawBufferPointer(rebasing: users[Int(userStart)..<Int(userStart) + Int(userCount)])
     }
 }
 
@@ -36,7 +68,7 @@ struct NoticeBatch {
     mutating func append(_ item: QueuedNotice, user: UnsafeRawBufferPointer) {
         var item = item
         item.userStart = Int32(users.count)
-        item.userCount = Int32(user.count)
+        item.userCount = UInt8(user.count)
         users.append(contentsOf: user)
         items.append(item)
     }
@@ -111,5 +143,22 @@ struct NoticeNames: Sendable {
         list.append(name)
         index[name] = Int32(list.count - 1)
         return Int32(list.count - 1)
+    }
+}
+
+extension NotificationKind {
+    /// The kinds in `allCases`' order, made once (`allCases` makes an array each time it is asked).
+    static let numbered = NotificationKind.allCases
+
+    /// Its place in `numbered`.
+    var number: Int {
+        switch self {
+        case .atRisk: 0
+        case .freezeUsed: 1
+        case .streakBroken: 2
+        case .freezeRefilled: 3
+        case .badgeUnlocked: 4
+        case .levelUp: 5
+        }
     }
 }

@@ -109,9 +109,7 @@ struct PreviewPlan {
             var user = read.user.id
             user.withUTF8 { user in
                 for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
-                    let item = QueuedNotice(
-                        notice: n, userStart: 0, userCount: 0, streak: streak.number, language: language,
-                        zone: names.number(history.zone(at: n.due)), order: Int32(i))
+                    let item = QueuedNotice(notice: n, streak: streak.number, language: language, zone: names.number(history.zone(at: n.due)), order: i)
                     found.append(item, user: UnsafeRawBufferPointer(user))
                 }
             }
@@ -133,9 +131,7 @@ struct PreviewPlan {
         let history = try context.history(of: stored, epochs: streak.epochs)
         notices = Notices.upcoming(history, policy: policy, from: now, through: end)
         for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
-            let item = QueuedNotice(
-                notice: n, userStart: 0, userCount: 0, streak: streak.number, language: language,
-                zone: names.number(history.zone(at: n.due)), order: Int32(i))
+            let item = QueuedNotice(notice: n, streak: streak.number, language: language, zone: names.number(history.zone(at: n.due)), order: i)
             found.append(item, user: user)
         }
         return true
@@ -159,8 +155,7 @@ struct PreviewPlan {
         zone: Int32, to found: inout NoticeBatch
     ) {
         for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
-            let item = QueuedNotice(
-                notice: n, userStart: 0, userCount: 0, streak: streak, language: language, zone: zone, order: Int32(i))
+            let item = QueuedNotice(notice: n, streak: streak, language: language, zone: zone, order: i)
             found.append(item, user: user)
         }
     }

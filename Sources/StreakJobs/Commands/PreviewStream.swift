@@ -94,7 +94,7 @@ struct UpcomingBatch {
                     UpcomingQueue.Entry(
                         notice: item.notice, user: String(decoding: user, as: UTF8.self),
                         language: names.language(item.language), streak: names.streak(item.streak), zone: item.zone,
-                        order: item.order))
+                        order: Int32(item.order)))
             }
         }
         return all

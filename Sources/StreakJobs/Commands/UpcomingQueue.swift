@@ -21,6 +21,11 @@ struct UpcomingQueue {
     private struct Bucket {
         var keys: [Key] = []
         var batch = NoticeBatch()
+
+        mutating func append(_ item: QueuedNotice, user: UnsafeRawBufferPointer) {
+            keys.append(Key(user: UpcomingQueue.prefix(user), slot: Int32(batch.count), atRisk: item.isAtRisk))
+            batch.append(item, user: user)
+        }
     }
 
     static func prefix(_ id: UnsafeRawBufferPointer) -> UInt64 {
@@ -30,32 +35,35 @@ struct UpcomingQueue {
         return p
     }
 
-    /// Each due instant's notices, and the instants in a min-heap.
-    private var buckets: [Int64: Bucket] = [:]
+    /// Each due instant's bucket, by its place in `buckets` (places of buckets taken out are
+    /// used again), and the instants in a min-heap.
+    private var places: [Int64: Int] = [:]
+    private var buckets: [Bucket] = []
+    private var free: [Int] = []
     private var instants: [Int64] = []
-    /// The bucket the last notice went into: most come in runs at one instant.
-    private var last: (due: Int64, bucket: Dictionary<Int64, Bucket>.Index)?
+    /// The instant and place of the bucket the last notice went into: most come in runs at one
+    /// instant.
+    private var last: (due: Int64, place: Int)?
     /// The notices held, and the most held at once.
     private(set) var count = 0
     private(set) var peak = 0
 
-    /// Queues `item`, whose user id is `user` and whose names are the printing thread's.
+    /// Queues `item`, whose user id is `user`.
     mutating func push(_ item: QueuedNotice, user: UnsafeRawBufferPointer) {
-        let due = item.notice.due.seconds
-        let atRisk = item.notice.kind == .atRisk
-        if let b = last?.due == due ? last?.bucket : buckets.index(forKey: due) {
-            last = (due, b)
-            let key = Key(user: Self.prefix(user), slot: Int32(buckets.values[b].batch.count), atRisk: atRisk)
-            buckets.values[b].keys.append(key)
-            buckets.values[b].batch.append(item, user: user)
+        let due = item.dueSeconds
+        let place: Int
+        if let last, last.due == due {
+            place = last.place
+        } else if let known = places[due] {
+            place = known
         } else {
-            var bucket = Bucket()
-            bucket.keys.append(Key(user: Self.prefix(user), slot: 0, atRisk: atRisk))
-            bucket.batch.append(item, user: user)
-            buckets[due] = bucket
-            last = nil  // an index is valid until the next insertion or removal
+            place = free.popLast() ?? buckets.count
+            if place == buckets.count { buckets.append(Bucket()) }
+            places[due] = place
             pushInstant(due)
         }
+        last = (due, place)
+        buckets[place].append(item, user: user)
         count += 1
         peak = max(peak, count)
     }
@@ -66,16 +74,20 @@ struct UpcomingQueue {
         var out: [NoticeBatch] = []
         while let first = instants.first, instant.map({ first < $0.seconds }) ?? true {
             popInstant()
-            guard var bucket = buckets.removeValue(forKey: first) else { continue }
-            last = nil
-            var batch = bucket.batch
+            guard let place = places.removeValue(forKey: first) else { continue }
+            if last?.place == place { last = nil }
+            var bucket = Bucket()
+            swap(&bucket, &buckets[place])
+            free.append(place)
+            let batch = bucket.batch
             batch.users.withUnsafeBytes { users in
                 bucket.keys.sort { a, b in Self.less(a, b, batch, users, streaks) }
             }
             // Nothing moves: the batch is read in the keys' order.
-            batch.order = bucket.keys.map(\.slot)
-            count -= batch.count
-            out.append(batch)
+            var sorted = batch
+            sorted.order = bucket.keys.map(\.slot)
+            count -= sorted.count
+            out.append(sorted)
         }
         return out
     }
