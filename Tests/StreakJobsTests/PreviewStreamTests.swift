@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import StreakCore
 import StreakPostgres
@@ -70,9 +71,13 @@ import Testing
         let end = c.now + 2 * Instant.day
         var batches: [(handedOut: Int, ended: Bool, count: Int)] = []
         var streamed: [StreakCore.Notification] = []
+        // The store hands out no run past the first four batches until something is printed:
+        // were preview to read every streak first, the first line would wait for the hold's end.
+        twin.holdAfter = 4
         // The ledger's keys of the window read at once past a thousand notices (4,096 for a user).
         let peak = try c.eachUpcoming(through: end, readLedgerAfter: 1000) { batch in
             batches.append((twin.handedOut, twin.ended, batch.entries.count))
+            twin.release()
             streamed += batch.entries.map {
                 c.notification(
                     $0.notice, user: $0.user, language: $0.language, streak: $0.streak, zone: batch.zone(of: $0))
@@ -82,10 +87,10 @@ import Testing
         #expect(planned == Self.users, "every streak has its run within two days")
         #expect(twin.histories == 0, "the runs carried their histories: none looked up")
         #expect(streamed.count > Self.users)
-        // Printed in several batches, the first before the last streak was read: the batches grow
-        // from 256 runs (256, 512, 1,024, 2,048, 4,096, 4,064), and the planning thread stays at
-        // most a few batches ahead of the printing one.
+        // Printed in several batches, the first before the last streak was read (the batches grow
+        // from 256 runs: 256, 512, 1,024, 2,048, 4,096, 4,064).
         #expect(batches.count >= 4)
+        #expect(!twin.heldTooLong, "the first lines came while the store held the rest back")
         #expect(!batches[0].ended && batches[0].handedOut < planned)
         // In due order, and what the same notices come to collected and sorted.
         let order = { (a: StreakCore.Notification, b: StreakCore.Notification) -> Bool in
@@ -184,24 +189,27 @@ extension PreviewStreamTests {
         let lines = (0..<300).map { u in #"{"user":"p\#(u * 37)","at":"2026-11-21T12:05:00Z"}"# }
         try lines.joined(separator: "\n").write(toFile: dir + "/c.jsonl", atomically: true, encoding: .utf8)
         try at(seeded, "2026-11-21T12:10:00Z").importCheckins(path: dir + "/c.jsonl", format: nil, skipInvalid: false)
-        func streamed() throws -> (lines: [String], first: Int, read: Int, histories: Int, peak: Int) {
+        func streamed() throws -> (lines: [String], first: Int, read: Int, histories: Int, peak: Int, held: Bool) {
             let twin = CountingStore(seeded.store)
             let c = seeded.on(twin, at: "2026-11-21T12:10:00Z")
             var lines: [String] = []
             var first: Int?
+            twin.holdAfter = 4
             let peak = try c.eachUpcoming(through: c.now + 2 * Instant.day, readLedgerAfter: 1000) { batch in
                 if first == nil { first = twin.handedOut }
+                twin.release()
                 var text = PreviewLines()
                 for e in batch.entries { text.append(e, zone: batch.zone(of: e), message: "", json: true) }
                 lines += String(decoding: text.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
             }
-            return (lines, first ?? -1, twin.handedOut, twin.histories, peak)
+            return (lines, first ?? -1, twin.handedOut, twin.histories, peak, twin.heldTooLong)
         }
         let changed = try streamed()
         #expect(changed.histories >= 300, "the changed streaks' histories are read from the store")
         #expect(changed.lines.count > Self.users)
         #expect(changed.lines.contains { $0.contains(#""user":"p37","#) })
         #expect(changed.first >= 0 && changed.first < changed.read)
+        #expect(!changed.held)
         #expect(changed.peak <= changed.lines.count)
         _ = try at(seeded, "2026-11-21T12:10:00Z").tick(delivery: Delivery(sinks: []))
         let planned = try streamed()
@@ -222,8 +230,35 @@ final class CountingStore: Store, Sendable {
     let store: any Store
     private let counts = Mutex<(handedOut: Int, histories: Int, ledgerKeyReads: Int, ended: Bool, garble: Int)>(
         (0, 0, 0, false, 0))
+    /// How many batches of runs it hands out before it waits for `release` (nil: none); whether
+    /// it waited in vain (ten seconds), and the semaphore it waits on.
+    private let hold = Mutex<(after: Int?, batches: Int, tooLong: Bool)>((nil, 0, false))
+    private let released = DispatchSemaphore(value: 0)
 
     init(_ store: any Store) { self.store = store }
+
+    var holdAfter: Int? {
+        get { hold.withLock { $0.after } }
+        set { hold.withLock { $0.after = newValue } }
+    }
+    var heldTooLong: Bool { hold.withLock { $0.tooLong } }
+
+    /// Lets a held reader go on (the caller printed something).
+    func release() {
+        guard hold.withLock({ s in defer { s.after = nil }; return s.after != nil }) else { return }
+        released.signal()
+    }
+
+    /// Called before each batch of runs is handed out: past `holdAfter` batches, waits for `release`.
+    fileprivate func beforeBatch() {
+        let wait = hold.withLock { s -> Bool in
+            s.batches += 1
+            return s.after.map { s.batches > $0 } ?? false
+        }
+        guard wait else { return }
+        if released.wait(timeout: .now() + 10) == .timedOut { hold.withLock { $0.tooLong = true } }
+        released.signal()
+    }
 
     /// Every this many runs handed out (0: none), the bytes the run carries are made not a history.
     var garbleEvery: Int {
@@ -293,7 +328,10 @@ private struct CountingReader: StoreReader {
         return try reader.dueHistories(of: streaks)
     }
     func eachPlannedRun(through: Instant, _ body: (PlannedRuns) throws -> Void) throws {
-        try reader.eachPlannedRun(through: through) { try body(handOut($0)) }
+        try reader.eachPlannedRun(through: through) {
+            store.beforeBatch()
+            try body(handOut($0))
+        }
         store.count(ended: true)
     }
     /// A batch as handed out: counted, and every `garbleEvery`th run's carried bytes made not a history.

@@ -7,7 +7,9 @@ import StreakStore
 /// the unique index's leading date) and kept as hashes: then only a notice whose key's hash is
 /// among them is asked about (most notices of a window are not recorded, and asking about each
 /// was a lookup in the ledger's index). A notice about a date outside those is asked about on
-/// its own. Equal hashes only mean "ask": a collision costs a question, never a notice.
+/// its own. Equal hashes only mean "ask": a collision costs a question, never a notice. Asked on
+/// the planning thread's own connection: at most a moment later than the queue's snapshot, and a
+/// key recorded meanwhile (a tick sent it) is left out too.
 struct PreviewLedger {
     /// The dates most notices due in the window are about: a local date is within a day of the
     /// UTC one, and without leeway a notice due after now is about today or later (a leeway makes
@@ -28,17 +30,19 @@ struct PreviewLedger {
     /// Leaves out of `found` the notices whose keys the ledger has, reading the window's keys at
     /// once when more than `after` notices have been asked about.
     mutating func leaveOutRecorded(
-        _ found: inout NoticeBatch, names: inout NoticeNames, after: Int, _ reader: any StoreReader
+        _ found: inout NoticeBatch, names: inout NoticeNames, after: Int, _ store: any Store
     ) throws {
         guard !found.isEmpty else { return }
         asked += found.count
         if recorded == nil && asked > after {
             var hashes = Set<Int>()
-            try reader.eachLedgerKey(dates: dates) { kind, user, streak, date in
-                guard let kind = NotificationKind(rawValue: kind) else { return }
-                var user = user
-                let s = names.number(streak: streak)
-                hashes.insert(user.withUTF8 { Self.hash(kind, UnsafeRawBufferPointer($0), s, date) })
+            try store.readBeside { r in
+                try r.eachLedgerKey(dates: dates) { kind, user, streak, date in
+                    guard let kind = NotificationKind(rawValue: kind) else { return }
+                    var user = user
+                    let s = names.number(streak: streak)
+                    hashes.insert(user.withUTF8 { Self.hash(kind, UnsafeRawBufferPointer($0), s, date) })
+                }
             }
             recorded = hashes
         }
@@ -58,7 +62,8 @@ struct PreviewLedger {
         }
         guard !ask.isEmpty else { return }
         let batch = found
-        let states = try reader.ledgerStates(keys: ask.map { Self.key(of: batch.items[$0], in: batch, names) })
+        let keys = ask.map { Self.key(of: batch.items[$0], in: batch, names) }
+        let states = try store.readBeside { try $0.ledgerStates(keys: keys) }
         guard !states.isEmpty else { return }
         found.items.removeAll { states[Self.key(of: $0, in: batch, names)] != nil }
     }

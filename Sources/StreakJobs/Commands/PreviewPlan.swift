@@ -2,7 +2,9 @@ import StreakCore
 import StreakStore
 
 /// What `preview`'s planning thread knows as it goes, and how it plans one streak: its settings,
-/// the names its notices number, the ledger's keys of the window once read.
+/// the names its notices number, the ledger's keys of the window once read. It plans what the
+/// reading thread hands it (`PreviewInput`), and reads what little else it needs (settings
+/// epochs, the ledger, a damaged copy's history) on a connection of its own (`readBeside`).
 struct PreviewPlan {
     let context: Context
     let end: Instant
@@ -53,65 +55,63 @@ struct PreviewPlan {
         ledger = PreviewLedger(from: context.now, through: end)
     }
 
-    /// The notices of a batch of planned runs not in the ledger yet: each run planned from the
-    /// history it carries, the others' histories read in one call.
-    mutating func notices(of runs: PlannedRuns, _ reader: any StoreReader) throws -> NoticeBatch {
+    /// The notices of a batch not in the ledger yet: each planned run from the history it
+    /// carries (or the store read for it), each other streak from its history read.
+    mutating func notices(of input: PreviewInput) throws -> NoticeBatch {
         var found = NoticeBatch()
+        let runs = input.runs
         found.items.reserveCapacity(runs.count)
-        var rest: [DueStreak] = []
+        var looked = input.looked.makeIterator()
+        var next = looked.next()
+        var damaged: [DueStreak] = []
         try runs.texts.bytes.withUnsafeBufferPointer { bytes in
             for i in runs.runs.indices {
-                let run = runs.runs[i]
-                let streak = try streakInfo(UnsafeBufferPointer(rebasing: bytes[runs.streak(i)]), reader)
-                if let history = runs.history(i),
-                    try plan(
-                        UnsafeBufferPointer(rebasing: bytes[history]), streak: streak,
-                        policy: NoticePolicy(
-                            remindAt: run.remind ? run.remindAt : nil, reminders: reminders,
-                            maxLate: context.config.maxLate),
-                        user: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runs.user(i)])),
-                        language: language(runs.language(i).map { UnsafeBufferPointer(rebasing: bytes[$0]) }),
-                        into: &found)
-                {
+                if let (run, history) = next, run == i {
+                    next = looked.next()
+                    if let history { try add(history, into: &found) }
                     continue
                 }
-                rest.append(runs.dueStreak(i))
+                let run = runs.runs[i]
+                let streak = try streakInfo(UnsafeBufferPointer(rebasing: bytes[runs.streak(i)]))
+                guard let history = runs.history(i) else { continue }
+                let planned = try plan(
+                    UnsafeBufferPointer(rebasing: bytes[history]), streak: streak,
+                    policy: NoticePolicy(
+                        remindAt: run.remind ? run.remindAt : nil, reminders: reminders, maxLate: context.config.maxLate),
+                    user: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runs.user(i)])),
+                    language: language(runs.language(i).map { UnsafeBufferPointer(rebasing: bytes[$0]) }), into: &found)
+                if !planned { damaged.append(runs.dueStreak(i)) }
             }
         }
-        try add(rest, reader, into: &found)
-        try ledger.leaveOutRecorded(&found, names: &names, after: readLedgerAfter, reader)
-        return found
-    }
-
-    /// The notices of streaks with no planned run (their histories read in one call), not in the
-    /// ledger yet.
-    mutating func notices(of streaks: [DueStreak], _ reader: any StoreReader) throws -> NoticeBatch {
-        var found = NoticeBatch()
-        try add(streaks, reader, into: &found)
-        try ledger.leaveOutRecorded(&found, names: &names, after: readLedgerAfter, reader)
-        return found
-    }
-
-    /// Plans streaks from their histories as the store reads them.
-    private mutating func add(_ streaks: [DueStreak], _ reader: any StoreReader, into found: inout NoticeBatch) throws {
-        guard !streaks.isEmpty else { return }
-        for (d, read) in zip(streaks, try reader.dueHistories(of: streaks)) {
-            guard let read else { continue }
-            let streak = try settings(of: d.streak, reader)
-            let policy = context.noticePolicy(for: read.user, reminders: reminders)
-            let language = names.number(language: read.user.language)
-            if let zone = try simpleNotices(read.stored, streak: streak, policy: policy) {
-                add(user: read.user.id, streak: streak.number, language: language, zone: zone, into: &found)
-                continue
+        for history in input.histories { try add(history, into: &found) }
+        // A run whose carried bytes are not a history (a damaged copy): the tables, as they are now.
+        if !damaged.isEmpty {
+            for history in try context.store.readBeside({ try $0.dueHistories(of: damaged) }) {
+                if let history { try add(history, into: &found) }
             }
-            let history = try context.history(of: read.stored, epochs: streak.epochs)
-            notices = Notices.upcoming(history, policy: policy, from: now, through: end)
-            var user = read.user.id
-            user.withUTF8 { user in
-                for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
-                    let item = QueuedNotice(notice: n, streak: streak.number, language: language, zone: names.number(history.zone(at: n.due)), order: i)
-                    found.append(item, user: UnsafeRawBufferPointer(user))
-                }
+        }
+        try ledger.leaveOutRecorded(&found, names: &names, after: readLedgerAfter, context.store)
+        return found
+    }
+
+    /// Plans a streak from its history as the store read it.
+    private mutating func add(_ read: DueHistory, into found: inout NoticeBatch) throws {
+        let streak = try settings(of: read.stored.streak)
+        let policy = context.noticePolicy(for: read.user, reminders: reminders)
+        let language = names.number(language: read.user.language)
+        if let zone = try simpleNotices(read.stored, streak: streak, policy: policy) {
+            add(user: read.user.id, streak: streak.number, language: language, zone: zone, into: &found)
+            return
+        }
+        let history = try context.history(of: read.stored, epochs: streak.epochs)
+        notices = Notices.upcoming(history, policy: policy, from: now, through: end)
+        var user = read.user.id
+        user.withUTF8 { user in
+            for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
+                let item = QueuedNotice(
+                    notice: n, streak: streak.number, language: language, zone: names.number(history.zone(at: n.due)),
+                    order: i)
+                found.append(item, user: UnsafeRawBufferPointer(user))
             }
         }
     }
@@ -161,11 +161,9 @@ struct PreviewPlan {
     }
 
     /// The settings of the streak id whose bytes are `bytes` (the last one's again when the same).
-    private mutating func streakInfo(_ bytes: UnsafeBufferPointer<UInt8>, _ reader: any StoreReader) throws
-        -> StreakInfo
-    {
+    private mutating func streakInfo(_ bytes: UnsafeBufferPointer<UInt8>) throws -> StreakInfo {
         if let last = lastStreak, last.bytes.withUnsafeBufferPointer({ sameBytes($0, bytes) }) { return last.info }
-        let info = try settings(of: String(decoding: bytes, as: UTF8.self), reader)
+        let info = try settings(of: String(decoding: bytes, as: UTF8.self))
         lastStreak = (Array(bytes), info)
         return info
     }
@@ -180,9 +178,9 @@ struct PreviewPlan {
     }
 
     /// A streak id's settings, looked up once.
-    mutating func settings(of streak: String, _ reader: any StoreReader) throws -> StreakInfo {
+    mutating func settings(of streak: String) throws -> StreakInfo {
         if let known = settings[streak] { return known }
-        let epochs = try reader.settingsEpochs(of: streak)
+        let epochs = try context.store.readBeside { try $0.settingsEpochs(of: streak) }
         let s = context.config.settings(for: streak)
         let simple = s.goal == 1 && s.leewayHours == 0 && epochs.allSatisfy { $0.goal == 1 && $0.leewayHours == 0 }
         let info = StreakInfo(

@@ -11,48 +11,66 @@ extension Context {
     /// notices due anywhere in the window: they are planned first, into the queue. Then the
     /// planned runs come in their order, and whatever is due before the runs still to read goes
     /// out: a streak's notices are due no earlier than its run (`ScheduleReading.eachPlannedRun`).
-    /// The store is read and the notices planned on a thread of its own, a little ahead of this
-    /// one, which orders them and hands them to `emit`. Answers the most notices it held at once.
+    /// The store is read on one thread, the notices planned on another, each a few batches ahead
+    /// of the next; this one orders them and hands them to `emit`. Answers the most notices it
+    /// held at once.
     @discardableResult
     func eachUpcoming(
         through end: Instant, user id: String? = nil, kind: NotificationKind? = nil,
         readLedgerAfter: Int = PreviewPlan.readLedgerAfter, emit: (UpcomingBatch) throws -> Void
     ) throws -> Int {
         let every = id == nil ? try configChanged(write: false) : false
-        let handoff = Handoff<PlannedBatch>(capacity: 4)
-        let planning = try Background { [self] in
-            defer { handoff.finish() }
-            do {
-                try store.read { r in
-                    var plan = PreviewPlan(context: self, end: end, kind: kind)
-                    plan.readLedgerAfter = readLedgerAfter
-                    /// `before`: every notice still to come is due at or after it (nil: not known yet).
-                    func send(_ batch: NoticeBatch, before: Instant?) throws {
-                        let planned = PlannedBatch.notices(batch, plan.names, before: before)
-                        guard handoff.put(planned) else { throw PreviewStopped() }
-                    }
-                    if let id {
-                        let user = try self.user(id, in: r)
-                        let streaks = try r.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0) }
-                        return try send(plan.notices(of: streaks, r), before: nil)
-                    }
-                    try r.eachUnplannedStreak(every: every) { try send(plan.notices(of: $0, r), before: nil) }
-                    guard !every else { return }
-                    try r.eachPlannedRun(through: end) { try send(plan.notices(of: $0, r), before: $0.last?.at) }
+        let inputs = Handoff<PreviewInput>(capacity: 4)
+        let planned = Handoff<PlannedBatch>(capacity: 4)
+        // Reads the streaks to plan, in the order they are planned, with their histories.
+        let reading = try Background { [self] in
+            defer { inputs.finish() }
+            try store.read { r in
+                func send(_ input: PreviewInput) throws { guard inputs.put(input) else { throw PreviewStopped() } }
+                if let id {
+                    let user = try self.user(id, in: r)
+                    let streaks = try r.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0) }
+                    return try send(PreviewInput(histories: try r.dueHistories(of: streaks).compactMap { $0 }))
                 }
+                try r.eachUnplannedStreak(every: every) {
+                    try send(PreviewInput(histories: try r.dueHistories(of: $0).compactMap { $0 }))
+                }
+                guard !every else { return }
+                try r.eachPlannedRun(through: end) { runs in
+                    // Runs planned before they carried their histories (migration 11): the tables.
+                    let bare = runs.runs.indices.filter { runs.history($0) == nil }
+                    let looked = bare.isEmpty ? [] : try r.dueHistories(of: bare.map(runs.dueStreak))
+                    try send(PreviewInput(runs: runs, looked: Array(zip(bare, looked)), before: runs.last?.at))
+                }
+            }
+        }
+        // Plans them, a batch at a time.
+        let planning = try Background { [self] in
+            defer { planned.finish() }
+            do {
+                var plan = PreviewPlan(context: self, end: end, kind: kind)
+                plan.readLedgerAfter = readLedgerAfter
+                while let input = inputs.take() {
+                    let batch = try plan.notices(of: input)
+                    guard planned.put(.notices(batch, plan.names, before: input.before)) else { throw PreviewStopped() }
+                }
+                try reading.wait()
             } catch is PreviewStopped {
             } catch {
-                _ = handoff.put(.failed(error))
+                inputs.close()
+                _ = planned.put(.failed(error))
             }
         }
         defer {
-            handoff.close()
+            planned.close()
+            inputs.close()
             _ = try? planning.wait()
+            _ = try? reading.wait()
         }
         var queue = UpcomingQueue()
         var names = NoticeNames()
-        while let planned = handoff.take() {
-            switch planned {
+        while let next = planned.take() {
+            switch next {
             case .notices(let batch, let planningNames, let before):
                 names = planningNames
                 batch.forEach { queue.push($0, user: $1) }
@@ -68,6 +86,16 @@ extension Context {
         if !rest.isEmpty { try emit(UpcomingBatch(parts: rest, names: names)) }
         return queue.peak
     }
+}
+
+/// What the reading thread hands to the planning one: planned runs (each carrying its history,
+/// or with it read from the tables: `looked`, by the run's index), or streaks with no planned run
+/// and their histories; and the instant before which every notice is known, once it is.
+struct PreviewInput: Sendable {
+    var runs = PlannedRuns()
+    var looked: [(run: Int, history: DueHistory?)] = []
+    var histories: [DueHistory] = []
+    var before: Instant?
 }
 
 /// What the planning thread hands to the printing one: a batch of notices, the names they
