@@ -32,7 +32,7 @@ public struct Context: Sendable {
     }
 
     /// A user who must exist.
-    func user(_ id: String, in reader: any StoreReader) throws -> User {
+    func user(_ id: String, in reader: some UserReading) throws -> User {
         if let problem = Validate.userID(id) {
             throw StreakdError.data("\(quoted(id)) is not a user id; use \(problem)")
         }
@@ -50,7 +50,7 @@ public struct Context: Sendable {
     /// Everything the engine needs about one (user, streak).
     /// `epochs`: the streak's settings epochs when the caller has them already.
     func history(
-        of user: User, streak: String, in reader: any StoreReader, epochs: [SettingsEpoch]? = nil
+        of user: User, streak: String, in reader: some HistoryReading, epochs: [SettingsEpoch]? = nil
     ) throws -> StreakHistory {
         try history(
             of: reader.storedStreak(of: user, streak: streak), epochs: try epochs ?? reader.settingsEpochs(of: streak))
@@ -71,7 +71,7 @@ public struct Context: Sendable {
     }
 
     /// Notes the goal and leeway in force, so later changes apply only to dates not ended.
-    func recordSettings(for streaks: Set<String>, in writer: any StoreWriter) throws {
+    func recordSettings(for streaks: Set<String>, in writer: some HistoryWriting) throws {
         for streak in streaks {
             let s = config.settings(for: streak)
             try writer.recordSettings(

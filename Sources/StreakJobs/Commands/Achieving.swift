@@ -54,7 +54,7 @@ extension Context {
     }
 
     /// One user's achievements as of now, read in `reader` (`status`, `badges`).
-    func achievements(of user: User, in reader: any StoreReader) throws -> AchievementState {
+    func achievements(of user: User, in reader: some HistoryReading & ScheduleReading) throws -> AchievementState {
         let facts = try reader.achievementFacts(of: [user.id]).first ?? AchievementFacts()
         let streaks = try userStreaks(facts, known: []) { list in
             try list.map { try history(of: user, streak: $0.streak, in: reader) }

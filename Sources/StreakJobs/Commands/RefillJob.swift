@@ -28,7 +28,9 @@ extension Context {
         let users = try store.read { r in try r.users().map { ($0, try r.streaks(of: $0.id)) } }
         // Checked and written in one transaction: two refills at once add one freeze. A dry run
         // only reads (it may run on a read-only store).
-        func transaction<T>(_ body: (any StoreReader, (any StoreWriter)?) throws -> T) throws -> T {
+        func transaction<T>(
+            _ body: (any HistoryReading, (any HistoryWriting & ScheduleWriting & LedgerWriting & RunRegistry)?) throws -> T
+        ) throws -> T {
             dryRun ? try store.read { try body($0, nil) } : try store.write { try body($0, $0) }
         }
         for (user, streaks) in users where !stop.requested {

@@ -166,7 +166,7 @@ final class Dispatcher: Sendable {
     }
 
     /// Writes the outcomes handed over so far, in the caller's transaction.
-    func writeHandedOver(_ w: any StoreWriter) throws {
+    func writeHandedOver(_ w: some LedgerWriting) throws {
         let handed = shared.withLock { s in
             defer { s.handed = [] }
             return s.handed

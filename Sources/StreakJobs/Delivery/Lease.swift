@@ -125,7 +125,7 @@ final class LeaseKeeper: Sendable {
     var elapsed: Duration { ContinuousClock.now - started }
 
     /// Registers the run in the caller's transaction, the first time only; starts the heartbeat.
-    func register(_ w: any StoreWriter) throws {
+    func register(_ w: some RunRegistry) throws {
         let now = elapsed
         let (first, seconds, every) = lease.withLock { ($0.register(at: now), $0.seconds, $0.beatEvery) }
         guard first else { return }

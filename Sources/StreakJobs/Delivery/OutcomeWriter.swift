@@ -46,7 +46,7 @@ struct OutcomeWriter: Sendable {
 
     /// Writes outcomes in the caller's transaction; only for deliveries `owner` still holds (a
     /// run that lost them while it was stopped writes nothing).
-    func write(_ outcomes: [Outcome], in w: any StoreWriter) throws {
+    func write(_ outcomes: [Outcome], in w: some LedgerWriting) throws {
         for run in Self.runs(outcomes) {
             let first = outcomes[run.lowerBound]
             let ids = first.job.id...outcomes[run.upperBound].job.id

@@ -14,7 +14,7 @@ extension Context {
     /// Plans the runs of streaks this write changed (a check-in, an import), read as this
     /// transaction sees them, so `preview` finds them in the queue (`ScheduleWriting.planChanged`).
     /// They stay marked for the next tick.
-    func planChanged(_ streaks: [DueStreak], in w: any StoreWriter) throws {
+    func planChanged(_ streaks: [DueStreak], in w: some HistoryReading & ScheduleReading & ScheduleWriting) throws {
         guard !streaks.isEmpty else { return }
         var epochs: [String: [SettingsEpoch]] = [:]
         let reminders = ReminderPolicy(days: config.reminderDays)

@@ -19,7 +19,7 @@ extension Context {
     /// changed streak's run: recorded if the run claims that streak (else the run that does
     /// records them).
     func planAchievements(
-        _ changed: [Changed], into plan: inout TickPlan, _ reader: any StoreReader,
+        _ changed: [Changed], into plan: inout TickPlan, _ reader: some HistoryReading & ScheduleReading,
         epochs: inout [String: [SettingsEpoch]]
     ) throws {
         guard !changed.isEmpty else { return }

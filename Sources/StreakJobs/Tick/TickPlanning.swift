@@ -20,7 +20,8 @@ extension Context {
     /// ledger has them): only later ones are looked at, unless `everySettlement` (the settings
     /// changed, and the dry run that shows it writes no mark).
     func plan(
-        _ batch: some Collection<DueStreak>, _ reader: any StoreReader, checkLedger: Bool = true,
+        _ batch: some Collection<DueStreak>, _ reader: some HistoryReading & ScheduleReading & LedgerReading,
+        checkLedger: Bool = true,
         everySettlement: Bool = false
     ) throws -> TickPlan {
         var plan = TickPlan()

@@ -14,6 +14,10 @@ import StreakStore
 /// The run owns its threads: the sinks' lanes (`Dispatcher`), a planner reading ahead on a
 /// connection of its own when every sink delivers at once, the printer's queue and the lease's
 /// heartbeat. What crosses them is `Sendable`.
+/// What a tick's recording transaction touches: the due streaks it claims and plans, their
+/// histories, the ledger it records in, and the run's lease.
+typealias TickWriting = HistoryReading & ScheduleReading & ScheduleWriting & LedgerReading & LedgerWriting & RunRegistry
+
 final class TickRun {
     let context: Context
     let due: DueList
@@ -152,7 +156,7 @@ final class TickRun {
     /// Claims batches from `start`, plans them and records their notices and next runs, in the
     /// writer's transaction, until it holds `recordLimit` notifications; answers what it recorded
     /// and where it stopped.
-    func claimAndRecord(from start: Int, _ w: any StoreWriter) throws -> (recorded: [Recorded], end: Int) {
+    func claimAndRecord(from start: Int, _ w: some TickWriting) throws -> (recorded: [Recorded], end: Int) {
         var recorded: [Recorded] = []
         var end = start
         while end < due.streaks.count && recorded.count < Self.recordLimit && (end == start || !store.concurrentClaims)
@@ -169,7 +173,9 @@ final class TickRun {
     /// Records a plan in the writer's transaction: the next run of each streak it claimed, then
     /// their notices (the ledger's unique key leaves out what is recorded already). `claimed`: for
     /// each of the plan's runs, its streak as claimed, or nil where it is not this run's.
-    func record(_ planned: TickPlan, claimed: [DueStreak?], _ w: any StoreWriter) throws -> [Recorded] {
+    func record(_ planned: TickPlan, claimed: [DueStreak?], _ w: some ScheduleWriting & LedgerWriting & RunRegistry) throws
+        -> [Recorded]
+    {
         var runs: [PlannedRun] = []
         for (run, streak) in zip(planned.runs, claimed) {
             guard let streak else { continue }
