@@ -1,5 +1,6 @@
 import Foundation
 import StreakDelivery
+import Synchronization
 
 /// A pager for `log` on a terminal, as journalctl has one (systemd's pager rules): `$SYSTEMD_PAGER`,
 /// else `$PAGER`, else `less`, else `more`; an empty value or `cat` means none. A pager named in a
@@ -17,7 +18,8 @@ final class Pager {
     private init(pid: pid_t) { self.pid = pid }
 
     /// Whether output went to a pager that has quit: stop producing it.
-    nonisolated(unsafe) static var broken = false
+    static var broken: Bool { quit.load(ordering: .relaxed) }
+    private static let quit = Atomic<Bool>(false)
 
     /// Starts a pager when standard output is a terminal and the environment asks for one.
     static func start(environment: [String: String]) -> Pager? {
@@ -66,7 +68,7 @@ final class Pager {
             }
             if n < 0 {
                 if errno == EINTR { continue }
-                broken = true
+                quit.store(true, ordering: .relaxed)
                 return
             }
             offset += n
