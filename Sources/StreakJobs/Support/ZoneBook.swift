@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StreakCore
+import Synchronization
 
 /// Checks zone names against the system's tzdata and hands out `Zone`s.
 ///
@@ -8,14 +9,13 @@ import StreakCore
 /// (`TransitionRules`). A file that `TZif` refuses falls back to Foundation's
 /// `TimeZone` for that name (logged as a warning, listed in `fallbacks`);
 /// a name neither knows is not a zone.
-public final class ZoneBook: @unchecked Sendable {
+public final class ZoneBook: Sendable {
     let directory: String
     let logger: Logger
     /// Zones are handed out `steadied(around:)` this instant (the run's now), when given.
     let around: Instant?
-    private var cache: [String: Zone] = [:]
-    private var fallbackNames: Set<String> = []
-    private let lock = NSLock()
+    /// The zones handed out, by name, and the names whose rules came from Foundation.
+    private let known = Mutex<(zones: [String: Zone], fallbacks: Set<String>)>(([:], []))
 
     public init(
         directory: String = "/usr/share/zoneinfo",
@@ -40,23 +40,27 @@ public final class ZoneBook: @unchecked Sendable {
     }
 
     /// The zones handed out so far whose rules come from Foundation.
-    public var fallbacks: Set<String> { lock.withLock { fallbackNames } }
+    public var fallbacks: Set<String> { known.withLock { $0.fallbacks } }
 
     static let rule = "use an IANA zone name from the system's tzdata, such as Europe/Berlin or America/New_York"
 
     /// The zone, or an explanation of why the name is not one.
     public func zone(_ name: String) -> Result<Zone, StreakdError> {
-        lock.lock()
-        defer { lock.unlock() }
-        if let z = cache[name] { return .success(z) }
+        if let z = known.withLock({ $0.zones[name] }) { return .success(z) }
         if let problem = shapeProblem(name) { return .failure(.data(problem)) }
-        guard let rules = rules(name) else {
+        // Read outside the lock; two threads asking at once both read it, and keep the first.
+        guard let (rules, fellBack) = rules(name) else {
             return .failure(.data("unknown time zone \(quoted(name)); \(Self.rule)"))
         }
         var zone = Zone(identifier: name, rules: rules)
         if let around { zone = zone.steadied(around: around) }
-        cache[name] = zone
-        return .success(zone)
+        return .success(
+            known.withLock { k in
+                if fellBack { k.fallbacks.insert(name) }
+                if let first = k.zones[name] { return first }
+                k.zones[name] = zone
+                return zone
+            })
     }
 
     /// A zone known to be valid (from the store).
@@ -86,15 +90,15 @@ public final class ZoneBook: @unchecked Sendable {
         return nil
     }
 
-    /// The rules of a TZif file of the tzdata, or nil if there is no such file.
-    func rules(_ name: String) -> (any ZoneRules)? {
+    /// The rules of a TZif file of the tzdata, and whether they are Foundation's (the file was
+    /// not understood); nil if there is no such file.
+    func rules(_ name: String) -> (any ZoneRules, fellBack: Bool)? {
         guard let data = FileManager.default.contents(atPath: directory + "/" + name), data.starts(with: "TZif".utf8)
         else { return nil }
-        if let table = TZif.table([UInt8](data)) { return TransitionRules(table: table) }
+        if let table = TZif.table([UInt8](data)) { return (TransitionRules(table: table), false) }
         guard let rules = FoundationZoneRules(identifier: name) else { return nil }
         logger.warning("zone file not understood; using Foundation's TimeZone", metadata: ["zone": "\(name)"])
-        fallbackNames.insert(name)
-        return rules
+        return (rules, true)
     }
 }
 
