@@ -9,7 +9,8 @@ import StreakStore
 /// at scale").
 ///
 /// A row takes 12 bytes (numbers in the checker's tables, the instant from a base) and its
-/// event id and metadata, when it has any, an `Extra` and their bytes. At most `limit` bytes are held: beyond,
+/// event id and metadata, when it has any, an `Extra` and their bytes; the sort is in
+/// CheckinOrder.swift. At most `limit` bytes are held: beyond,
 /// what is held goes to the store sorted, and the rest follows, sorted in turn. A row that
 /// does not fit the form (more than 65,536 streak ids or 32,768 zones, an instant far out) sends
 /// what is held on its way, then goes itself: rows keep the order of the file between such
@@ -66,8 +67,8 @@ final class SortedCheckins {
     private var rows: UnsafeMutablePointer<Row>
     private var capacity: Int
     private(set) var count = 0
-    private var extras: [Extra] = []
-    private var text: [UInt8] = []
+    private(set) var extras: [Extra] = []
+    private(set) var text: [UInt8] = []
     /// The users' ranks in byte order by number, once known (nil: their numbers are that order).
     private var userRank: [UInt32]?
     private var ranked = false
@@ -261,129 +262,6 @@ final class SortedCheckins {
         extras.removeAll(keepingCapacity: true)
         text.removeAll(keepingCapacity: true)
         return ok
-    }
-
-    /// Each key's rank in byte order, by number; nil when the numbers are that order.
-    static func ranks(of table: ByteTable) -> [UInt32]? {
-        func less(_ a: Int, _ b: Int) -> Bool {
-            table.withKey(a) { a in table.withKey(b) { b in a.lexicographicallyPrecedes(b) } }
-        }
-        if (0..<max(table.count - 1, 0)).allSatisfy({ less($0, $0 + 1) }) { return nil }
-        let order = (0..<table.count).sorted(by: less)
-        var rank = [UInt32](repeating: 0, count: table.count)
-        for (r, n) in order.enumerated() { rank[n] = UInt32(r) }
-        return rank
-    }
-
-    /// Sorts the rows by user (a counting sort in place, in two rounds: by the rank's upper
-    /// bits, then within each part by the lower ones, so the rows a round moves stay within
-    /// reach of the cache), then each user's by streak, instant, zone and place in the file.
-    /// Answers where the rows stand that repeat an earlier row's (user, event id), in order.
-    private func sort(
-        _ rows: UnsafeMutableBufferPointer<Row>, users: Int, rank: (UInt32) -> UInt32, _ streakRank: [UInt32],
-        _ zoneRank: [UInt32]
-    ) -> [Int] {
-        let shift = (Int.bitWidth - max(users - 1, 1).leadingZeroBitCount + 1) / 2
-        let low = (1 << shift) - 1
-        var ends: [Int] = []
-        var next: [Int] = []
-        var userEnds: [Int] = []
-        var innerEnds: [Int] = []
-        Self.flagSort(rows, buckets: ((users - 1) >> shift) + 1, ends: &ends, next: &next) { Int(rank($0.user)) >> shift }
-        var start = 0
-        for end in ends {
-            Self.flagSort(
-                UnsafeMutableBufferPointer(rebasing: rows[start..<end]), buckets: low + 1, ends: &innerEnds, next: &next
-            ) { Int(rank($0.user)) & low }
-            for e in innerEnds where userEnds.last != start + e { userEnds.append(start + e) }
-            start = end
-        }
-        func less(_ a: Row, _ b: Row) -> Bool {
-            let (sa, sb) = (streakRank[Int(a.streak)], streakRank[Int(b.streak)])
-            if sa != sb { return sa < sb }
-            let (ta, tb) = (at(a), at(b))
-            if ta != tb { return ta < tb }
-            let (za, zb) = (zoneRank[Int(a.zone)], zoneRank[Int(b.zone)])
-            if za != zb { return za < zb }
-            return a.extra < b.extra
-        }
-        var late: [Int] = []
-        start = 0
-        var withID: [Int] = []
-        for stop in userEnds {
-            if stop - start > 1 {
-                if stop - start <= 16 {
-                    for i in (start + 1)..<stop {
-                        let row = rows[i]
-                        var j = i
-                        while j > start && less(row, rows[j - 1]) {
-                            rows[j] = rows[j - 1]
-                            j -= 1
-                        }
-                        rows[j] = row
-                    }
-                } else {
-                    var slice = UnsafeMutableBufferPointer(rebasing: rows[start..<stop])
-                    slice.sort(by: less)
-                }
-                // The same event id twice for one user: the first in the file goes first.
-                withID.removeAll(keepingCapacity: true)
-                for i in start..<stop where rows[i].extra != 0 && extras[Int(rows[i].extra) - 1].eventID != nil {
-                    withID.append(i)
-                }
-                if withID.count > 1 { late += repeated(withID, rows) }
-            }
-            start = stop
-        }
-        return late.sorted()
-    }
-
-    /// A counting sort in place (American flag): `ends` tells where each bucket ends.
-    @inline(__always)
-    static func flagSort(
-        _ rows: UnsafeMutableBufferPointer<Row>, buckets: Int, ends: inout [Int], next: inout [Int],
-        key: (Row) -> Int
-    ) {
-        next.removeAll(keepingCapacity: true)
-        next.append(contentsOf: repeatElement(0, count: buckets + 1))
-        for row in rows { next[key(row) + 1] += 1 }
-        for b in 0..<buckets { next[b + 1] += next[b] }
-        ends.removeAll(keepingCapacity: true)
-        ends.append(contentsOf: next.dropFirst())
-        next.withUnsafeMutableBufferPointer { next in
-            ends.withUnsafeBufferPointer { ends in
-                for b in 0..<buckets {
-                    while next[b] < ends[b] {
-                        var row = rows[next[b]]
-                        var t = key(row)
-                        while t != b {
-                            swap(&row, &rows[next[t]])
-                            next[t] += 1
-                            t = key(row)
-                        }
-                        rows[next[b]] = row
-                        next[b] += 1
-                    }
-                }
-            }
-        }
-    }
-
-    /// Of rows with event ids (their places), those whose event id an earlier row of the file has.
-    private func repeated(_ places: [Int], _ rows: UnsafeMutableBufferPointer<Row>) -> [Int] {
-        text.withUnsafeBufferPointer { text in
-            func id(_ i: Int) -> UnsafeBufferPointer<UInt8> {
-                UnsafeBufferPointer(rebasing: text[extras[Int(rows[i].extra) - 1].eventID!])
-            }
-            let byID = places.sorted { a, b in
-                let (x, y) = (id(a), id(b))
-                if x.elementsEqual(y) { return rows[a].extra < rows[b].extra }
-                return x.lexicographicallyPrecedes(y)
-            }
-            var repeats: [Int] = []
-            for k in 1..<byID.count where id(byID[k]).elementsEqual(id(byID[k - 1])) { repeats.append(byID[k]) }
-            return repeats
-        }
     }
 
     /// Hands rows to the store in batches, leaving out the places in `skipping` (ascending).
