@@ -2,7 +2,8 @@ import GRDB
 import StreakCore
 import StreakStore
 
-/// Users in SQLite: read, added, changed and removed one at a time.
+/// Users in SQLite: read, added, changed and removed one at a time, read all at once for a
+/// bulk import's checks (`forEachUser`), and added or updated in bulk (`SQLiteUserImport`).
 extension SQLiteAccess {
     static let userColumns = "id, zone, remind_at, remind, language"
 
@@ -73,4 +74,97 @@ extension SQLiteAccess {
         try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id])
         return db.changesCount == 1
     }
+}
+
+/// Users added or updated through prepared statements: the same writes as
+/// `addUser` and `updateUser`, with no statement built per user.
+final class SQLiteUserImport: UserImport {
+    let at: Int64
+    let add: RawStatement
+    let old: RawStatement
+    let update: RawStatement
+    let reschedule: RawStatement
+    let zoneChange: RawStatement
+    var added = 0
+    var updated = 0
+
+    init(db: Database, at: Instant) throws {
+        self.at = at.seconds
+        add = try RawStatement(
+            db,
+            "INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+        old = try RawStatement(db, "SELECT zone, remind_at, remind FROM users WHERE id = ?")
+        update = try RawStatement(db, "UPDATE users SET zone = ?, remind_at = ?, remind = ? WHERE id = ?")
+        reschedule = try RawStatement(
+            db, "UPDATE schedule SET next_at = 0, version = version + 1 WHERE user_id = ?")
+        zoneChange = try RawStatement(
+            db,
+            """
+            INSERT INTO user_zones (user_id, since, zone) VALUES (?, ?, ?)
+            ON CONFLICT (user_id, since) DO UPDATE SET zone = excluded.zone
+            """)
+    }
+
+    func put(_ user: User) throws {
+        if try add(user) { added += 1 } else { updated += 1 }
+    }
+
+    func finish() throws -> (added: Int, updated: Int) { (added, updated) }
+
+    /// True when added.
+    private func add(_ user: User) throws -> Bool {
+        var (id, zone) = (user.id, user.zone)
+        return try id.withUTF8 { id in
+            try zone.withUTF8 { zone in
+                add.bind(1, id)
+                add.bind(2, zone)
+                add.bind(3, Int64(user.remindAt))
+                add.bind(4, user.remind ? 1 : 0)
+                add.bind(5, at)
+                if try add.run() == 1 {
+                    try recordZone(id, zone)
+                    return true
+                }
+                old.bind(1, id)
+                guard try old.step() else {  // cannot happen: the id is taken
+                    old.reset()
+                    return false
+                }
+                let sameZone = old.bytes(0).elementsEqual(zone)
+                let same = sameZone && old.int64(1) == Int64(user.remindAt) && (old.int64(2) != 0) == user.remind
+                old.reset()
+                guard !same else { return false }
+                update.bind(1, zone)
+                update.bind(2, Int64(user.remindAt))
+                update.bind(3, user.remind ? 1 : 0)
+                update.bind(4, id)
+                _ = try update.run()
+                reschedule.bind(1, id)
+                _ = try reschedule.run()
+                if !sameZone { try recordZone(id, zone) }
+                return false
+            }
+        }
+    }
+
+    private func recordZone(_ id: UnsafeBufferPointer<UInt8>, _ zone: UnsafeBufferPointer<UInt8>) throws {
+        zoneChange.bind(1, id)
+        zoneChange.bind(2, at)
+        zoneChange.bind(3, zone)
+        _ = try zoneChange.run()
+    }
+}
+
+extension SQLiteAccess {
+    func forEachUser(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        let users = try RawStatement(db, "SELECT id, zone FROM users")
+        defer { users.reset() }
+        while try users.step() { try body(users.bytes(0), users.bytes(1)) }
+    }
+
+    func checkinImport(storedAt: Instant, expectedRows: Int?, inIndexOrder: Bool) throws -> any CheckinImport {
+        try SQLiteCheckinImport(db: db, storedAt: storedAt, expectedRows: expectedRows, inIndexOrder: inIndexOrder)
+    }
+
+    func userImport(at: Instant) throws -> any UserImport { try SQLiteUserImport(db: db, at: at) }
 }
