@@ -1,4 +1,4 @@
-import Glibc
+import StreakStore
 
 /// (user, streak) pairs in ascending order, each once: each user's bytes once, end to end,
 /// and the pair's streak as a number in a short list (about 16 bytes a pair).
@@ -61,11 +61,4 @@ struct PairList {
         pairs.append(Pair(userStart: start, userCount: UInt16(user.count), streak: UInt16(number)))
         return true
     }
-}
-
-/// Byte strings compared as SQLite's BINARY collation does: below, equal to or above 0.
-func compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
-    let n = min(a.count, b.count)
-    if n > 0, case let c = memcmp(a.baseAddress!, b.baseAddress!, n), c != 0 { return Int(c) }
-    return a.count - b.count
 }

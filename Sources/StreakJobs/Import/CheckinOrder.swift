@@ -1,10 +1,12 @@
+import StreakStore
+
 /// The order `SortedCheckins` hands its rows over in: the store's, (user, streak, at), bytes
-/// compared, by ranks of the checker's numbers.
+/// compared (`compareBytes`), by ranks of the checker's numbers.
 extension SortedCheckins {
     /// Each key's rank in byte order, by number; nil when the numbers are that order.
     static func ranks(of table: ByteTable) -> [UInt32]? {
         func less(_ a: Int, _ b: Int) -> Bool {
-            table.withKey(a) { a in table.withKey(b) { b in a.lexicographicallyPrecedes(b) } }
+            table.withKey(a) { a in table.withKey(b) { b in compareBytes(a, b) < 0 } }
         }
         if (0..<max(table.count - 1, 0)).allSatisfy({ less($0, $0 + 1) }) { return nil }
         let order = (0..<table.count).sorted(by: less)
@@ -114,12 +116,11 @@ extension SortedCheckins {
                 UnsafeBufferPointer(rebasing: text[extras[Int(rows[i].extra) - 1].eventID!])
             }
             let byID = places.sorted { a, b in
-                let (x, y) = (id(a), id(b))
-                if x.elementsEqual(y) { return rows[a].extra < rows[b].extra }
-                return x.lexicographicallyPrecedes(y)
+                let order = compareBytes(id(a), id(b))
+                return order != 0 ? order < 0 : rows[a].extra < rows[b].extra
             }
             var repeats: [Int] = []
-            for k in 1..<byID.count where id(byID[k]).elementsEqual(id(byID[k - 1])) { repeats.append(byID[k]) }
+            for k in 1..<byID.count where sameBytes(id(byID[k]), id(byID[k - 1])) { repeats.append(byID[k]) }
             return repeats
         }
     }

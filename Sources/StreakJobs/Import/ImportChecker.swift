@@ -38,7 +38,7 @@ struct ImportChecker {
 
     /// Checks a check-in given as strings.
     mutating func check(_ input: CheckinInput) -> Result<NewCheckin, FieldProblem> {
-        let result = rules.check(input) { id in users.wideValue(id).map { zones.key(Int($0 & 0xFFFF_FFFF)) } }
+        let result = rules.check(input) { id in users.value(id).map { zones.key(Int($0 & 0xFFFF_FFFF)) } }
         if case .success(let c) = result { markUsed(streaks.intern(c.streak)) }
         return result
     }
@@ -136,7 +136,7 @@ struct ImportChecker {
     /// A checked check-in given as strings (the full path's), in numbers: its user's, its
     /// streak's and its zone's (the zone added when new: the rules found it valid).
     mutating func numbers(of c: NewCheckin) -> (user: UInt32, streak: Int, zone: Int)? {
-        guard let user = users.wideValue(c.user).map({ UInt32($0 >> 32) }), let streak = streaks.value(c.streak) else { return nil }
+        guard let user = users.value(c.user).map({ UInt32($0 >> 32) }), let streak = streaks.value(c.streak) else { return nil }
         if let zone = zones.value(c.zone) { return (user, Int(streak), Int(zone)) }
         zoneIsValid.append(true)
         return (user, Int(streak), zones.intern(c.zone))

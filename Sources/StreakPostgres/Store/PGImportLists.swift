@@ -25,7 +25,7 @@ struct ListBuilder {
     }
 
     mutating func add(at: Int64, storedAt: Int64, zone: UnsafeBufferPointer<UInt8>, meta: String?) {
-        let same = rows > 0 && self.zone.elementsEqual(zone)
+        let same = rows > 0 && self.zone.withUnsafeBufferPointer { sameBytes($0, zone) }
         if !same {
             self.zone.removeAll(keepingCapacity: true)
             self.zone.append(contentsOf: zone)
@@ -42,18 +42,11 @@ struct ListBuilder {
         rows += 1
     }
 
-    /// This list's (user, streak) against another's, in byte order (as `memcmp` and collation C).
+    /// Another (user, streak) against this list's, in byte order (as `memcmp` and collation C):
+    /// above 0 when it comes after.
     func compare(user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>) -> Int {
-        let u = Self.compare(user, self.user)
-        return u != 0 ? u : Self.compare(streak, self.streak)
-    }
-
-    private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: [UInt8]) -> Int {
-        b.withUnsafeBufferPointer { b in
-            let n = min(a.count, b.count)
-            for i in 0..<n where a[i] != b[i] { return a[i] < b[i] ? -1 : 1 }
-            return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
-        }
+        let u = self.user.withUnsafeBufferPointer { compareBytes(user, $0) }
+        return u != 0 ? u : self.streak.withUnsafeBufferPointer { compareBytes(streak, $0) }
     }
 }
 
@@ -69,8 +62,8 @@ struct SchedulePairs {
     mutating func add(user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>) -> Bool {
         if let last {
             let order = text.withUnsafeBufferPointer { t in
-                let u = Self.compare(UnsafeBufferPointer(rebasing: t[(last.user + 4)..<last.streak]), user)
-                return u != 0 ? u : Self.compare(UnsafeBufferPointer(rebasing: t[(last.streak + 4)..<last.end]), streak)
+                let u = compareBytes(UnsafeBufferPointer(rebasing: t[(last.user + 4)..<last.streak]), user)
+                return u != 0 ? u : compareBytes(UnsafeBufferPointer(rebasing: t[(last.streak + 4)..<last.end]), streak)
             }
             if order == 0 { return true }
             if order > 0 { return false }
@@ -88,13 +81,6 @@ struct SchedulePairs {
         var n = UInt32(bytes.count).littleEndian
         withUnsafeBytes(of: &n) { text.append(contentsOf: $0) }
         text.append(contentsOf: bytes)
-    }
-
-    /// Byte order (a shorter prefix first), as `memcmp` and collation C.
-    private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
-        let n = min(a.count, b.count)
-        for i in 0..<n where a[i] != b[i] { return a[i] < b[i] ? -1 : 1 }
-        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 
     /// Each pair as a COPY row.

@@ -1,29 +1,28 @@
-import StreakDelivery
-import StreakSQLite
 import StreakStore
-import StreakTestKit
 import Testing
 
-@testable import StreakJobs
-
+/// The byte-keyed table, and the texts a long read interns through it.
 @Suite struct ByteTableTests {
     @Test func keepsValuesAndNumbersThroughGrowth() {
         var table = ByteTable()
         let keys = (0..<50_000).map { "user-\($0 * 7919 % 100_003)" } + ["", "ü€", String(repeating: "k", count: 300)]
-        for (n, key) in keys.enumerated() { #expect(table.add(key, value: UInt32(n)) == nil) }
+        for (n, key) in keys.enumerated() { #expect(table.add(key, value: UInt64(n)) == nil) }
         #expect(table.count == keys.count)
         for (n, key) in keys.enumerated() {
-            #expect(table.value(key) == UInt32(n))
+            #expect(table.value(key) == UInt64(n))
             #expect(table.key(n) == key)
         }
         #expect(table.add("user-0", value: 99) == 0, "adding again answers the value kept")
         #expect(table.value("user-0") == 0)
         #expect(table.value("user-") == nil && table.value("user-00") == nil && table.value("nobody") == nil)
+        table.removeAll()
+        #expect(table.count == 0 && table.value("user-0") == nil)
+        #expect(table.intern("user-0") == 0)
     }
 
     @Test func batchedLookupsAnswerAsSingleOnes() {
         var table = ByteTable()
-        for n in 0..<10_000 { table.add("u\(n)", value: UInt32(n * 3)) }
+        for n in 0..<10_000 { table.add("u\(n)", value: UInt64(n * 3)) }
         var texts = (0..<200).map { "u\($0 * 97 % 10_000)" } + ["", "u", "u10000", "x1"]
         texts.shuffle()
         var values: [UInt64?] = []
@@ -36,12 +35,12 @@ import Testing
         bytes.withUnsafeBufferPointer { all in
             table.values(ranges.map { UnsafeBufferPointer(rebasing: all[$0]) }, into: &values)
         }
-        #expect(values == texts.map { table.wideValue($0) })
+        #expect(values == texts.map { table.value($0) })
         #expect(values.compactMap { $0 }.count == 200)
         var wide = ByteTable()
         var key = "u1"
         key.withUTF8 { _ = wide.add($0, value: UInt64(7) << 32 | 5) }
-        #expect(wide.wideValue("u1") == UInt64(7) << 32 | 5)
+        #expect(wide.value("u1") == UInt64(7) << 32 | 5)
     }
 
     @Test func internNumbersKeysInOrder() {
@@ -51,5 +50,15 @@ import Testing
         #expect(table.intern("daily") == 0)
         #expect(table.key(1) == "workout")
         #expect(table.count == 2)
+    }
+
+    /// Interned texts are the texts, also past the table's limit (it starts again).
+    @Test func internedStringsAreTheTexts() {
+        var strings = InternedStrings()
+        let texts = (0..<10_000).map { "Zone/\($0 % 5000)" }
+        for text in texts + texts {
+            var text = text
+            #expect(text.withUTF8 { strings.string($0) } == text)
+        }
     }
 }
