@@ -303,7 +303,7 @@ struct SQLiteAccess: StoreWriter {
 
     func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult {
         let bulk = try SQLiteCheckinImport(db: db, storedAt: storedAt, expectedRows: checkins.count)
-        for c in checkins { try bulk.insert(c) }
+        try bulk.insert(CheckinRows(checkins))
         return try bulk.finish()
     }
 

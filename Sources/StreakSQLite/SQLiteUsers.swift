@@ -3,7 +3,7 @@ import StreakCore
 import StreakStore
 
 /// Users in SQLite: read, added, changed and removed one at a time, read all at once for a
-/// bulk import's checks (`forEachUser`), and added or updated in bulk (`SQLiteUserImport`).
+/// bulk import's checks (`userZones`), and added or updated in bulk (`SQLiteUserImport`).
 extension SQLiteAccess {
     static let userColumns = "id, zone, remind_at, remind, language"
 
@@ -74,6 +74,27 @@ extension SQLiteAccess {
         try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id])
         return db.changesCount == 1
     }
+
+    /// Read a batch of `UserZones.batch` at a time, straight from the statement's columns.
+    func userZones(_ body: (UserZones) throws -> Void) throws {
+        let users = try RawStatement(db, "SELECT id, zone FROM users")
+        defer { users.reset() }
+        var batch = UserZones()
+        while try users.step() {
+            batch.append(id: users.bytes(0), zone: users.bytes(1))
+            if batch.count == UserZones.batch {
+                try body(batch)
+                batch.removeAll()
+            }
+        }
+        if batch.count > 0 { try body(batch) }
+    }
+
+    func checkinImport(storedAt: Instant, expectedRows: Int?) throws -> any CheckinImport {
+        try SQLiteCheckinImport(db: db, storedAt: storedAt, expectedRows: expectedRows)
+    }
+
+    func userImport(at: Instant) throws -> any UserImport { try SQLiteUserImport(db: db, at: at) }
 }
 
 /// Users added or updated through prepared statements: the same writes as
@@ -155,16 +176,3 @@ final class SQLiteUserImport: UserImport {
     }
 }
 
-extension SQLiteAccess {
-    func forEachUser(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
-        let users = try RawStatement(db, "SELECT id, zone FROM users")
-        defer { users.reset() }
-        while try users.step() { try body(users.bytes(0), users.bytes(1)) }
-    }
-
-    func checkinImport(storedAt: Instant, expectedRows: Int?, inIndexOrder: Bool) throws -> any CheckinImport {
-        try SQLiteCheckinImport(db: db, storedAt: storedAt, expectedRows: expectedRows, inIndexOrder: inIndexOrder)
-    }
-
-    func userImport(at: Instant) throws -> any UserImport { try SQLiteUserImport(db: db, at: at) }
-}

@@ -323,7 +323,7 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
             #expect(try r.zoneHistory(of: "u1").map(\.zone) == ["UTC", "Asia/Tokyo"])
             #expect(try r.dueStreaks(through: t0).map(\.user) == ["u1", "u2"])
             var seen: [String] = []
-            try r.forEachUser { id, _ in seen.append(String(decoding: id, as: UTF8.self)) }
+            try r.userZones { batch in batch.forEach { id, _ in seen.append(String(decoding: id, as: UTF8.self)) } }
             #expect(seen.sorted() == ["u1", "u2"])
         }
     }

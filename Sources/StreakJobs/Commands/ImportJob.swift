@@ -54,11 +54,11 @@ extension Context {
             if format == .jsonl { rules.names = [:] }
             let checker = try ImportChecker(store: w, rules: rules)
             let expected = try file.estimatedLines()
-            // The rows come sorted in the order the store's check-ins are clustered in (`SortedCheckins`).
-            let bulk = try w.checkinImport(storedAt: now, expectedRows: expected, inIndexOrder: true)
+            // The rows go sorted as the store takes them fastest (`SortedCheckins`).
+            let bulk = try w.checkinImport(storedAt: now, expectedRows: expected)
             // The file is read, checked and sorted on a thread of its own (a large file with this
             // one, half each); then it hands the rows over while this one stores.
-            let handoff = Handoff<CheckedRows>(capacity: 4)
+            let handoff = Handoff<CheckinRows>(capacity: 4)
             let beside = Beside()
             // The reading thread takes the file, the checker and the progress bar along: this one
             // does not touch them again.
@@ -113,7 +113,7 @@ extension Context {
             }
             var storing: (any Error)?
             while storing == nil, let rows = handoff.take() {
-                do { try rows.insert(into: bulk) } catch {
+                do { try bulk.insert(rows) } catch {
                     storing = error
                     handoff.close()
                 }
@@ -183,7 +183,7 @@ extension Context {
     /// why; the caller tells one still open after the last part.
     private func check(
         _ file: InputFile, csv: CheckinCSV?, with checker: inout ImportChecker, _ skipInvalid: Bool,
-        _ progress: Progress, _ handoff: Handoff<CheckedRows>, _ rows: SortedCheckins, _ problems: inout Problems,
+        _ progress: Progress, _ handoff: Handoff<CheckinRows>, _ rows: SortedCheckins, _ problems: inout Problems,
         _ openQuote: inout OpenQuote?, at base: Int = 0
     ) throws -> Bool {
         var lines: [InputFile.Line] = []

@@ -68,7 +68,7 @@ extension SortedCheckins {
                 }
                 // The same event id twice for one user: the first in the file goes first.
                 withID.removeAll(keepingCapacity: true)
-                for i in start..<stop where rows[i].extra != 0 && extras[Int(rows[i].extra) - 1].eventID != nil {
+                for i in start..<stop where rows[i].extra != 0 && extras[Int(rows[i].extra) - 1].has & Extra.eventID != 0 {
                     withID.append(i)
                 }
                 if withID.count > 1 { late += repeated(withID, rows) }
@@ -111,10 +111,8 @@ extension SortedCheckins {
 
     /// Of rows with event ids (their places), those whose event id an earlier row of the file has.
     private func repeated(_ places: [Int], _ rows: UnsafeMutableBufferPointer<Row>) -> [Int] {
-        text.withUnsafeBufferPointer { text in
-            func id(_ i: Int) -> UnsafeBufferPointer<UInt8> {
-                UnsafeBufferPointer(rebasing: text[extras[Int(rows[i].extra) - 1].eventID!])
-            }
+        extraTexts.withTexts { text in
+            func id(_ i: Int) -> UnsafeBufferPointer<UInt8> { text[2 * (Int(rows[i].extra) - 1)] }
             let byID = places.sorted { a, b in
                 let order = compareBytes(id(a), id(b))
                 return order != 0 ? order < 0 : rows[a].extra < rows[b].extra

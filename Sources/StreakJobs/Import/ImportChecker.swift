@@ -25,10 +25,12 @@ struct ImportChecker {
         self.rules = rules
         daily = streaks.intern("daily")
         streakUsed = [false]
-        try store.forEachUser { id, zone in
-            // Ids that fail the rules stay unknown here, so the rules explain them.
-            guard Validate.isUserID(id) else { return }
-            users.add(id, value: UInt64(users.count) << 32 | UInt64(zones.intern(zone)))
+        try store.userZones { batch in
+            batch.forEach { id, zone in
+                // Ids that fail the rules stay unknown here, so the rules explain them.
+                guard Validate.isUserID(id) else { return }
+                users.add(id, value: UInt64(users.count) << 32 | UInt64(zones.intern(zone)))
+            }
         }
         zoneIsValid = Array(repeating: nil, count: zones.count)
     }
@@ -78,8 +80,7 @@ struct ImportChecker {
     /// The check-ins of `rows`, their users looked up together; no user has an empty id.
     private mutating func quick(_ lines: [InputFile.Line], into checkins: inout [QuickCheckin?]) {
         checkins.removeAll(keepingCapacity: true)
-        keys.removeAll(keepingCapacity: true)
-        for (k, line) in lines.enumerated() { keys.append(UnsafeBufferPointer(rebasing: line.text[rows[k].user])) }
+        let keys = lines.indices.map { k in UnsafeBufferPointer(rebasing: lines[k].text[rows[k].user]) }
         users.values(keys, into: &userNumbers)
         for (k, line) in lines.enumerated() {
             checkins.append(userNumbers[k].flatMap { quick(line.text, rows[k], user: $0) })
@@ -89,7 +90,6 @@ struct ImportChecker {
     /// Scratch space for `quick`.
     private var split: [Range<Int>] = []
     private var rows: [RowFields] = []
-    private var keys: [UnsafeBufferPointer<UInt8>] = []
     private var userNumbers: [UInt64?] = []
     private var plain = PlainCheckinLine()
 
@@ -119,7 +119,7 @@ struct ImportChecker {
     }
 
     /// Adds a checked row to a batch for the store.
-    func append(_ c: QuickCheckin, from text: UnsafeBufferPointer<UInt8>, to rows: CheckedRows) {
+    func append(_ c: QuickCheckin, from text: UnsafeBufferPointer<UInt8>, to rows: inout CheckinRows) {
         streaks.withKey(c.streak) { streak in
             zones.withKey(c.zone) { zone in
                 var meta = c.meta

@@ -153,11 +153,19 @@ final class PGCheckinImport: CheckinImport {
             "COPY import_checkins (user_id, streak, at, zone, event_id, meta) FROM STDIN", timeout: .seconds(3600))
     }
 
-    func insert(
+    func insert(_ rows: CheckinRows) throws {
+        try rows.withRows { r in
+            for i in 0..<r.count {
+                try insert(user: r.user(i), streak: r.streak(i), at: r.at(i), zone: r.zone(i), eventID: r.eventID(i), meta: r.meta(i))
+            }
+        }
+    }
+
+    private func insert(
         user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>, at: Instant,
-        zone: UnsafeBufferPointer<UInt8>, eventID: UnsafeBufferPointer<UInt8>?, meta: String?
+        zone: UnsafeBufferPointer<UInt8>, eventID: UnsafeBufferPointer<UInt8>?, meta: UnsafeBufferPointer<UInt8>?
     ) throws {
-        if let direct, eventID == nil, !(meta?.utf8.contains(0) ?? false), !zone.contains(0) {
+        if let direct, eventID == nil, !(meta?.contains(0) ?? false), !zone.contains(0) {
             let order = list.isEmpty ? 1 : list.compare(user: user, streak: streak)
             if order > 0 {
                 try send(list, to: direct)
@@ -183,7 +191,7 @@ final class PGCheckinImport: CheckinImport {
         staged.writer.append(at.seconds)
         staged.writer.append(text: zone)
         if let eventID { staged.writer.append(text: eventID) } else { staged.writer.appendNull() }
-        if let meta { staged.writer.append(meta) } else { staged.writer.appendNull() }
+        if let meta { staged.writer.append(text: meta) } else { staged.writer.appendNull() }
         try staged.writer.endRow()
     }
 
@@ -274,7 +282,7 @@ final class PGCheckinImport: CheckinImport {
 }
 
 extension PGAccess {
-    func checkinImport(storedAt: Instant, expectedRows: Int?, inIndexOrder: Bool) throws -> any CheckinImport {
+    func checkinImport(storedAt: Instant, expectedRows: Int?) throws -> any CheckinImport {
         try PGCheckinImport(pg: pg, storedAt: storedAt, expectedRows: expectedRows)
     }
 }

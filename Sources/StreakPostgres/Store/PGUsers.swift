@@ -21,16 +21,22 @@ extension PGAccess {
     }
 
     /// Read through a cursor, a slice at a time: a million users' ids are not held twice.
-    func forEachUser(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+    func userZones(_ body: (UserZones) throws -> Void) throws {
         try pg.execute("DECLARE streakd_users NO SCROLL CURSOR FOR SELECT id, zone FROM users")
         defer { _ = try? pg.execute("CLOSE streakd_users") }
+        var batch = UserZones()
         while true {
             let slice = try pg.query("FETCH 50000 FROM streakd_users")
             guard slice.count > 0 else { return }
             for row in slice.rows {
-                var (id, zone) = (try row.string(0), try row.string(1))
-                try id.withUTF8 { i in try zone.withUTF8 { z in try body(i, z) } }
+                batch.append(id: try row.string(0), zone: try row.string(1))
+                if batch.count == UserZones.batch {
+                    try body(batch)
+                    batch.removeAll()
+                }
             }
+            if batch.count > 0 { try body(batch) }
+            batch.removeAll()
         }
     }
 
