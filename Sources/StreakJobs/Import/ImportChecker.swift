@@ -6,8 +6,9 @@ import StreakStore
 /// Users and their zones are read once into compact tables; zone names and
 /// streak ids are numbered and checked once each. A plain CSV row is checked on
 /// its bytes (`quick`); any row that fails there, and every JSON line, takes
-/// `CheckinRules`, whose messages are the contract.
-struct ImportChecker {
+/// `CheckinRules`, whose messages are the contract. A value, `Sendable`: the reading thread
+/// takes one copy along, while the store's thread reads a file's second half with another.
+struct ImportChecker: Sendable {
     var rules: CheckinRules
     /// Every valid user id in the store; the value is the user's number (in the order read)
     /// in the upper half, and their current zone as a number in `zones` in the lower.
