@@ -4,7 +4,7 @@ import StreakStore
 /// kept the cheapest way the rows allow (docs/RULES.md, "Import at scale"):
 ///
 /// - in order, while the rows come sorted by (user, streak), bytes compared (`PairList`, about
-///   16 bytes a pair: no read of the table at the end);
+///   20 bytes a pair: no read of the table at the end);
 /// - else as a set (a `ByteTable` of the user's bytes, 0xFF, the streak's), up to `looseLimit`;
 /// - else not at all: the schedule is then updated from every row above the ids before the
 ///   import (which reads the table).
@@ -77,6 +77,7 @@ struct ImportPairs {
 /// (user, streak) pairs in ascending order, each once: each user's bytes once and each streak
 /// id once (`PackedTexts`), a pair their two numbers.
 struct PairList {
+    /// A pair: its user's number in `users`, its streak's in `streaks`.
     struct Pair {
         var user: UInt32
         var streak: UInt16
