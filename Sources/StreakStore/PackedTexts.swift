@@ -1,60 +1,81 @@
-/// Texts (or any bytes) end to end in one buffer, each a range of it: a batch of rows as one
-/// value, with one allocation for all its texts instead of one per text (a million runs of a
-/// preview, or check-ins of an import, would each make several). A text may be absent (nil).
-public struct PackedTexts: Sendable {
-    /// The texts' bytes, back to back.
-    public private(set) var bytes: [UInt8] = []
-    /// Each text's start in `bytes` (high 32 bits) and length (low 32), or -1 when absent.
-    private var spans: [Int64] = []
+/// Texts end to end in one buffer, each known by its number (from 0, in the order added): many
+/// short texts (the fields of a batch of rows, the pairs an import touched) held in two arrays,
+/// not an allocation each, and handed between threads as a value. The one such buffer of the
+/// import's path, from the file's reader to either store.
+public struct PackedTexts: Sendable, Equatable {
+    private var bytes: [UInt8] = []
+    /// Where each text ends in `bytes`; text n starts where text n - 1 ends.
+    private var ends: [UInt32] = []
+
+    /// The bytes all texts together may take (their ends are 32-bit).
+    public static let maxBytes = Int(UInt32.max)
 
     public init() {}
 
-    /// How many texts it holds (absent ones too).
-    public var count: Int { spans.count }
+    /// Room for `texts` texts of `bytes` bytes in all.
+    public init(reservingTexts texts: Int, bytes: Int) {
+        ends.reserveCapacity(texts)
+        self.bytes.reserveCapacity(bytes)
+    }
 
-    /// Appends `text` (nil: an absent one); answers its number.
-    @discardableResult
-    public mutating func append(_ text: UnsafeBufferPointer<UInt8>?) -> Int {
-        if let text {
-            spans.append(Int64(bytes.count) << 32 | Int64(text.count))
-            bytes.append(contentsOf: text)
-        } else {
-            spans.append(-1)
+    /// How many texts.
+    public var count: Int { ends.count }
+    public var isEmpty: Bool { ends.isEmpty }
+    /// The bytes of all texts together.
+    public var byteCount: Int { bytes.count }
+    /// The memory a text takes besides its bytes.
+    public static let costPerText = MemoryLayout<UInt32>.stride
+
+    /// Adds a text; its number is the count before.
+    public mutating func append(_ text: UnsafeBufferPointer<UInt8>) {
+        precondition(bytes.count + text.count <= Self.maxBytes, "PackedTexts holds at most 4 GiB")
+        bytes.append(contentsOf: text)
+        ends.append(UInt32(truncatingIfNeeded: bytes.count))
+    }
+
+    public mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
+    }
+
+    /// Adds the texts of `other`, numbered after these.
+    public mutating func append(contentsOf other: PackedTexts) {
+        precondition(bytes.count + other.bytes.count <= Self.maxBytes, "PackedTexts holds at most 4 GiB")
+        let base = UInt32(truncatingIfNeeded: bytes.count)
+        bytes.append(contentsOf: other.bytes)
+        ends.reserveCapacity(ends.count + other.ends.count)
+        for end in other.ends { ends.append(base + end) }
+    }
+
+    /// Drops every text (keeping the room, unless told not to).
+    public mutating func removeAll(keepingCapacity: Bool = true) {
+        bytes.removeAll(keepingCapacity: keepingCapacity)
+        ends.removeAll(keepingCapacity: keepingCapacity)
+    }
+
+    /// Text `n` as a String.
+    public func string(_ n: Int) -> String { withText(n) { String(decoding: $0, as: UTF8.self) } }
+
+    /// Calls `body` with text `n`'s bytes, read during the call only.
+    public func withText<R>(_ n: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try withTexts { try body($0[n]) }
+    }
+
+    /// Calls `body` with every text at hand (`Texts`), for a loop over many: valid during the call only.
+    public func withTexts<R>(_ body: (Texts) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBufferPointer { b in try ends.withUnsafeBufferPointer { e in try body(Texts(bytes: b, ends: e)) } }
+    }
+
+    /// The texts while `withTexts` runs: text n's bytes by `texts[n]`.
+    public struct Texts {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let ends: UnsafeBufferPointer<UInt32>
+
+        public var count: Int { ends.count }
+
+        public subscript(n: Int) -> UnsafeBufferPointer<UInt8> {
+            let start = n == 0 ? 0 : Int(ends[n - 1])
+            return UnsafeBufferPointer(rebasing: bytes[start..<Int(ends[n])])
         }
-        return spans.count - 1
-    }
-
-    @discardableResult
-    public mutating func append(_ text: String?) -> Int {
-        guard var text else { return append(UnsafeBufferPointer<UInt8>?.none) }
-        return text.withUTF8 { append($0) }
-    }
-
-    /// Where text `i` is in `bytes`; nil when it is absent.
-    public func range(_ i: Int) -> Range<Int>? {
-        let span = spans[i]
-        guard span >= 0 else { return nil }
-        let start = Int(span >> 32)
-        return start..<start + Int(span & 0xFFFF_FFFF)
-    }
-
-    /// Text `i` as a String (nil when absent).
-    public func string(_ i: Int) -> String? {
-        range(i).map { r in bytes.withUnsafeBufferPointer { String(decoding: $0[r], as: UTF8.self) } }
-    }
-
-    /// Text `i`'s bytes, copied.
-    public func array(_ i: Int) -> [UInt8]? { range(i).map { Array(bytes[$0]) } }
-
-    /// Empties it, keeping its room for the next batch.
-    public mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
-        spans.removeAll(keepingCapacity: true)
-    }
-
-    /// Makes room for `texts` more texts of `bytes` bytes in all.
-    public mutating func reserve(texts: Int, bytes count: Int) {
-        spans.reserveCapacity(spans.count + texts)
-        bytes.reserveCapacity(bytes.count + count)
     }
 }

@@ -27,9 +27,10 @@ public struct PlannedRuns: Sendable {
     }
 
     public private(set) var runs: [Run] = []
-    /// Four texts a run: user id, streak id, language (absent: the default), packed history
-    /// (absent: the run carries nothing, and a reader asks `dueHistories`).
-    public private(set) var texts = PackedTexts()
+    /// Four texts a run: user id, streak id, language (empty: the default), packed history
+    /// (empty: the run carries nothing, and a reader asks `dueHistories`; a packed history is
+    /// never empty, nor is a language tag).
+    private var texts = PackedTexts()
 
     public init() {}
 
@@ -46,8 +47,8 @@ public struct PlannedRuns: Sendable {
         runs.append(run)
         texts.append(user)
         texts.append(streak)
-        texts.append(language)
-        texts.append(history)
+        texts.append(language ?? UnsafeBufferPointer(start: nil, count: 0))
+        texts.append(history ?? UnsafeBufferPointer(start: nil, count: 0))
     }
 
     /// The same, its texts as values (a test's store, or a run read some other way).
@@ -65,17 +66,37 @@ public struct PlannedRuns: Sendable {
         }
     }
 
-    /// Where run `i`'s texts are in `texts.bytes` (nil: absent).
-    public func user(_ i: Int) -> Range<Int> { texts.range(4 * i)! }
-    public func streak(_ i: Int) -> Range<Int> { texts.range(4 * i + 1)! }
-    public func language(_ i: Int) -> Range<Int>? { texts.range(4 * i + 2) }
-    public func history(_ i: Int) -> Range<Int>? { texts.range(4 * i + 3) }
+    /// Calls `body` with the runs' texts at hand, for a loop over many: valid during the call only.
+    public func withTexts<R>(_ body: (Texts) throws -> R) rethrows -> R { try texts.withTexts { try body(Texts(texts: $0)) } }
+
+    /// The runs' texts while `withTexts` runs, by the run's index.
+    public struct Texts {
+        let texts: PackedTexts.Texts
+
+        public func user(_ i: Int) -> UnsafeBufferPointer<UInt8> { texts[4 * i] }
+        public func streak(_ i: Int) -> UnsafeBufferPointer<UInt8> { texts[4 * i + 1] }
+        /// Nil: the configuration's default language.
+        public func language(_ i: Int) -> UnsafeBufferPointer<UInt8>? { nonEmpty(texts[4 * i + 2]) }
+        /// Nil: the run carries no history.
+        public func history(_ i: Int) -> UnsafeBufferPointer<UInt8>? { nonEmpty(texts[4 * i + 3]) }
+
+        private func nonEmpty(_ text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+            text.isEmpty ? nil : text
+        }
+    }
+
+    /// Whether run `i` carries a history.
+    public func carries(_ i: Int) -> Bool { withTexts { $0.history(i) != nil } }
+    /// Run `i`'s language, as a value (nil: the default).
+    public func language(_ i: Int) -> String? { withTexts { $0.language(i).map { String(decoding: $0, as: UTF8.self) } } }
+    /// Run `i`'s packed history, as a value (nil: none carried).
+    public func history(_ i: Int) -> [UInt8]? { withTexts { $0.history(i).map(Array.init) } }
 
     /// Run `i` as `dueStreaks` would list it.
     public func dueStreak(_ i: Int) -> DueStreak {
         let run = runs[i]
         return DueStreak(
-            user: texts.string(4 * i)!, streak: texts.string(4 * i + 1)!, handledThrough: run.handledThrough,
+            user: texts.string(4 * i), streak: texts.string(4 * i + 1), handledThrough: run.handledThrough,
             version: run.version, row: run.position.row, marked: false)
     }
 

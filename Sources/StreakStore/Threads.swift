@@ -11,6 +11,10 @@ import Synchronization
 /// thread and line writer, the import's reading thread, a tick's planning ahead, PostgreSQL's
 /// COPY reader and cancel request.
 public final class Background<Result: Sendable>: Sendable {
+    /// The body, until its thread takes it: it is sent there (`sending`), so the compiler checks
+    /// that the caller does not touch what it takes along (the import's reading thread takes its
+    /// file and progress bar); its result, which any thread may read, is `Sendable`.
+    private let body: Mutex<(() throws -> Result)?>
     /// Set by the body's thread before `done` is signalled.
     private let result = Mutex<Swift.Result<Result, any Error>?>(nil)
     private let done = DispatchSemaphore(value: 0)
@@ -18,9 +22,11 @@ public final class Background<Result: Sendable>: Sendable {
     /// A thread of its own, not a dispatch queue's: bodies here wait on each other and on servers,
     /// and the global queues run only about as many at once as there are cores. Throws a busy
     /// store error (a temporary failure) when the system starts no more threads.
-    public init(_ body: @escaping @Sendable () throws -> Result) throws {
+    public init(_ body: sending @escaping () throws -> Result) throws {
+        self.body = Mutex(body)
         let started = startThread { [self] in
-            let outcome = Swift.Result { try body() }
+            let run = self.body.withLock { $0.take() }!
+            let outcome = Swift.Result { try run() }
             result.withLock { $0 = outcome }
             done.signal()
         }

@@ -5,10 +5,9 @@ public protocol UserReading {
     func user(_ id: String) throws -> User?
     /// Every user, by id.
     func users() throws -> [User]
-    /// Every user's id and current zone, as UTF-8 read during the call only (bulk imports check
-    /// each row against them, in the transaction that stores the rows).
-    func forEachUser(_ body: (_ id: UnsafeBufferPointer<UInt8>, _ zone: UnsafeBufferPointer<UInt8>) throws -> Void)
-        throws
+    /// Every user's id and current zone, a batch at a time (bulk imports check each row against
+    /// them, in the transaction that stores the rows).
+    func userZones(_ body: (UserZones) throws -> Void) throws
 }
 
 /// Adding, changing and removing users. A change that decides notices (zone, reminder time,

@@ -124,12 +124,12 @@ import Testing
                     guard case .success(let c) = checker.check(input) else { fatalError("\(input)") }
                     return c
                 }
-                let bulk = try w.checkinImport(storedAt: context.now, expectedRows: nil, inIndexOrder: sorted)
+                let bulk = try w.checkinImport(storedAt: context.now, expectedRows: nil)
                 if !sorted {
                     for c in checked { try bulk.insert(c) }
                     return try bulk.finish()
                 }
-                let handoff = Handoff<CheckedRows>(capacity: 1 << 20)
+                let handoff = Handoff<CheckinRows>(capacity: 1 << 20)
                 // Pages given back as they go, a page at a time: each part reuses the memory.
                 let rows = SortedCheckins(
                     now: context.now, expectedRows: nil, limit: 40_000, releaseStep: Int(sysconf(Int32(_SC_PAGESIZE))))
@@ -138,7 +138,7 @@ import Testing
                 handoff.finish()
                 var batches = 0
                 while let batch = handoff.take() {
-                    try batch.insert(into: bulk)
+                    try bulk.insert(batch)
                     batches += 1
                 }
                 #expect(batches > 3)

@@ -17,12 +17,11 @@ import Testing
     final class Recorder: CheckinImport {
         var rows: [String] = []
 
-        func insert(
-            user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>, at: Instant,
-            zone: UnsafeBufferPointer<UInt8>, eventID: UnsafeBufferPointer<UInt8>?, meta: String?
-        ) throws {
-            func s(_ b: UnsafeBufferPointer<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
-            rows.append("\(s(user)) \(s(streak)) \(at.seconds) \(s(zone)) \(eventID.map(s) ?? "-") \(meta ?? "-")")
+        func insert(_ batch: CheckinRows) throws {
+            for i in 0..<batch.count {
+                let c = batch.checkin(i)
+                rows.append("\(c.user) \(c.streak) \(c.instant.seconds) \(c.zone) \(c.eventID ?? "-") \(c.meta ?? "-")")
+            }
         }
 
         func finish() throws -> InsertResult { InsertResult() }
@@ -45,22 +44,22 @@ import Testing
             let lines = [InputFile.Line(number: 1, text: text, problem: nil, isASCII: text.allSatisfy { $0 < 128 })]
             var quick: [QuickCheckin?] = []
             checker.quickJSON(lines, into: &quick)
-            // Both as the import hands them to the store (`CheckedRows`), and the full path's
+            // Both as the import hands them to the store (`CheckinRows`), and the full path's
             // also straight, as a `NewCheckin` is stored elsewhere.
             let fast = Recorder()
             if let q = quick[0] {
-                let rows = CheckedRows()
-                checker.append(q, from: text, to: rows)
-                try rows.insert(into: fast)
+                var rows = CheckinRows()
+                checker.append(q, from: text, to: &rows)
+                try fast.insert(rows)
             }
             let full = Recorder()
             let straight = Recorder()
             if case .success(let c) = CheckinJSONLines.record(Substring(String(decoding: text, as: UTF8.self)))
                 .flatMap({ checker.check($0) })
             {
-                let rows = CheckedRows()
+                var rows = CheckinRows()
                 rows.append(c)
-                try rows.insert(into: full)
+                try full.insert(rows)
                 try straight.insert(c)
             }
             #expect(full.rows == straight.rows)

@@ -303,9 +303,7 @@ private struct CountingReader: StoreReader {
 
     func user(_ id: String) throws -> User? { try reader.user(id) }
     func users() throws -> [User] { try reader.users() }
-    func forEachUser(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
-        try reader.forEachUser(body)
-    }
+    func userZones(_ body: (UserZones) throws -> Void) throws { try reader.userZones(body) }
     func zoneHistory(of user: String) throws -> [StoredZoneChange] { try reader.zoneHistory(of: user) }
     func streaks(of user: String) throws -> [String] { try reader.streaks(of: user) }
     func checkins(of user: String, streak: String) throws -> [StoredCheckin] {
@@ -342,9 +340,8 @@ private struct CountingReader: StoreReader {
         var out = PlannedRuns()
         for i in batch.runs.indices {
             let d = batch.dueStreak(i)
-            let history = (before + i) % every == 0 ? batch.history(i).map { _ in [0xFF] } : batch.history(i).map { Array(batch.texts.bytes[$0]) }
-            out.append(
-                batch.runs[i], user: d.user, streak: d.streak, language: batch.texts.string(4 * i + 2), history: history)
+            let history = (before + i) % every == 0 ? batch.history(i).map { _ in [0xFF] } : batch.history(i)
+            out.append(batch.runs[i], user: d.user, streak: d.streak, language: batch.language(i), history: history)
         }
         return out
     }

@@ -103,6 +103,26 @@ import Testing
         #expect(ids == [1, 2, 3, 4])
     }
 
+    /// Batches of any size store what rows one at a time store: SQLite runs 64 rows a
+    /// statement, the rows past a batch's last 64 waiting for the next batch (or the end).
+    @Test func batchesOfAnySizeStoreWhatSingleRowsStore() throws {
+        let single = try Self.seeded()
+        let batched = try Self.seeded()
+        let a = try Self.importRows(into: single, expectedRows: nil)
+        let b = try batched.write(.bulkImport) { w -> InsertResult in
+            let bulk = try w.checkinImport(storedAt: t0 + 60, expectedRows: nil)
+            var start = 0
+            for size in [1, 7, 100, 63, 64, 65, 128, 1, 500] + [Self.rows.count] {
+                let end = min(start + size, Self.rows.count)
+                try bulk.insert(CheckinRows(Array(Self.rows[start..<end])))
+                start = end
+            }
+            return try bulk.finish()
+        }
+        #expect(a == b)
+        #expect(try Self.contents(single) == (try Self.contents(batched)))
+    }
+
     @Test func theScheduleIsWhatTouchLeaves() throws {
         let store = try Self.seeded()
         func schedule() throws -> [String] {

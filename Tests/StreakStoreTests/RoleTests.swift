@@ -172,7 +172,7 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
             #expect(looked.user == User(id: d.user, zone: "Asia/Tokyo", remindAt: 3600 * 19))
             let run = batch.runs[i]
             #expect(run.remind && run.remindAt == 3600 * 19 && batch.language(i) == nil)
-            let packed = try #require(batch.history(i).map { Array(batch.texts.bytes[$0]) })
+            let packed = try #require(batch.history(i))
             let history = packed.withUnsafeBufferPointer { PackedHistory.unpack($0, user: d.user, streak: d.streak) }
             #expect(history == looked.stored)
             #expect(history?.checkins.count == 1)
@@ -347,7 +347,7 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
             #expect(try r.zoneHistory(of: "u1").map(\.zone) == ["UTC", "Asia/Tokyo"])
             #expect(try r.dueStreaks(through: t0).map(\.user) == ["u1", "u2"])
             var seen: [String] = []
-            try r.forEachUser { id, _ in seen.append(String(decoding: id, as: UTF8.self)) }
+            try r.userZones { batch in batch.forEach { id, _ in seen.append(String(decoding: id, as: UTF8.self)) } }
             #expect(seen.sorted() == ["u1", "u2"])
         }
     }

@@ -37,34 +37,37 @@ extension Context {
     static let readBesideFrom = 16 << 20
 
     func importCheckins(
-        from file: InputFile, format: ImportFormat?, skipInvalid: Bool, besideFrom: Int = Context.readBesideFrom
+        from file: sending InputFile, format: ImportFormat?, skipInvalid: Bool, besideFrom: Int = Context.readBesideFrom
     ) throws {
         let path = file.name
         let format = format ?? (path.lowercased().hasSuffix(".csv") ? .csv : .jsonl)
         let csv = format == .csv ? try CheckinCSV.header(file) : nil
-        let progress = Progress(printer: printer, total: file.size, label: "importing")
+        let size = file.size
+        let progress = Progress(printer: printer, total: size, label: "importing")
         // A large file: its second half is read and checked on this thread, with a copy of the
         // checker, while the reading thread reads the first; then this one stores.
-        let split = try file.size.flatMap { size in
+        let split = try size.flatMap { size in
             (format == .jsonl || csv != nil) && size >= besideFrom
                 ? try InputFile.lineStart(path, after: size / 2, size: size) : nil
         }
+        let expected = try file.estimatedLines()
+        // The reading thread takes the file and the progress bar along: this one does not touch
+        // them again.
+        let taken = Handover<(InputFile, Progress)>()
+        taken.put((file, progress))
         let (result, problems) = try store.write(.bulkImport) { w -> (InsertResult, Problems) in
             var rules = CheckinRules(zones: zones, now: now)
             if format == .jsonl { rules.names = [:] }
             let checker = try ImportChecker(store: w, rules: rules)
-            let expected = try file.estimatedLines()
-            // The rows come sorted in the order the store's check-ins are clustered in (`SortedCheckins`).
-            let bulk = try w.checkinImport(storedAt: now, expectedRows: expected, inIndexOrder: true)
+            // The rows go sorted as the store takes them fastest (`SortedCheckins`).
+            let bulk = try w.checkinImport(storedAt: now, expectedRows: expected)
             // The file is read, checked and sorted on a thread of its own (a large file with this
             // one, half each); then it hands the rows over while this one stores.
-            let handoff = Handoff<CheckedRows>(capacity: 4)
-            let beside = Beside()
-            // The reading thread takes the file, the checker and the progress bar along: this one
-            // does not touch them again.
-            let taken = Handover(value: (file, checker, progress, csv))
+            let handoff = Handoff<CheckinRows>(capacity: 4)
+            let beside = Handover<(ImportChecker, SortedCheckins)?>()
             let reading = try Background { [self] () throws -> (Problems, Set<String>) in
-                var (file, checker, progress, csv) = taken.value
+                let (file, progress) = taken.take()
+                var checker = checker  // its own: the store's thread reads the second half with another copy
                 defer {
                     progress.finish()
                     handoff.finish()
@@ -74,7 +77,7 @@ extension Context {
                 var problems = Problems(file: path)
                 var open: OpenQuote?
                 func done() -> (Problems, Set<String>) { (problems, checker.streaksUsed) }
-                if let split, let size = file.size {
+                if let split, let size {
                     let first = try InputFile(part: path, 0..<split)
                     if csv != nil { _ = try first.next() }  // the header, read already
                     guard
@@ -105,15 +108,14 @@ extension Context {
                 if let open { problems.add(line: open.line, open.problem) }
                 // Nothing is stored once a record is invalid (without `skipInvalid`): all rolls back.
                 if problems.count == 0 || skipInvalid { _ = rows.drain(checker, handoff) }
-                _ = csv
                 return done()
             }
-            if let split, let size = file.size {
+            if let split, let size {
                 beside.put(readBeside(path, split..<size, csv: csv, with: checker, expected: expected.map { $0 / 2 }))
             }
             var storing: (any Error)?
             while storing == nil, let rows = handoff.take() {
-                do { try rows.insert(into: bulk) } catch {
+                do { try bulk.insert(rows) } catch {
                     storing = error
                     handoff.close()
                 }
@@ -137,7 +139,7 @@ extension Context {
                 ("imported", .int(result.inserted)), ("duplicates", .int(result.duplicates)),
                 ("skipped", .int(problems.count)),
             ]),
-            short: "imported \(result.inserted) check-in\(result.inserted == 1 ? "" : "s") from \(file.name)"
+            short: "imported \(result.inserted) check-in\(result.inserted == 1 ? "" : "s") from \(path)"
                 + " (\(result.duplicates) already stored, \(problems.count) invalid skipped)")
     }
 
@@ -183,7 +185,7 @@ extension Context {
     /// why; the caller tells one still open after the last part.
     private func check(
         _ file: InputFile, csv: CheckinCSV?, with checker: inout ImportChecker, _ skipInvalid: Bool,
-        _ progress: Progress, _ handoff: Handoff<CheckedRows>, _ rows: SortedCheckins, _ problems: inout Problems,
+        _ progress: Progress, _ handoff: Handoff<CheckinRows>, _ rows: SortedCheckins, _ problems: inout Problems,
         _ openQuote: inout OpenQuote?, at base: Int = 0
     ) throws -> Bool {
         var lines: [InputFile.Line] = []
@@ -233,24 +235,6 @@ extension Context {
 struct OpenQuote {
     var line: Int
     var problem: FieldProblem
-}
-
-/// The second half of a file as read beside (`readBeside`), from the store's thread to the
-/// reading one.
-final class Beside: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    /// Set before `done` is signalled.
-    private var value: (ImportChecker, SortedCheckins)?
-
-    func put(_ value: (ImportChecker, SortedCheckins)?) {
-        self.value = value
-        done.signal()
-    }
-
-    func take() -> (ImportChecker, SortedCheckins)? {
-        done.wait()
-        return value
-    }
 }
 
 /// The invalid records of an input file: the first 20 messages, and how many in all.

@@ -64,7 +64,7 @@ struct PreviewPlan {
         var looked = input.looked.makeIterator()
         var next = looked.next()
         var damaged: [DueStreak] = []
-        try runs.texts.bytes.withUnsafeBufferPointer { bytes in
+        try runs.withTexts { texts in
             for i in runs.runs.indices {
                 if let (run, history) = next, run == i {
                     next = looked.next()
@@ -72,14 +72,12 @@ struct PreviewPlan {
                     continue
                 }
                 let run = runs.runs[i]
-                let streak = try streakInfo(UnsafeBufferPointer(rebasing: bytes[runs.streak(i)]))
-                guard let history = runs.history(i) else { continue }
+                guard let history = texts.history(i) else { continue }
                 let planned = try plan(
-                    UnsafeBufferPointer(rebasing: bytes[history]), streak: streak,
+                    history, streak: try streakInfo(texts.streak(i)),
                     policy: NoticePolicy(
                         remindAt: run.remind ? run.remindAt : nil, reminders: reminders, maxLate: context.config.maxLate),
-                    user: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runs.user(i)])),
-                    language: language(runs.language(i).map { UnsafeBufferPointer(rebasing: bytes[$0]) }), into: &found)
+                    user: UnsafeRawBufferPointer(texts.user(i)), language: language(texts.language(i)), into: &found)
                 if !planned { damaged.append(runs.dueStreak(i)) }
             }
         }

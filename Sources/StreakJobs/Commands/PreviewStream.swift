@@ -38,7 +38,7 @@ extension Context {
                 guard !every else { return }
                 try r.eachPlannedRun(through: end) { runs in
                     // Runs planned before they carried their histories (migration 11): the tables.
-                    let bare = runs.runs.indices.filter { runs.history($0) == nil }
+                    let bare = runs.runs.indices.filter { !runs.carries($0) }
                     let looked = bare.isEmpty ? [] : try r.dueHistories(of: bare.map(runs.dueStreak))
                     try send(PreviewInput(runs: runs, looked: Array(zip(bare, looked)), before: runs.last?.at))
                 }

@@ -86,7 +86,7 @@ extension Context {
                 do {
                     if let why = line.problem { throw FieldProblem(field: "", message: why) }
                     let user = try userRecord(line.string)
-                    if let first = seen.add(user.id, value: UInt32(clamping: line.number)) {
+                    if let first = seen.add(user.id, value: UInt64(line.number)) {
                         throw FieldProblem(
                             field: "user", message: "\(quoted(user.id)) appears already on line \(first)")
                     }

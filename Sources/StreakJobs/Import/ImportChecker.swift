@@ -6,8 +6,9 @@ import StreakStore
 /// Users and their zones are read once into compact tables; zone names and
 /// streak ids are numbered and checked once each. A plain CSV row is checked on
 /// its bytes (`quick`); any row that fails there, and every JSON line, takes
-/// `CheckinRules`, whose messages are the contract.
-struct ImportChecker {
+/// `CheckinRules`, whose messages are the contract. A value, `Sendable`: the reading thread
+/// takes one copy along, while the store's thread reads a file's second half with another.
+struct ImportChecker: Sendable {
     var rules: CheckinRules
     /// Every valid user id in the store; the value is the user's number (in the order read)
     /// in the upper half, and their current zone as a number in `zones` in the lower.
@@ -25,10 +26,12 @@ struct ImportChecker {
         self.rules = rules
         daily = streaks.intern("daily")
         streakUsed = [false]
-        try store.forEachUser { id, zone in
-            // Ids that fail the rules stay unknown here, so the rules explain them.
-            guard Validate.isUserID(id) else { return }
-            users.add(id, value: UInt64(users.count) << 32 | UInt64(zones.intern(zone)))
+        try store.userZones { batch in
+            batch.forEach { id, zone in
+                // Ids that fail the rules stay unknown here, so the rules explain them.
+                guard Validate.isUserID(id) else { return }
+                users.add(id, value: UInt64(users.count) << 32 | UInt64(zones.intern(zone)))
+            }
         }
         zoneIsValid = Array(repeating: nil, count: zones.count)
     }
@@ -38,7 +41,7 @@ struct ImportChecker {
 
     /// Checks a check-in given as strings.
     mutating func check(_ input: CheckinInput) -> Result<NewCheckin, FieldProblem> {
-        let result = rules.check(input) { id in users.wideValue(id).map { zones.key(Int($0 & 0xFFFF_FFFF)) } }
+        let result = rules.check(input) { id in users.value(id).map { zones.key(Int($0 & 0xFFFF_FFFF)) } }
         if case .success(let c) = result { markUsed(streaks.intern(c.streak)) }
         return result
     }
@@ -78,8 +81,7 @@ struct ImportChecker {
     /// The check-ins of `rows`, their users looked up together; no user has an empty id.
     private mutating func quick(_ lines: [InputFile.Line], into checkins: inout [QuickCheckin?]) {
         checkins.removeAll(keepingCapacity: true)
-        keys.removeAll(keepingCapacity: true)
-        for (k, line) in lines.enumerated() { keys.append(UnsafeBufferPointer(rebasing: line.text[rows[k].user])) }
+        let keys = lines.indices.map { k in UnsafeBufferPointer(rebasing: lines[k].text[rows[k].user]) }
         users.values(keys, into: &userNumbers)
         for (k, line) in lines.enumerated() {
             checkins.append(userNumbers[k].flatMap { quick(line.text, rows[k], user: $0) })
@@ -89,7 +91,6 @@ struct ImportChecker {
     /// Scratch space for `quick`.
     private var split: [Range<Int>] = []
     private var rows: [RowFields] = []
-    private var keys: [UnsafeBufferPointer<UInt8>] = []
     private var userNumbers: [UInt64?] = []
     private var plain = PlainCheckinLine()
 
@@ -119,7 +120,7 @@ struct ImportChecker {
     }
 
     /// Adds a checked row to a batch for the store.
-    func append(_ c: QuickCheckin, from text: UnsafeBufferPointer<UInt8>, to rows: CheckedRows) {
+    func append(_ c: QuickCheckin, from text: UnsafeBufferPointer<UInt8>, to rows: inout CheckinRows) {
         streaks.withKey(c.streak) { streak in
             zones.withKey(c.zone) { zone in
                 var meta = c.meta
@@ -136,7 +137,7 @@ struct ImportChecker {
     /// A checked check-in given as strings (the full path's), in numbers: its user's, its
     /// streak's and its zone's (the zone added when new: the rules found it valid).
     mutating func numbers(of c: NewCheckin) -> (user: UInt32, streak: Int, zone: Int)? {
-        guard let user = users.wideValue(c.user).map({ UInt32($0 >> 32) }), let streak = streaks.value(c.streak) else { return nil }
+        guard let user = users.value(c.user).map({ UInt32($0 >> 32) }), let streak = streaks.value(c.streak) else { return nil }
         if let zone = zones.value(c.zone) { return (user, Int(streak), Int(zone)) }
         zoneIsValid.append(true)
         return (user, Int(streak), zones.intern(c.zone))

@@ -9,7 +9,9 @@ import StreakStore
 /// at scale").
 ///
 /// A row takes 12 bytes (numbers in the checker's tables, the instant from a base) and its
-/// event id and metadata, when it has any, an `Extra` and their bytes. At most `limit` bytes are held: beyond,
+/// event id and metadata, when it has any, an `Extra` and their bytes (`extraTexts`). The rows
+/// go to the store in batches (`CheckinRows`) through a `Handoff`; the sort is in
+/// CheckinOrder.swift. At most `limit` bytes are held: beyond,
 /// what is held goes to the store sorted, and the rest follows, sorted in turn. A row that
 /// does not fit the form (more than 65,536 streak ids or 32,768 zones, an instant far out) sends
 /// what is held on its way, then goes itself: rows keep the order of the file between such
@@ -44,11 +46,18 @@ final class SortedCheckins {
         }
     }
 
+    /// A row's instant, and which of its event id and metadata it has (their bytes are texts
+    /// 2k and 2k + 1 of `extraTexts` for extra k, empty when absent).
     struct Extra {
         var at: UInt32
-        var eventID: Range<Int>?
-        var meta: Range<Int>?
+        var has: UInt8
+
+        static let eventID: UInt8 = 1
+        static let meta: UInt8 = 2
     }
+
+    /// Rows a batch for the store holds.
+    static let batchRows = 4096
 
     /// Zone numbers up to this fit a row.
     static let maxZone = 0x7FFF
@@ -66,8 +75,9 @@ final class SortedCheckins {
     private var rows: UnsafeMutablePointer<Row>
     private var capacity: Int
     private(set) var count = 0
-    private var extras: [Extra] = []
-    private var text: [UInt8] = []
+    private(set) var extras: [Extra] = []
+    /// Each extra's event id and metadata, two texts an extra.
+    private(set) var extraTexts = PackedTexts()
     /// The users' ranks in byte order by number, once known (nil: their numbers are that order).
     private var userRank: [UInt32]?
     private var ranked = false
@@ -88,15 +98,17 @@ final class SortedCheckins {
     /// Extras and their text count twice: their arrays grow by doubling and keep their room
     /// between parts, so they may take up to twice the bytes in use (4M rows with event ids
     /// peaked at 303 MB when they counted once).
-    private var held: Int { count * MemoryLayout<Row>.stride + Self.extraCost(extras.count, text: text.count) }
+    private var held: Int { count * MemoryLayout<Row>.stride + Self.extraCost(extras.count, text: extraTexts.byteCount) }
 
     /// What `extras` extras and `text` bytes of theirs count for against `limit`.
-    static func extraCost(_ extras: Int, text: Int) -> Int { 2 * (extras * MemoryLayout<Extra>.stride + text) }
+    static func extraCost(_ extras: Int, text: Int) -> Int {
+        2 * (extras * (MemoryLayout<Extra>.stride + 2 * PackedTexts.costPerText) + text)
+    }
 
     /// Adds a row checked on its bytes. False when the store stopped taking rows.
     func append(
         _ c: QuickCheckin, from line: UnsafeBufferPointer<UInt8>, _ checker: ImportChecker,
-        _ handoff: Handoff<CheckedRows>?
+        _ handoff: Handoff<CheckinRows>?
     ) -> Bool {
         var meta = c.meta
         let eventID = c.eventID.map { UnsafeBufferPointer(rebasing: line[$0]) }
@@ -109,7 +121,7 @@ final class SortedCheckins {
     }
 
     /// Adds a row the rules checked as strings.
-    func append(_ c: NewCheckin, _ checker: inout ImportChecker, _ handoff: Handoff<CheckedRows>?) -> Bool {
+    func append(_ c: NewCheckin, _ checker: inout ImportChecker, _ handoff: Handoff<CheckinRows>?) -> Bool {
         guard let (user, streak, zone) = checker.numbers(of: c) else {
             return alone(handoff, checker: checker) { $0.append(c) }
         }
@@ -124,7 +136,7 @@ final class SortedCheckins {
 
     private func append(
         user: UInt32, streak: Int, at: Instant, zone: Int, _ eventID: UnsafeBufferPointer<UInt8>?,
-        _ meta: UnsafeBufferPointer<UInt8>?, _ checker: ImportChecker, _ handoff: Handoff<CheckedRows>?
+        _ meta: UnsafeBufferPointer<UInt8>?, _ checker: ImportChecker, _ handoff: Handoff<CheckinRows>?
     ) -> Bool {
         let offset = at.seconds - base
         guard streak <= Int(UInt16.max), zone <= Self.maxZone, offset >= 0, offset <= Int64(UInt32.max) else {
@@ -149,12 +161,11 @@ final class SortedCheckins {
         }
         var extra: UInt32 = 0
         if eventID != nil || meta != nil {
-            func copy(_ b: UnsafeBufferPointer<UInt8>) -> Range<Int> {
-                let start = text.count
-                text.append(contentsOf: b)
-                return start..<text.count
-            }
-            extras.append(Extra(at: UInt32(offset), eventID: eventID.map(copy), meta: meta.map(copy)))
+            let none = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+            extraTexts.append(eventID ?? none)
+            extraTexts.append(meta ?? none)
+            let has = (eventID == nil ? 0 : Extra.eventID) | (meta == nil ? 0 : Extra.meta)
+            extras.append(Extra(at: UInt32(offset), has: has))
             extra = UInt32(extras.count)
         }
         rows[count] = Row(user: user, at: UInt32(offset), streak: UInt16(streak), zone: UInt16(zone), extra: extra)
@@ -164,11 +175,11 @@ final class SortedCheckins {
 
     /// Sends what is held, then one row as it comes.
     private func alone(
-        _ handoff: Handoff<CheckedRows>?, checker: ImportChecker, _ add: (CheckedRows) -> Void
+        _ handoff: Handoff<CheckinRows>?, checker: ImportChecker, _ add: (inout CheckinRows) -> Void
     ) -> Bool {
         guard let handoff, drain(checker, handoff) else { return false }
-        let batch = CheckedRows()
-        add(batch)
+        var batch = CheckinRows()
+        add(&batch)
         return handoff.put(batch)
     }
 
@@ -183,7 +194,7 @@ final class SortedCheckins {
         count = 0
         rows = malloc(MemoryLayout<Row>.stride)!.assumingMemoryBound(to: Row.self)
         extras = []
-        text = []
+        extraTexts = PackedTexts()
     }
 
     /// Whether rows can hold these numbers.
@@ -195,7 +206,7 @@ final class SortedCheckins {
     /// of the checker): `streaks` and `zones` give the numbers of its streaks and zones here
     /// (which `fit`). False when the store stopped taking rows.
     func absorb(
-        _ other: SortedCheckins, streaks: [Int], zones: [Int], _ checker: ImportChecker, _ handoff: Handoff<CheckedRows>
+        _ other: SortedCheckins, streaks: [Int], zones: [Int], _ checker: ImportChecker, _ handoff: Handoff<CheckinRows>
     ) -> Bool {
         precondition(other.base == base && Self.fit(streaks: streaks, zones: zones))
         if held + other.held > limit && count > 0 { guard drain(checker, handoff) else { return false } }
@@ -203,15 +214,9 @@ final class SortedCheckins {
             capacity = count + other.count
             rows = realloc(rows, capacity * MemoryLayout<Row>.stride)!.assumingMemoryBound(to: Row.self)
         }
-        let (extraBase, textBase) = (UInt32(extras.count), text.count)
-        text.append(contentsOf: other.text)
-        for e in other.extras {
-            extras.append(
-                Extra(
-                    at: e.at,
-                    eventID: e.eventID.map { ($0.lowerBound + textBase)..<($0.upperBound + textBase) },
-                    meta: e.meta.map { ($0.lowerBound + textBase)..<($0.upperBound + textBase) }))
-        }
+        let extraBase = UInt32(extras.count)
+        extraTexts.append(contentsOf: other.extraTexts)
+        extras.append(contentsOf: other.extras)
         // The other's pages go back as they are copied: both never take their full size at once.
         let page = Self.pageSize
         var released = UInt(bitPattern: other.rows)
@@ -237,7 +242,7 @@ final class SortedCheckins {
 
     /// Hands every row held to the store in the table's order, and empties. False when the
     /// store stopped taking rows.
-    func drain(_ checker: ImportChecker, _ handoff: Handoff<CheckedRows>) -> Bool {
+    func drain(_ checker: ImportChecker, _ handoff: Handoff<CheckinRows>) -> Bool {
         guard count > 0 else { return true }
         if !ranked {
             userRank = Self.ranks(of: checker.users)
@@ -259,131 +264,8 @@ final class SortedCheckins {
         }
         count = 0
         extras.removeAll(keepingCapacity: true)
-        text.removeAll(keepingCapacity: true)
+        extraTexts.removeAll()
         return ok
-    }
-
-    /// Each key's rank in byte order, by number; nil when the numbers are that order.
-    static func ranks(of table: ByteTable) -> [UInt32]? {
-        func less(_ a: Int, _ b: Int) -> Bool {
-            table.withKey(a) { a in table.withKey(b) { b in a.lexicographicallyPrecedes(b) } }
-        }
-        if (0..<max(table.count - 1, 0)).allSatisfy({ less($0, $0 + 1) }) { return nil }
-        let order = (0..<table.count).sorted(by: less)
-        var rank = [UInt32](repeating: 0, count: table.count)
-        for (r, n) in order.enumerated() { rank[n] = UInt32(r) }
-        return rank
-    }
-
-    /// Sorts the rows by user (a counting sort in place, in two rounds: by the rank's upper
-    /// bits, then within each part by the lower ones, so the rows a round moves stay within
-    /// reach of the cache), then each user's by streak, instant, zone and place in the file.
-    /// Answers where the rows stand that repeat an earlier row's (user, event id), in order.
-    private func sort(
-        _ rows: UnsafeMutableBufferPointer<Row>, users: Int, rank: (UInt32) -> UInt32, _ streakRank: [UInt32],
-        _ zoneRank: [UInt32]
-    ) -> [Int] {
-        let shift = (Int.bitWidth - max(users - 1, 1).leadingZeroBitCount + 1) / 2
-        let low = (1 << shift) - 1
-        var ends: [Int] = []
-        var next: [Int] = []
-        var userEnds: [Int] = []
-        var innerEnds: [Int] = []
-        Self.flagSort(rows, buckets: ((users - 1) >> shift) + 1, ends: &ends, next: &next) { Int(rank($0.user)) >> shift }
-        var start = 0
-        for end in ends {
-            Self.flagSort(
-                UnsafeMutableBufferPointer(rebasing: rows[start..<end]), buckets: low + 1, ends: &innerEnds, next: &next
-            ) { Int(rank($0.user)) & low }
-            for e in innerEnds where userEnds.last != start + e { userEnds.append(start + e) }
-            start = end
-        }
-        func less(_ a: Row, _ b: Row) -> Bool {
-            let (sa, sb) = (streakRank[Int(a.streak)], streakRank[Int(b.streak)])
-            if sa != sb { return sa < sb }
-            let (ta, tb) = (at(a), at(b))
-            if ta != tb { return ta < tb }
-            let (za, zb) = (zoneRank[Int(a.zone)], zoneRank[Int(b.zone)])
-            if za != zb { return za < zb }
-            return a.extra < b.extra
-        }
-        var late: [Int] = []
-        start = 0
-        var withID: [Int] = []
-        for stop in userEnds {
-            if stop - start > 1 {
-                if stop - start <= 16 {
-                    for i in (start + 1)..<stop {
-                        let row = rows[i]
-                        var j = i
-                        while j > start && less(row, rows[j - 1]) {
-                            rows[j] = rows[j - 1]
-                            j -= 1
-                        }
-                        rows[j] = row
-                    }
-                } else {
-                    var slice = UnsafeMutableBufferPointer(rebasing: rows[start..<stop])
-                    slice.sort(by: less)
-                }
-                // The same event id twice for one user: the first in the file goes first.
-                withID.removeAll(keepingCapacity: true)
-                for i in start..<stop where rows[i].extra != 0 && extras[Int(rows[i].extra) - 1].eventID != nil {
-                    withID.append(i)
-                }
-                if withID.count > 1 { late += repeated(withID, rows) }
-            }
-            start = stop
-        }
-        return late.sorted()
-    }
-
-    /// A counting sort in place (American flag): `ends` tells where each bucket ends.
-    @inline(__always)
-    static func flagSort(
-        _ rows: UnsafeMutableBufferPointer<Row>, buckets: Int, ends: inout [Int], next: inout [Int],
-        key: (Row) -> Int
-    ) {
-        next.removeAll(keepingCapacity: true)
-        next.append(contentsOf: repeatElement(0, count: buckets + 1))
-        for row in rows { next[key(row) + 1] += 1 }
-        for b in 0..<buckets { next[b + 1] += next[b] }
-        ends.removeAll(keepingCapacity: true)
-        ends.append(contentsOf: next.dropFirst())
-        next.withUnsafeMutableBufferPointer { next in
-            ends.withUnsafeBufferPointer { ends in
-                for b in 0..<buckets {
-                    while next[b] < ends[b] {
-                        var row = rows[next[b]]
-                        var t = key(row)
-                        while t != b {
-                            swap(&row, &rows[next[t]])
-                            next[t] += 1
-                            t = key(row)
-                        }
-                        rows[next[b]] = row
-                        next[b] += 1
-                    }
-                }
-            }
-        }
-    }
-
-    /// Of rows with event ids (their places), those whose event id an earlier row of the file has.
-    private func repeated(_ places: [Int], _ rows: UnsafeMutableBufferPointer<Row>) -> [Int] {
-        text.withUnsafeBufferPointer { text in
-            func id(_ i: Int) -> UnsafeBufferPointer<UInt8> {
-                UnsafeBufferPointer(rebasing: text[extras[Int(rows[i].extra) - 1].eventID!])
-            }
-            let byID = places.sorted { a, b in
-                let (x, y) = (id(a), id(b))
-                if x.elementsEqual(y) { return rows[a].extra < rows[b].extra }
-                return x.lexicographicallyPrecedes(y)
-            }
-            var repeats: [Int] = []
-            for k in 1..<byID.count where id(byID[k]).elementsEqual(id(byID[k - 1])) { repeats.append(byID[k]) }
-            return repeats
-        }
     }
 
     /// Hands rows to the store in batches, leaving out the places in `skipping` (ascending).
@@ -391,10 +273,11 @@ final class SortedCheckins {
     /// as zeros after; the rows held are rewritten before they are read again), so the rows'
     /// memory shrinks while the store's grows (docs/RULES.md, "Import at scale").
     private func emit(
-        _ rows: UnsafeBufferPointer<Row>, skipping: [Int], _ checker: ImportChecker, _ handoff: Handoff<CheckedRows>,
+        _ rows: UnsafeBufferPointer<Row>, skipping: [Int], _ checker: ImportChecker, _ handoff: Handoff<CheckinRows>,
         releasing: Bool = false
     ) -> Bool {
-        var batch = CheckedRows()
+        func newBatch() -> CheckinRows { CheckinRows(reserving: Self.batchRows, bytesPerRow: 48) }
+        var batch = newBatch()
         var skip = skipping.makeIterator()
         var nextSkip = skip.next()
         var released = UInt(bitPattern: rows.baseAddress)
@@ -407,30 +290,34 @@ final class SortedCheckins {
             _ = madvise(UnsafeMutableRawPointer(bitPattern: start), Int(stop - start), MADV_DONTNEED)
             released = stop
         }
-        return text.withUnsafeBufferPointer { text in
+        return extraTexts.withTexts { text in
             for (i, row) in rows.enumerated() {
                 if i == nextSkip {
                     nextSkip = skip.next()
                     continue
                 }
-                let extra = row.extra == 0 ? nil : extras[Int(row.extra) - 1]
+                var (eventID, meta): (UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?) = (nil, nil)
+                if row.extra != 0 {
+                    let e = Int(row.extra) - 1
+                    if extras[e].has & Extra.eventID != 0 { eventID = text[2 * e] }
+                    if extras[e].has & Extra.meta != 0 { meta = text[2 * e + 1] }
+                }
                 checker.users.withKey(Int(row.user)) { user in
                     checker.streaks.withKey(Int(row.streak)) { streak in
                         checker.zones.withKey(Int(row.zone)) { zone in
                             batch.append(
                                 user: user, streak: streak, at: Instant(seconds: base + Int64(at(row))), zone: zone,
-                                eventID: extra?.eventID.map { UnsafeBufferPointer(rebasing: text[$0]) },
-                                meta: extra?.meta.map { UnsafeBufferPointer(rebasing: text[$0]) })
+                                eventID: eventID, meta: meta)
                         }
                     }
                 }
-                if batch.isFull {
+                if batch.count >= Self.batchRows {
                     guard handoff.put(batch) else { return false }
-                    batch = CheckedRows()
+                    batch = newBatch()
                     release(before: i + 1)
                 }
             }
-            return batch.rows.isEmpty || handoff.put(batch)
+            return batch.isEmpty || handoff.put(batch)
         }
     }
 }

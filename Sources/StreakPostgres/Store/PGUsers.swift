@@ -21,18 +21,26 @@ extension PGAccess {
     }
 
     /// Read through a cursor, a slice at a time: a million users' ids are not held twice.
-    func forEachUser(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+    func userZones(_ body: (UserZones) throws -> Void) throws {
         try pg.execute("DECLARE streakd_users NO SCROLL CURSOR FOR SELECT id, zone FROM users")
         defer { _ = try? pg.execute("CLOSE streakd_users") }
+        var batch = UserZones()
         while true {
             let slice = try pg.query("FETCH 50000 FROM streakd_users")
             guard slice.count > 0 else { return }
             for row in slice.rows {
-                var (id, zone) = (try row.string(0), try row.string(1))
-                try id.withUTF8 { i in try zone.withUTF8 { z in try body(i, z) } }
+                batch.append(id: try row.string(0), zone: try row.string(1))
+                if batch.count == UserZones.batch {
+                    try body(batch)
+                    batch.removeAll()
+                }
             }
+            if batch.count > 0 { try body(batch) }
+            batch.removeAll()
         }
     }
+
+    func userImport(at: Instant) throws -> any UserImport { PGUserImport(access: self, at: at) }
 
     func addUser(_ user: User, at: Instant) throws -> Bool {
         let added =
@@ -206,5 +214,76 @@ extension PGAccess {
             INSERT INTO schedule (user_id, streak) SELECT u, s FROM unnest($1::text[], $2::text[]) AS v(u, s)
             ON CONFLICT (user_id, streak) DO UPDATE SET changed = true, version = schedule.version + 1
             """, sorted.map(\.user), sorted.map(\.streak))
+    }
+}
+
+/// Users added or updated in batches: each batch's old rows are read at once, then the new ones
+/// inserted, the changed ones updated (their streaks rescheduled) and new zones recorded, a
+/// statement each.
+final class PGUserImport: UserImport {
+    let access: PGAccess
+    let at: Instant
+    var waiting: [User] = []
+    var added = 0
+    var updated = 0
+    static let batch = 4096
+
+    init(access: PGAccess, at: Instant) {
+        self.access = access
+        self.at = at
+    }
+
+    func put(_ user: User) throws {
+        waiting.append(user)
+        if waiting.count >= Self.batch { try flush() }
+    }
+
+    func finish() throws -> (added: Int, updated: Int) {
+        try flush()
+        return (added, updated)
+    }
+
+    private func flush() throws {
+        guard !waiting.isEmpty else { return }
+        let batch = waiting
+        waiting = []
+        let pg = access.pg
+        var old: [String: User] = [:]
+        for r in try pg.query(
+            "SELECT \(PGAccess.userColumns) FROM users WHERE id = \(PGAccess.anyOf(1)) ORDER BY id FOR UPDATE",
+            batch.map(\.id)
+        ).rows {
+            let u = try PGAccess.user(r)
+            old[u.id] = u
+        }
+        let new = batch.filter { old[$0.id] == nil }
+        // A user import carries no language: the stored one stays, and does not count as a change.
+        let changed = batch.filter { user in
+            old[user.id].map { o in
+                var user = user
+                user.language = o.language
+                return o != user
+            } ?? false
+        }
+        added += new.count
+        updated += batch.count - new.count
+        if !new.isEmpty {
+            try pg.query(
+                """
+                INSERT INTO users (id, zone, remind_at, remind, created_at)
+                SELECT i, z, r, b <> 0, $5 FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) AS v(i, z, r, b)
+                """, new.map(\.id), new.map(\.zone), new.map(\.remindAt), new.map { $0.remind ? 1 : 0 }, at)
+        }
+        if !changed.isEmpty {
+            try pg.query(
+                """
+                UPDATE users u SET zone = v.z, remind_at = v.r, remind = v.b <> 0
+                FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) AS v(i, z, r, b)
+                WHERE u.id = v.i AND u.id = \(PGAccess.anyOf(1))
+                """, changed.map(\.id), changed.map(\.zone), changed.map(\.remindAt), changed.map { $0.remind ? 1 : 0 })
+            try access.reschedule(users: changed.map(\.id))
+        }
+        let zones = new + changed.filter { old[$0.id]?.zone != $0.zone }
+        if !zones.isEmpty { try access.recordZones(zones.map { ($0.id, $0.zone) }, at: at) }
     }
 }

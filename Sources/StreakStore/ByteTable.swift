@@ -1,13 +1,13 @@
-/// A compact map from short byte strings (user ids, zone names) to 64-bit
-/// values (32-bit through most calls), its keys numbered 0, 1, 2… in the order they were added.
+/// The one table keyed by bytes: short byte strings (user ids, zone names, streak ids) mapped to
+/// 64-bit values, its keys numbered 0, 1, 2… in the order they were added.
 ///
-/// Built for a million users looked up seven million times in random order:
-/// each entry sits in one array as value, length and bytes, and each slot of
-/// the open-addressing table holds the entry's place and part of its hash.
-/// A lookup touches two cache lines, a slot and its entry; a million 8-byte
-/// ids take about 40 MB (a `[String: UInt32]` needs more, and allocates every
-/// id over 15 bytes).
-struct ByteTable {
+/// Built for a million users looked up seven million times in random order (an import's
+/// checks): each entry sits in one array as value, length and bytes, and each slot of the
+/// open-addressing table holds the entry's place and part of its hash. A lookup touches two
+/// cache lines, a slot and its entry; a million 8-byte ids take about 40 MB (a
+/// `[String: UInt32]` needs more, and allocates every id over 15 bytes). Also behind
+/// `InternedStrings` (texts a long read repeats).
+public struct ByteTable: Sendable {
     /// Entries end to end: value (8 bytes) and key length (4 bytes), little-endian, key bytes.
     private var entries: [UInt8] = []
     /// Where each key's entry starts, by number.
@@ -16,39 +16,32 @@ struct ByteTable {
     private var slots: [UInt64]
     private var mask: Int
 
-    init(capacity: Int = 8) {
+    public init(capacity: Int = 8) {
         var size = 16
         while size < capacity * 2 { size *= 2 }
         slots = Array(repeating: 0, count: size)
         mask = size - 1
     }
 
-    var count: Int { starts.count }
+    public var count: Int { starts.count }
 
     /// The key's value, or nil.
-    func value(_ key: UnsafeBufferPointer<UInt8>) -> UInt32? { wideValue(key).map { UInt32(truncatingIfNeeded: $0) } }
-
-    func wideValue(_ key: UnsafeBufferPointer<UInt8>) -> UInt64? {
+    public func value(_ key: UnsafeBufferPointer<UInt8>) -> UInt64? {
         entry(key, hash: Self.hash(key)).map { start in
             entries.withUnsafeBufferPointer { Self.value(in: $0, at: start) }
         }
     }
 
-    func wideValue(_ key: String) -> UInt64? {
-        var key = key
-        return key.withUTF8 { wideValue($0) }
-    }
-
-    func value(_ key: String) -> UInt32? {
+    public func value(_ key: String) -> UInt64? {
         var key = key
         return key.withUTF8 { value($0) }
     }
 
-    /// The values of several keys, into `values`. Every key's first slot is read
-    /// before any entry, and every entry a first slot names is compared before any
-    /// key probes further: the memory reads of one key do not wait for another's,
-    /// so they overlap, where lookups one after another wait for each in turn.
-    func values(_ keys: [UnsafeBufferPointer<UInt8>], into values: inout [UInt64?]) {
+    /// The values of several keys, into `values`. Every key's first slot is read before any
+    /// entry, and every entry a first slot names is compared before any key probes further: the
+    /// memory reads of one key do not wait for another's, so they overlap, where lookups one
+    /// after another wait for each in turn.
+    public func values(_ keys: [UnsafeBufferPointer<UInt8>], into values: inout [UInt64?]) {
         values.removeAll(keepingCapacity: true)
         var hashes: [UInt64] = []
         var first: [UInt64] = []
@@ -70,7 +63,7 @@ struct ByteTable {
                 }
                 let start = Int(slot & 0xFFFF_FFFF) - 1
                 if slot & 0xFFFF_FFFF_0000_0000 == hashes[k] & 0xFFFF_FFFF_0000_0000,
-                    Self.key(in: entries, at: start).elementsEqual(key)
+                    sameBytes(Self.key(in: entries, at: start), key)
                 {
                     values.append(Self.value(in: entries, at: start))
                 } else {
@@ -87,12 +80,7 @@ struct ByteTable {
 
     /// Adds the key with `value` unless it is there; answers the value it had, or nil when it is new.
     @discardableResult
-    mutating func add(_ key: UnsafeBufferPointer<UInt8>, value: UInt32) -> UInt32? {
-        add(key, wideValue: UInt64(value)).map { UInt32(truncatingIfNeeded: $0) }
-    }
-
-    @discardableResult
-    mutating func add(_ key: UnsafeBufferPointer<UInt8>, wideValue value: UInt64) -> UInt64? {
+    public mutating func add(_ key: UnsafeBufferPointer<UInt8>, value: UInt64) -> UInt64? {
         let hash = Self.hash(key)
         if let start = entry(key, hash: hash) {
             return entries.withUnsafeBufferPointer { Self.value(in: $0, at: start) }
@@ -108,30 +96,34 @@ struct ByteTable {
     }
 
     @discardableResult
-    mutating func add(_ key: String, value: UInt32) -> UInt32? {
+    public mutating func add(_ key: String, value: UInt64) -> UInt64? {
         var key = key
         return key.withUTF8 { add($0, value: value) }
     }
 
-    @discardableResult
-    mutating func add(_ key: UnsafeBufferPointer<UInt8>, value: UInt64) -> UInt64? { add(key, wideValue: value) }
-
     /// The key's number, the key added when new: for tables whose values are their keys' numbers.
-    mutating func intern(_ key: UnsafeBufferPointer<UInt8>) -> Int {
-        Int(add(key, value: UInt32(count)) ?? UInt32(count - 1))
+    public mutating func intern(_ key: UnsafeBufferPointer<UInt8>) -> Int {
+        Int(add(key, value: UInt64(count)) ?? UInt64(count - 1))
     }
 
-    mutating func intern(_ key: String) -> Int {
+    public mutating func intern(_ key: String) -> Int {
         var key = key
         return key.withUTF8 { intern($0) }
     }
 
     /// Calls `body` with key `n`'s bytes.
-    func withKey<R>(_ n: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    public func withKey<R>(_ n: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try entries.withUnsafeBufferPointer { try body(Self.key(in: $0, at: Int(starts[n]))) }
     }
 
-    func key(_ n: Int) -> String { withKey(n) { String(decoding: $0, as: UTF8.self) } }
+    public func key(_ n: Int) -> String { withKey(n) { String(decoding: $0, as: UTF8.self) } }
+
+    /// Empties the table, keeping its room.
+    public mutating func removeAll() {
+        entries.removeAll(keepingCapacity: true)
+        starts.removeAll(keepingCapacity: true)
+        for i in slots.indices { slots[i] = 0 }
+    }
 
     /// Where the key's entry starts, or nil.
     private func entry(_ key: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int? {
@@ -144,8 +136,7 @@ struct ByteTable {
                     if slot == 0 { return nil }
                     if slot & 0xFFFF_FFFF_0000_0000 == tag {
                         let start = Int(slot & 0xFFFF_FFFF) - 1
-                        let stored = Self.key(in: entries, at: start)
-                        if stored.count == key.count && memoryEqual(stored, key) { return start }
+                        if sameBytes(Self.key(in: entries, at: start), key) { return start }
                     }
                     i = (i + 1) & mask
                 }
@@ -177,15 +168,22 @@ struct ByteTable {
         return UnsafeBufferPointer(rebasing: entries[(start + 12)..<(start + 12 + length)])
     }
 
-    /// Swift's `Hasher`, seeded at random per process: crafted input cannot make the probes long.
-    private static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    /// Seeded at random per process, so input cannot be made to clash on purpose without
+    /// knowing the seed; eight bytes a step (`eachHashWord`), each multiplied in and its upper
+    /// bits folded down. Swift's `Hasher` (SipHash) took half again as long for the texts
+    /// `InternedStrings` reads, where hashing is most of the work.
+    private static let seed: UInt64 = {
         var h = Hasher()
-        h.combine(bytes: UnsafeRawBufferPointer(key))
+        h.combine(0x5EED)
         return UInt64(bitPattern: Int64(h.finalize()))
-    }
-}
+    }()
 
-private func memoryEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-    for i in 0..<a.count where a[i] != b[i] { return false }
-    return true
+    private static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h = seed
+        eachHashWord(UnsafeRawBufferPointer(key)) { word in
+            h = (h ^ word) &* 0x9E37_79B9_7F4A_7C15
+            h ^= h >> 29
+        }
+        return h
+    }
 }

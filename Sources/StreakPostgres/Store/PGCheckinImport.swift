@@ -153,11 +153,19 @@ final class PGCheckinImport: CheckinImport {
             "COPY import_checkins (user_id, streak, at, zone, event_id, meta) FROM STDIN", timeout: .seconds(3600))
     }
 
-    func insert(
+    func insert(_ rows: CheckinRows) throws {
+        try rows.withRows { r in
+            for i in 0..<r.count {
+                try insert(user: r.user(i), streak: r.streak(i), at: r.at(i), zone: r.zone(i), eventID: r.eventID(i), meta: r.meta(i))
+            }
+        }
+    }
+
+    private func insert(
         user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>, at: Instant,
-        zone: UnsafeBufferPointer<UInt8>, eventID: UnsafeBufferPointer<UInt8>?, meta: String?
+        zone: UnsafeBufferPointer<UInt8>, eventID: UnsafeBufferPointer<UInt8>?, meta: UnsafeBufferPointer<UInt8>?
     ) throws {
-        if let direct, eventID == nil, !(meta?.utf8.contains(0) ?? false), !zone.contains(0) {
+        if let direct, eventID == nil, !(meta?.contains(0) ?? false), !zone.contains(0) {
             let order = list.isEmpty ? 1 : list.compare(user: user, streak: streak)
             if order > 0 {
                 try send(list, to: direct)
@@ -183,7 +191,7 @@ final class PGCheckinImport: CheckinImport {
         staged.writer.append(at.seconds)
         staged.writer.append(text: zone)
         if let eventID { staged.writer.append(text: eventID) } else { staged.writer.appendNull() }
-        if let meta { staged.writer.append(meta) } else { staged.writer.appendNull() }
+        if let meta { staged.writer.append(text: meta) } else { staged.writer.appendNull() }
         try staged.writer.endRow()
     }
 
@@ -273,196 +281,8 @@ final class PGCheckinImport: CheckinImport {
     }
 }
 
-/// One streak's check-ins being packed (`PackedCheckins`), from rows that come sorted by
-/// (user, streak).
-struct ListBuilder {
-    var user: [UInt8] = []
-    var streak: [UInt8] = []
-    var packed: [UInt8] = []
-    var tagged = false
-    var rows = 0
-    /// The zone the last record named.
-    private var zone: [UInt8] = []
-
-    var isEmpty: Bool { rows == 0 }
-
-    mutating func start(user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>) {
-        self.user.removeAll(keepingCapacity: true)
-        self.user.append(contentsOf: user)
-        self.streak.removeAll(keepingCapacity: true)
-        self.streak.append(contentsOf: streak)
-        packed.removeAll(keepingCapacity: true)
-        tagged = false
-        rows = 0
-        zone.removeAll(keepingCapacity: true)
-    }
-
-    mutating func add(at: Int64, storedAt: Int64, zone: UnsafeBufferPointer<UInt8>, meta: String?) {
-        let same = rows > 0 && self.zone.elementsEqual(zone)
-        if !same {
-            self.zone.removeAll(keepingCapacity: true)
-            self.zone.append(contentsOf: zone)
-        }
-        func append(meta: UnsafeBufferPointer<UInt8>?) {
-            PackedCheckins.append(at: at, storedAt: storedAt, zone: same ? nil : zone, eventID: nil, meta: meta, to: &packed)
-        }
-        if var meta {
-            tagged = true
-            meta.withUTF8 { append(meta: $0) }
-        } else {
-            append(meta: nil)
-        }
-        rows += 1
-    }
-
-    /// This list's (user, streak) against another's, in byte order (as `memcmp` and collation C).
-    func compare(user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>) -> Int {
-        let u = Self.compare(user, self.user)
-        return u != 0 ? u : Self.compare(streak, self.streak)
-    }
-
-    private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: [UInt8]) -> Int {
-        b.withUnsafeBufferPointer { b in
-            let n = min(a.count, b.count)
-            for i in 0..<n where a[i] != b[i] { return a[i] < b[i] ? -1 : 1 }
-            return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
-        }
-    }
-}
-
-/// The distinct (user, streak) of rows that come sorted by them in byte order, held as
-/// length-prefixed bytes (1M pairs: about 21 MB): a pair equal to the last is skipped; one below
-/// it, or more than `limit` bytes held, ends the list (`add` answers false).
-struct SchedulePairs {
-    static let limit = 48 << 20
-    var text: [UInt8] = []
-    /// Where the last pair's user and streak begin in `text`.
-    private var last: (user: Int, streak: Int, end: Int)?
-
-    mutating func add(user: UnsafeBufferPointer<UInt8>, streak: UnsafeBufferPointer<UInt8>) -> Bool {
-        if let last {
-            let order = text.withUnsafeBufferPointer { t in
-                let u = Self.compare(UnsafeBufferPointer(rebasing: t[(last.user + 4)..<last.streak]), user)
-                return u != 0 ? u : Self.compare(UnsafeBufferPointer(rebasing: t[(last.streak + 4)..<last.end]), streak)
-            }
-            if order == 0 { return true }
-            if order > 0 { return false }
-        }
-        guard text.count + user.count + streak.count + 8 <= Self.limit else { return false }
-        let u = text.count
-        append(user)
-        let s = text.count
-        append(streak)
-        last = (u, s, text.count)
-        return true
-    }
-
-    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        var n = UInt32(bytes.count).littleEndian
-        withUnsafeBytes(of: &n) { text.append(contentsOf: $0) }
-        text.append(contentsOf: bytes)
-    }
-
-    /// Byte order (a shorter prefix first), as `memcmp` and collation C.
-    private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
-        let n = min(a.count, b.count)
-        for i in 0..<n where a[i] != b[i] { return a[i] < b[i] ? -1 : 1 }
-        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
-    }
-
-    /// Each pair as a COPY row.
-    func write(to w: inout PGCopyWriter) throws {
-        try text.withUnsafeBufferPointer { t in
-            var i = 0
-            func field() -> UnsafeBufferPointer<UInt8> {
-                let n = Int(t[i]) | Int(t[i + 1]) << 8 | Int(t[i + 2]) << 16 | Int(t[i + 3]) << 24
-                defer { i += 4 + n }
-                return UnsafeBufferPointer(rebasing: t[(i + 4)..<(i + 4 + n)])
-            }
-            while i < t.count {
-                w.append(text: field())
-                w.append(text: field())
-                try w.endRow()
-            }
-        }
-    }
-}
-
-/// Users added or updated in batches: each batch's old rows are read at once, then the new ones
-/// inserted, the changed ones updated (their streaks rescheduled) and new zones recorded, a
-/// statement each.
-final class PGUserImport: UserImport {
-    let access: PGAccess
-    let at: Instant
-    var waiting: [User] = []
-    var added = 0
-    var updated = 0
-    static let batch = 4096
-
-    init(access: PGAccess, at: Instant) {
-        self.access = access
-        self.at = at
-    }
-
-    func put(_ user: User) throws {
-        waiting.append(user)
-        if waiting.count >= Self.batch { try flush() }
-    }
-
-    func finish() throws -> (added: Int, updated: Int) {
-        try flush()
-        return (added, updated)
-    }
-
-    private func flush() throws {
-        guard !waiting.isEmpty else { return }
-        let batch = waiting
-        waiting = []
-        let pg = access.pg
-        var old: [String: User] = [:]
-        for r in try pg.query(
-            "SELECT \(PGAccess.userColumns) FROM users WHERE id = \(PGAccess.anyOf(1)) ORDER BY id FOR UPDATE",
-            batch.map(\.id)
-        ).rows {
-            let u = try PGAccess.user(r)
-            old[u.id] = u
-        }
-        let new = batch.filter { old[$0.id] == nil }
-        // A user import carries no language: the stored one stays, and does not count as a change.
-        let changed = batch.filter { user in
-            old[user.id].map { o in
-                var user = user
-                user.language = o.language
-                return o != user
-            } ?? false
-        }
-        added += new.count
-        updated += batch.count - new.count
-        if !new.isEmpty {
-            try pg.query(
-                """
-                INSERT INTO users (id, zone, remind_at, remind, created_at)
-                SELECT i, z, r, b <> 0, $5 FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) AS v(i, z, r, b)
-                """, new.map(\.id), new.map(\.zone), new.map(\.remindAt), new.map { $0.remind ? 1 : 0 }, at)
-        }
-        if !changed.isEmpty {
-            try pg.query(
-                """
-                UPDATE users u SET zone = v.z, remind_at = v.r, remind = v.b <> 0
-                FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) AS v(i, z, r, b)
-                WHERE u.id = v.i AND u.id = \(PGAccess.anyOf(1))
-                """, changed.map(\.id), changed.map(\.zone), changed.map(\.remindAt), changed.map { $0.remind ? 1 : 0 })
-            try access.reschedule(users: changed.map(\.id))
-        }
-        let zones = new + changed.filter { old[$0.id]?.zone != $0.zone }
-        if !zones.isEmpty { try access.recordZones(zones.map { ($0.id, $0.zone) }, at: at) }
-    }
-}
-
 extension PGAccess {
-    func checkinImport(storedAt: Instant, expectedRows: Int?, inIndexOrder: Bool) throws -> any CheckinImport {
+    func checkinImport(storedAt: Instant, expectedRows: Int?) throws -> any CheckinImport {
         try PGCheckinImport(pg: pg, storedAt: storedAt, expectedRows: expectedRows)
     }
-
-    func userImport(at: Instant) throws -> any UserImport { PGUserImport(access: self, at: at) }
 }
