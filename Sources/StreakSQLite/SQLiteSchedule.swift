@@ -87,25 +87,28 @@ extension SQLiteAccess {
     func eachUnplannedStreak(every: Bool, _ body: ([DueStreak]) throws -> Void) throws {
         // As `dueStreaks` lists them: handled since the later of the row's mark and its runs'.
         // Marked without a run (`ScheduleMark.unplanned`) by the partial index on `next_at`: few,
-        // after a tick; every row in row order when `every`.
+        // after a tick; every row in row order when `every`. A page at a time, each read whole
+        // before `body` sees it: `body` may plan them (`planChanged`), changing their rows.
         let s = try RawStatement(
             db,
             """
             SELECT user_id, streak, handled_through, version, rowid,
                 (SELECT max(handled_through) FROM runs WHERE row = schedule.rowid), next_at IS NOT NULL
-            FROM schedule \(every ? "" : "WHERE next_at = \(ScheduleMark.unplanned)") ORDER BY rowid
+            FROM schedule WHERE rowid > ?1 \(every ? "" : "AND next_at = \(ScheduleMark.unplanned)")
+            ORDER BY rowid LIMIT \(PlannedRunBatches.most)
             """)
-        defer { s.reset() }
-        var batch: [DueStreak] = []
-        while try s.step() {
-            let (row, runs) = (s.optionalInt64(2), s.optionalInt64(5))
-            batch.append(Self.dueStreak(s, handled: row.map { max($0, runs ?? $0) } ?? runs, marked: s.int(6) != 0))
-            if batch.count == PlannedRunBatches.most {
-                try body(batch)
-                batch.removeAll(keepingCapacity: true)
+        var after = Int64.min
+        while true {
+            s.bind(1, after)
+            var batch: [DueStreak] = []
+            try s.rows {
+                let (row, runs) = (s.optionalInt64(2), s.optionalInt64(5))
+                batch.append(Self.dueStreak(s, handled: row.map { max($0, runs ?? $0) } ?? runs, marked: s.int(6) != 0))
             }
+            guard let last = batch.last?.row else { return }
+            try body(batch)
+            after = last
         }
-        if !batch.isEmpty { try body(batch) }
     }
 
     /// A due streak from the columns `user_id, streak, _, version, row`.
@@ -162,7 +165,25 @@ extension SQLiteAccess {
     }
 
     func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?] {
-        try streaks.map { try dueHistory(of: $0) }
+        // Many changed streaks (an import planning what it changed) have no packed copy at their
+        // version: read from the tables by ranges, in one pass, when they come in the tables'
+        // order; the others one at a time (their copy, found by their row).
+        let changed = streaks.indices.filter { streaks[$0].marked }
+        guard changed.count >= Self.rangeReadFrom,
+            zip(changed, changed.dropFirst()).allSatisfy({ Self.before(streaks[$0], streaks[$1]) })
+        else { return try streaks.map { try dueHistory(of: $0) } }
+        var result = [DueHistory?](repeating: nil, count: streaks.count)
+        for (i, h) in zip(changed, try rangeHistories(of: changed.map { streaks[$0] })) { result[i] = h }
+        for i in streaks.indices where !streaks[i].marked { result[i] = try dueHistory(of: streaks[i]) }
+        return result
+    }
+
+    /// Changed streaks read by ranges from this many on.
+    static let rangeReadFrom = 64
+
+    /// Whether `a` comes strictly before `b` by user, then streak (the tables' order: ids are ASCII).
+    static func before(_ a: DueStreak, _ b: DueStreak) -> Bool {
+        a.user != b.user ? a.user < b.user : a.streak < b.streak
     }
 
     func dueHistory(of streak: DueStreak) throws -> DueHistory? {
@@ -242,10 +263,15 @@ extension SQLiteAccess {
         let find = try RawStatement(
             db, "SELECT rowid, version, handled_through FROM schedule WHERE user_id = ? AND streak = ? AND next_at IS NOT NULL")
         for run in runs {
-            find.bind(1, run.streak.user)
-            find.bind(2, run.streak.streak)
             var found: (row: Int64, version: Int, handled: Int64?)?
-            try find.rows { found = (find.int64(0), find.int(1), find.optionalInt64(2)) }
+            if let row = run.streak.row, run.streak.marked {
+                // As this transaction listed it (`eachUnplannedStreak`): nothing else changes it.
+                found = (row, run.streak.version, run.streak.handledThrough?.seconds)
+            } else {
+                find.bind(1, run.streak.user)
+                find.bind(2, run.streak.streak)
+                try find.rows { found = (find.int64(0), find.int(1), find.optionalInt64(2)) }
+            }
             guard let found else { continue }  // not marked: a run has handled it since
             let read = run.history.flatMap { $0.fromCopy ? nil : $0.stored }
             try keep(

@@ -132,6 +132,9 @@ extension Context {
             for p in problems.first { printer.warn("skipped \(p)") }
             let total = try bulk.finish()
             try recordSettings(for: streaksUsed, in: w)
+            // The runs of what changed planned now, so `preview` finds them in the queue; the
+            // next tick still looks at every one afresh (docs/ARCHITECTURE.md).
+            try planUnplanned(in: w)
             return (total, problems)
         }
         printer.record(

@@ -29,4 +29,9 @@ extension Context {
         }
         try w.planChanged(runs)
     }
+
+    /// Plans every streak changed and not planned yet (what an import changed), a page at a time.
+    func planUnplanned(in w: some HistoryReading & ScheduleReading & ScheduleWriting) throws {
+        try w.eachUnplannedStreak(every: false) { try planChanged($0, in: w) }
+    }
 }
