@@ -19,12 +19,18 @@ extension Context {
         var epochs: [String: [SettingsEpoch]] = [:]
         let reminders = ReminderPolicy(days: config.reminderDays)
         var runs: [PlannedRun] = []
+        var walk = SimpleFirstNotice(context: self)
         for (d, read) in zip(streaks, try w.dueHistories(of: streaks)) {
             guard let read else { continue }
             if epochs[d.streak] == nil { epochs[d.streak] = try w.settingsEpochs(of: d.streak) }
-            let history = try history(of: read.stored, epochs: epochs[d.streak]!)
             let policy = noticePolicy(for: read.user, reminders: reminders)
-            let next = nextRun(history, policy: policy, state: Engine.evaluate(history, at: now))
+            let next: Instant?
+            if let first = try walk.first(read.stored, epochs: epochs[d.streak]!, policy: policy) {
+                next = first
+            } else {
+                let history = try history(of: read.stored, epochs: epochs[d.streak]!)
+                next = nextRun(history, policy: policy, state: Engine.evaluate(history, at: now))
+            }
             runs.append(PlannedRun(streak: d, next: next, history: read, user: read.user))
         }
         try w.planChanged(runs)
@@ -33,5 +39,41 @@ extension Context {
     /// Plans every streak changed and not planned yet (what an import changed), a page at a time.
     func planUnplanned(in w: some HistoryReading & ScheduleReading & ScheduleWriting) throws {
         try w.eachUnplannedStreak(every: false) { try planChanged($0, in: w) }
+    }
+}
+
+/// A simple history's first notice after now, by preview's walk, without the engine: what
+/// `Context.nextRun` answers for it whenever that notice is within `Notices.firstDueHorizon` of
+/// now (the walk's window then holds it); nil otherwise, and for any other history (the engine
+/// decides then). An import plans a million changed streaks so.
+struct SimpleFirstNotice {
+    let context: Context
+    private var zones: [String: Zone] = [:]
+    private var instants: [Instant] = []
+    private var notices: [Notice] = []
+
+    init(context: Context) { self.context = context }
+
+    mutating func first(_ stored: StoredStreak, epochs: [SettingsEpoch], policy: NoticePolicy) throws -> Instant? {
+        let s = context.config.settings(for: stored.streak)
+        guard stored.zones.count == 1, stored.freezeEvents.isEmpty, s.goal == 1, s.leewayHours == 0,
+            epochs.allSatisfy({ $0.goal == 1 && $0.leewayHours == 0 })
+        else { return nil }
+        let name = stored.zones[0].zone
+        let (now, cap) = (context.now, Int64(context.config.backfillDays) * Instant.day)
+        instants.removeAll(keepingCapacity: true)
+        for c in stored.checkins where c.instant >= c.storedAt - cap {
+            guard c.instant <= now + Engine.clockSkew, c.zone == name else { return nil }
+            instants.append(c.instant)
+        }
+        let zone = try zones[name] ?? context.zones.stored(name)
+        zones[name] = zone
+        notices.removeAll(keepingCapacity: true)
+        let simple = instants.withUnsafeMutableBufferPointer {
+            Notices.upcoming(
+                zone: zone, instants: $0, freeze: s.freeze, policy: policy, from: now,
+                through: now + Notices.firstDueHorizon, into: &notices)
+        }
+        return simple ? notices.first?.due : nil
     }
 }
