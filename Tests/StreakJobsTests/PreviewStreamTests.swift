@@ -31,8 +31,8 @@ import Testing
     }
 
     /// 12,000 users over twelve zones, each with a streak of 7 to 9 days ending yesterday or today,
-    /// and a first tick: every streak has a planned run.
-    func seeded(_ engine: Engine, url: String? = nil) throws -> Context {
+    /// and a first tick (unless `ticked` is false): every streak has a planned run.
+    func seeded(_ engine: Engine, url: String? = nil, ticked: Bool = true) throws -> Context {
         let zones = [
             "Pacific/Kiritimati", "Asia/Tokyo", "Asia/Kolkata", "Asia/Kathmandu", "Europe/Berlin", "UTC",
             "America/Sao_Paulo", "America/St_Johns", "America/New_York", "America/Denver", "Pacific/Honolulu",
@@ -59,8 +59,39 @@ import Testing
         try checkins.joined(separator: "\n").write(toFile: dir + "/checkins.jsonl", atomically: true, encoding: .utf8)
         try c.importUsers(path: dir + "/users.jsonl")
         try c.importCheckins(path: dir + "/checkins.jsonl", format: nil, skipInvalid: false)
-        _ = try c.tick(delivery: Delivery(sinks: []))
+        if ticked { _ = try c.tick(delivery: Delivery(sinks: [])) }
         return c
+    }
+
+    /// An import plans the runs of the streaks it changed: right after it, before any tick, preview
+    /// reads no history from the tables, streams, and prints what it prints once a tick has run.
+    @Test(arguments: Engine.allCases) func anImportLeavesItsStreaksPlanned(engine: Engine) throws {
+        if engine == .postgres && !TestPostgres.isAvailable { return }
+        let imported = try seeded(engine, ticked: false)
+        func streamed() throws -> (keys: [String], histories: Int, held: Bool, unplanned: Int) {
+            let twin = CountingStore(imported.store)
+            twin.holdAfter = 4
+            let c = imported.on(twin, at: "2026-11-21T10:00:00Z")
+            var keys: [String] = []
+            try c.eachUpcoming(through: c.now + 2 * Instant.day, readLedgerAfter: 1000) { batch in
+                twin.release()
+                keys += batch.entries.map { "\($0.notice.due) \($0.notice.kind.rawValue)/\($0.user)/\($0.notice.date)" }
+            }
+            let unplanned = try imported.store.read { r in
+                var n = 0
+                try r.eachUnplannedStreak(every: false) { n += $0.count }
+                return n
+            }
+            return (keys, twin.histories, twin.heldTooLong, unplanned)
+        }
+        let before = try streamed()
+        #expect(before.unplanned == 0, "the import planned every streak it changed")
+        #expect(before.histories == 0, "no history read from the tables")
+        #expect(!before.held && before.keys.count > Self.users)
+        #expect(try imported.store.read { try $0.dueStreaks(through: imported.now).count } == Self.users)
+        _ = try imported.tick(delivery: Delivery(sinks: []))
+        let after = try streamed()
+        #expect(after.keys == before.keys, "what a tick plans, the import planned")
     }
 
     @Test(arguments: Engine.allCases) func theFirstLinesComeBeforeTheLastStreakIsRead(engine: Engine) throws {
@@ -178,17 +209,20 @@ extension PreviewStreamTests {
 }
 
 extension PreviewStreamTests {
-    /// Streaks changed since the last tick (check-ins imported after it) have no planned run:
-    /// they are planned first, from their histories, and the rest read in the queue's order; what
-    /// comes out is what the same preview prints once a tick has planned them again.
+    /// Streaks changed since the last tick by a write that plans nothing (a freeze granted) have no
+    /// planned run: they are planned first, from their histories, and the rest read in the
+    /// queue's order; what comes out is what the same preview prints once a tick has planned them
+    /// again.
     @Test func changedStreaksArePlannedFirst() throws {
         let seeded = try seeded(.sqlite)
         _ = try at(seeded, "2026-11-21T12:00:00Z").tick(delivery: Delivery(sinks: []))
-        let dir = NSTemporaryDirectory() + "preview-changed-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let lines = (0..<300).map { u in #"{"user":"p\#(u * 37)","at":"2026-11-21T12:05:00Z"}"# }
-        try lines.joined(separator: "\n").write(toFile: dir + "/c.jsonl", atomically: true, encoding: .utf8)
-        try at(seeded, "2026-11-21T12:10:00Z").importCheckins(path: dir + "/c.jsonl", format: nil, skipInvalid: false)
+        try seeded.store.write { w in
+            for u in 0..<300 {
+                try w.addFreezeEvent(
+                    FreezeEvent(at: RFC3339.parse("2026-11-21T12:05:00Z")!, kind: .grant), user: "p\(u * 37)",
+                    streak: "daily")
+            }
+        }
         func streamed() throws -> (lines: [String], first: Int, read: Int, histories: Int, peak: Int, held: Bool) {
             let twin = CountingStore(seeded.store)
             let c = seeded.on(twin, at: "2026-11-21T12:10:00Z")

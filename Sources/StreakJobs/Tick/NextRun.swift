@@ -1,6 +1,10 @@
 import StreakCore
 import StreakStore
 
+/// What planning the streaks a write changed touches: their histories, the schedule, and the
+/// notice settings' fingerprint the runs are planned by.
+typealias PlanWriting = HistoryReading & ScheduleReading & ScheduleWriting & MetaReading & MetaWriting
+
 extension Context {
     /// When a streak's next run is due, as of now (`state` is its history's at now): the first
     /// instant a run could find something due (`Notices.next`) or, for a simple history, the
@@ -14,8 +18,12 @@ extension Context {
     /// Plans the runs of streaks this write changed (a check-in, an import), read as this
     /// transaction sees them, so `preview` finds them in the queue (`ScheduleWriting.planChanged`).
     /// They stay marked for the next tick.
-    func planChanged(_ streaks: [DueStreak], in w: some HistoryReading & ScheduleReading & ScheduleWriting) throws {
+    func planChanged(_ streaks: [DueStreak], in w: some PlanWriting) throws {
         guard !streaks.isEmpty else { return }
+        // A store no run has planned yet takes these settings as the ones its runs were planned
+        // by; a store whose settings differ keeps its fingerprint, and preview plans every streak
+        // until the next tick plans them all again.
+        if try w.meta(MetaKey.noticeSettings) == nil { try w.setMeta(MetaKey.noticeSettings, noticeFingerprint) }
         var epochs: [String: [SettingsEpoch]] = [:]
         let reminders = ReminderPolicy(days: config.reminderDays)
         var runs: [PlannedRun] = []
@@ -37,7 +45,7 @@ extension Context {
     }
 
     /// Plans every streak changed and not planned yet (what an import changed), a page at a time.
-    func planUnplanned(in w: some HistoryReading & ScheduleReading & ScheduleWriting) throws {
+    func planUnplanned(in w: some PlanWriting) throws {
         try w.eachUnplannedStreak(every: false) { try planChanged($0, in: w) }
     }
 }
