@@ -262,6 +262,12 @@ extension SQLiteAccess {
     func planChanged(_ runs: [PlannedRun]) throws {
         let find = try RawStatement(
             db, "SELECT rowid, version, handled_through FROM schedule WHERE user_id = ? AND streak = ? AND next_at IS NOT NULL")
+        let mark = try RawStatement(db, "UPDATE schedule SET next_at = \(ScheduleMark.planned) WHERE rowid = ?")
+        // An import plans a million runs at ~1,000 instants: a cache that holds the queue's pages
+        // where they grow (the import's own is SQLite's default 2 MB).
+        let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
+        if runs.count > 256 && cache > SQLiteStore.cacheSize { try db.execute(sql: "PRAGMA cache_size = \(SQLiteStore.cacheSize)") }
+        defer { if runs.count > 256 && cache > SQLiteStore.cacheSize { try? db.execute(sql: "PRAGMA cache_size = \(cache)") } }
         for run in runs {
             var found: (row: Int64, version: Int, handled: Int64?)?
             if let row = run.streak.row, run.streak.marked {
@@ -273,23 +279,22 @@ extension SQLiteAccess {
                 try find.rows { found = (find.int64(0), find.int(1), find.optionalInt64(2)) }
             }
             guard let found else { continue }  // not marked: a run has handled it since
-            let read = run.history.flatMap { $0.fromCopy ? nil : $0.stored }
-            try keep(
-                read, row: found.row, version: found.version,
-                """
-                UPDATE schedule SET next_at = \(ScheduleMark.planned), history = coalesce(?2, history),
-                    history_version = CASE WHEN ?2 IS NOT NULL THEN ?3 ELSE history_version END
-                WHERE rowid = ?4
-                """, handledThrough: nil)
-            try addRun(run, row: found.row, version: found.version, handledThrough: found.handled.map(Instant.init(seconds:)))
+            mark.bind(1, found.row)
+            _ = try mark.run()
+            // The run carries its history packed; the schedule row's copy is left to the next
+            // tick, which reads the tables for a changed streak all the same.
+            let packed = run.history.map { PackedHistory.pack($0.stored) }
+            try addRun(
+                run, row: found.row, version: found.version, handledThrough: found.handled.map(Instant.init(seconds:)),
+                packed: packed)
         }
     }
 
     /// Runs `sql` on a schedule row (`?4`), binding `read` packed (`?2`, or NULL), the version
-    /// `?3` and, when given, the instant `?1`.
-    private func keep(_ read: StoredStreak?, row: Int64, version: Int, _ sql: String, handledThrough: Instant?) throws {
+    /// `?3` and the instant `?1`.
+    private func keep(_ read: StoredStreak?, row: Int64, version: Int, _ sql: String, handledThrough: Instant) throws {
         let s = try RawStatement(db, sql)
-        if let handledThrough { s.bind(1, handledThrough.seconds) }
+        s.bind(1, handledThrough.seconds)
         s.bind(3, version)
         s.bind(4, row)
         guard let read else {
@@ -304,22 +309,29 @@ extension SQLiteAccess {
     }
 
     /// Replaces the streak's run in the queue (schedule row `row`, at `version`) with `run`'s
-    /// (none when it has no next instant), carrying the user as the run read them and the row's
-    /// packed history when it stands for this version (migration 11).
-    private func addRun(_ run: PlannedRun, row: Int64, version: Int, handledThrough: Instant?) throws {
-        let drop = try RawStatement(db, "DELETE FROM runs WHERE row = ?")
+    /// (none when it has no next instant), carrying the user as the run read them and the packed
+    /// history: `packed`, else the row's copy when it stands for this version (migration 11). A
+    /// run already at that instant is updated in place (the first tick after an import plans
+    /// what the import planned).
+    private func addRun(_ run: PlannedRun, row: Int64, version: Int, handledThrough: Instant?, packed: [UInt8]? = nil)
+        throws
+    {
+        let drop = try RawStatement(db, "DELETE FROM runs WHERE row = ?1 AND next_at IS NOT ?2")
         drop.bind(1, row)
+        drop.bind(2, run.next?.seconds)
         _ = try drop.run()
         guard let nextAt = run.next else { return }
-        // SQLite copies the row's blob itself, when it stands for this version.
         let add = try RawStatement(
             db,
             """
             INSERT INTO runs (next_at, row, version, handled_through, user_id, streak, zone, remind_at, remind, language,
                 history)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
-                CASE WHEN ?7 IS NOT NULL THEN
-                    (SELECT history FROM schedule WHERE rowid = ?2 AND history_version = ?3 AND version = ?3) END)
+                CASE WHEN ?7 IS NOT NULL THEN coalesce(?11,
+                    (SELECT history FROM schedule WHERE rowid = ?2 AND history_version = ?3 AND version = ?3)) END)
+            ON CONFLICT (next_at, row) DO UPDATE SET version = excluded.version,
+                handled_through = excluded.handled_through, zone = excluded.zone, remind_at = excluded.remind_at,
+                remind = excluded.remind, language = excluded.language, history = excluded.history
             """)
         add.bind(1, nextAt.seconds)
         add.bind(2, row)
@@ -331,7 +343,15 @@ extension SQLiteAccess {
         add.bind(8, run.user.map { Int64($0.remindAt) })
         add.bind(9, run.user.map { Int64($0.remind ? 1 : 0) })
         add.bind(10, run.user?.language)
-        _ = try add.run()
+        guard let packed else {
+            add.bind(11, blob: nil)
+            _ = try add.run()
+            return
+        }
+        try packed.withUnsafeBufferPointer {
+            add.bind(11, blob: $0)
+            _ = try add.run()
+        }
     }
 
     /// Marks a streak changed: the next run looks at it afresh.
