@@ -44,10 +44,28 @@ extension Context {
         try w.planChanged(runs)
     }
 
-    /// Plans every streak changed and not planned yet (what an import changed), a page at a time.
+    /// Plans every streak changed and not planned yet (what an import changed), when they are
+    /// at most `planUnplannedLimit`: planning reads each one's history, some microseconds a
+    /// streak, which doubles the import of a million new streaks. Beyond, they stay unplanned and
+    /// the next tick plans them; `preview` meanwhile plans them from their histories.
     func planUnplanned(in w: some PlanWriting) throws {
-        try w.eachUnplannedStreak(every: false) { try planChanged($0, in: w) }
+        var pending: [[DueStreak]] = []
+        var count = 0
+        do {
+            try w.eachUnplannedStreak(every: false) { page in
+                count += page.count
+                guard count <= Self.planUnplannedLimit else { throw TooManyToPlan() }
+                pending.append(page)
+            }
+        } catch is TooManyToPlan {
+            return
+        }
+        for page in pending { try planChanged(page, in: w) }
     }
+
+    /// The most changed streaks a write plans at once (an import's daily sync of many users, not
+    /// a first import of a million).
+    static let planUnplannedLimit = 65_536
 }
 
 /// A simple history's first notice after now, by preview's walk, without the engine: what
@@ -85,3 +103,6 @@ struct SimpleFirstNotice {
         return simple ? notices.first?.due : nil
     }
 }
+
+/// More changed streaks than a write plans at once.
+private struct TooManyToPlan: Error {}
