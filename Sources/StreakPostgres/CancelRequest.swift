@@ -13,6 +13,8 @@ import Synchronization
 /// thread of its own, and the caller waits only as long as it is willing to; a request still
 /// waiting is left to finish (or to end with the process), holding only its own socket and its
 /// copy of the cancel key. (libpq 17's `PQcancelStart`/`PQcancelPoll` would not need the thread.)
+/// `@unchecked`: it holds libpq's `PGcancel*`, a C handle the compiler cannot check; only the
+/// cancelling thread touches it once started, and the flag is atomic.
 final class CancelRequest: @unchecked Sendable {
     // PGcancel* from PQgetCancel: independent of the connection, so the connection may be closed
     // while this is still in flight. Used only by the cancelling thread once that has started.

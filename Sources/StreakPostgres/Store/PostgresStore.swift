@@ -19,6 +19,8 @@ public final class PostgresStore: Store {
     private let reached = Atomic<Bool>(false)
 
     /// A connection handed from thread to thread through the pool's lock, used by one at a time.
+    /// `@unchecked`: it holds libpq's `PGconn*` (in `PGConnection`), which the compiler cannot see
+    /// is used by one thread at a time; the pool's lock is what makes it so.
     final class Connection: @unchecked Sendable {
         let pg: PGConnection
         init(_ pg: PGConnection) { self.pg = pg }
