@@ -205,7 +205,8 @@ public final class SQLiteStore: Store {
         let connection = try wrap {
             try beside.withLock { beside in
                 if let beside { return beside }
-                let opened = try DatabaseQueue(path: path, configuration: Self.besideConfiguration(busy))
+                // As the store's own reading connection opens: a read-only folder works too.
+                let opened = try Self.openForReading(path: path, configuration: Self.besideConfiguration(busy))
                 beside = opened
                 return opened
             }
