@@ -17,13 +17,14 @@ struct PreviewPlan {
     /// The zones, streaks and languages of the notices planned, each once; zone names as the
     /// histories' bytes spell them, made into strings once.
     var names = NoticeNames()
-    var zoneStrings = InternedStrings()
+    /// Zone numbers by the zone name's bytes, as histories spell them (a lookup a run, no string).
+    var zoneNumbers = ByteTable()
     /// Per streak id: its settings epochs, freeze settings, and whether they keep its histories
     /// simple (goal 1, no leeway, ever).
     var settings: [String: StreakInfo] = [:]
-    /// The last streak id and language a run named, as bytes, with their numbers (most runs name
-    /// the one before's).
-    var lastStreak: (bytes: [UInt8], info: StreakInfo)?
+    /// The last streak id and language a run named, as bytes, with what a run needs of them
+    /// (most runs name the one before's).
+    var lastStreak: (bytes: [UInt8], run: RunStreak)?
     var lastLanguage: (bytes: [UInt8], number: Int32)?
     /// Room for one history's check-in instants, and its notices.
     var instants: [Instant] = []
@@ -42,7 +43,20 @@ struct PreviewPlan {
         var epochs: [SettingsEpoch]
         var freeze: FreezeSettings
         var simple: Bool
+
+        var run: RunStreak { RunStreak(number: number, freeze: freeze, simple: simple) }
     }
+
+    /// What planning a run from its bytes needs of its streak id: plain values (a `StreakInfo`'s
+    /// string and array were retained and released at every run).
+    struct RunStreak {
+        var number: Int32
+        var freeze: FreezeSettings
+        var simple: Bool
+    }
+
+    /// The policy of the run being planned: its reminder time set for each run, the rest once.
+    var policy: NoticePolicy
 
     init(context: Context, end: Instant, kind: NotificationKind?) {
         self.context = context
@@ -53,6 +67,7 @@ struct PreviewPlan {
         cap = Int64(context.config.backfillDays) * Instant.day
         latest = context.now + Engine.clockSkew
         ledger = PreviewLedger(from: context.now, through: end)
+        policy = NoticePolicy(remindAt: nil, reminders: reminders, maxLate: context.config.maxLate)
     }
 
     /// The notices of a batch not in the ledger yet: each planned run from the history it
@@ -73,11 +88,10 @@ struct PreviewPlan {
                 }
                 let run = runs.runs[i]
                 guard let history = texts.history(i) else { continue }
+                policy.remindAt = run.remind ? run.remindAt : nil
                 let planned = try plan(
-                    history, streak: try streakInfo(texts.streak(i)),
-                    policy: NoticePolicy(
-                        remindAt: run.remind ? run.remindAt : nil, reminders: reminders, maxLate: context.config.maxLate),
-                    user: UnsafeRawBufferPointer(texts.user(i)), language: language(texts.language(i)), into: &found)
+                    history, streak: try streakInfo(texts.streak(i)), user: UnsafeRawBufferPointer(texts.user(i)),
+                    language: language(texts.language(i)), into: &found)
                 if !planned { damaged.append(runs.dueStreak(i)) }
             }
         }
@@ -95,9 +109,9 @@ struct PreviewPlan {
     /// Plans a streak from its history as the store read it.
     private mutating func add(_ read: DueHistory, into found: inout NoticeBatch) throws {
         let streak = try settings(of: read.stored.streak)
-        let policy = context.noticePolicy(for: read.user, reminders: reminders)
+        policy.remindAt = read.user.remind ? read.user.remindAt : nil
         let language = names.number(language: read.user.language)
-        if let zone = try simpleNotices(read.stored, streak: streak, policy: policy) {
+        if let zone = try simpleNotices(read.stored, streak: streak) {
             add(user: read.user.id, streak: streak.number, language: language, zone: zone, into: &found)
             return
         }
@@ -114,22 +128,26 @@ struct PreviewPlan {
         }
     }
 
-    /// Plans a run from the packed history it carries when that is simple (`simpleNotices`), or
-    /// by the engine; false when the bytes are not a history (the tables are read then).
+    /// Plans a run from the packed history it carries (its reminder time in `policy`) when that
+    /// is simple (`simpleNotices`), or by the engine; false when the bytes are not a history (the
+    /// tables are read then).
     private mutating func plan(
-        _ packed: UnsafeBufferPointer<UInt8>, streak: StreakInfo, policy: NoticePolicy, user: UnsafeRawBufferPointer,
-        language: Int32, into found: inout NoticeBatch
+        _ packed: UnsafeBufferPointer<UInt8>, streak: RunStreak, user: UnsafeRawBufferPointer, language: Int32,
+        into found: inout NoticeBatch
     ) throws -> Bool {
-        if streak.simple, let zone = try simpleNotices(packed: packed, streak: streak, policy: policy) {
+        if streak.simple, let zone = try simpleNotices(packed: packed, freeze: streak.freeze) {
             Self.add(notices, of: kind, user: user, streak: streak.number, language: language, zone: zone, to: &found)
             return true
         }
         let id = String(decoding: user, as: UTF8.self)
-        guard let stored = PackedHistory.unpack(packed, user: id, streak: streak.id) else { return false }
-        let history = try context.history(of: stored, epochs: streak.epochs)
+        let info = try settings(of: names.streak(streak.number))
+        guard let stored = PackedHistory.unpack(packed, user: id, streak: info.id) else { return false }
+        let history = try context.history(of: stored, epochs: info.epochs)
         notices = Notices.upcoming(history, policy: policy, from: now, through: end)
         for (i, n) in notices.enumerated() where kind.map({ n.kind == $0 }) ?? true {
-            let item = QueuedNotice(notice: n, streak: streak.number, language: language, zone: names.number(history.zone(at: n.due)), order: i)
+            let item = QueuedNotice(
+                notice: n, streak: streak.number, language: language, zone: names.number(history.zone(at: n.due)),
+                order: i)
             found.append(item, user: user)
         }
         return true
@@ -159,11 +177,11 @@ struct PreviewPlan {
     }
 
     /// The settings of the streak id whose bytes are `bytes` (the last one's again when the same).
-    private mutating func streakInfo(_ bytes: UnsafeBufferPointer<UInt8>) throws -> StreakInfo {
-        if let last = lastStreak, last.bytes.withUnsafeBufferPointer({ sameBytes($0, bytes) }) { return last.info }
-        let info = try settings(of: String(decoding: bytes, as: UTF8.self))
-        lastStreak = (Array(bytes), info)
-        return info
+    private mutating func streakInfo(_ bytes: UnsafeBufferPointer<UInt8>) throws -> RunStreak {
+        if let last = lastStreak, last.bytes.withUnsafeBufferPointer({ sameBytes($0, bytes) }) { return last.run }
+        let run = try settings(of: String(decoding: bytes, as: UTF8.self)).run
+        lastStreak = (Array(bytes), run)
+        return run
     }
 
     /// The number of the language whose bytes are `bytes` (-1: none, the default).

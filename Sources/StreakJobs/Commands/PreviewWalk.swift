@@ -8,9 +8,7 @@ import StreakStore
 extension PreviewPlan {
     /// `Notices.upcoming` over a simple history's packed bytes, without unpacking it
     /// (`PackedHistory.oneZone`), into `notices`; its zone's number, or nil when it is not simple.
-    mutating func simpleNotices(packed: UnsafeBufferPointer<UInt8>, streak: StreakInfo, policy: NoticePolicy) throws
-        -> Int32?
-    {
+    mutating func simpleNotices(packed: UnsafeBufferPointer<UInt8>, freeze: FreezeSettings) throws -> Int32? {
         let (cap, latest) = (self.cap, self.latest)
         var list = instants
         instants = []
@@ -23,11 +21,11 @@ extension PreviewPlan {
             list.append(at)
         }
         guard let one, one.firstFreezeEvent == nil, counts else { return nil }
-        return walk(&list, zone: try zoneNumber(named: zoneStrings.string(one.zone)), freeze: streak.freeze, policy: policy)
+        return walk(&list, zone: try zoneNumber(bytes: one.zone), freeze: freeze)
     }
 
     /// The same from a history read from the store.
-    mutating func simpleNotices(_ stored: StoredStreak, streak: StreakInfo, policy: NoticePolicy) throws -> Int32? {
+    mutating func simpleNotices(_ stored: StoredStreak, streak: StreakInfo) throws -> Int32? {
         guard streak.simple, stored.zones.count == 1, stored.freezeEvents.isEmpty else { return nil }
         let name = stored.zones[0].zone
         let (cap, latest) = (self.cap, self.latest)
@@ -39,7 +37,15 @@ extension PreviewPlan {
             guard c.instant <= latest, c.zone == name else { return nil }
             list.append(c.instant)
         }
-        return walk(&list, zone: try zoneNumber(named: name), freeze: streak.freeze, policy: policy)
+        return walk(&list, zone: try zoneNumber(named: name), freeze: streak.freeze)
+    }
+
+    /// The number of the zone whose name's bytes are `bytes`.
+    mutating func zoneNumber(bytes: UnsafeBufferPointer<UInt8>) throws -> Int32 {
+        if let known = zoneNumbers.value(bytes) { return Int32(known) }
+        let number = try zoneNumber(named: String(decoding: bytes, as: UTF8.self))
+        _ = zoneNumbers.add(bytes, value: UInt64(number))
+        return number
     }
 
     /// The number of the zone named `name` in `names`.
@@ -50,11 +56,10 @@ extension PreviewPlan {
 
     /// `Notices.upcoming` over `list` (the instants that count) in zone `index`, into `notices`:
     /// `index`, or nil when the history turns out not to be simple.
-    private mutating func walk(_ list: inout [Instant], zone index: Int32, freeze: FreezeSettings, policy: NoticePolicy)
-        -> Int32?
-    {
+    /// (The policy is the run's, `policy`.)
+    private mutating func walk(_ list: inout [Instant], zone index: Int32, freeze: FreezeSettings) -> Int32? {
         // Nothing of `self` in the closure: a captured context is a dozen references to retain.
-        let (zone, from, through) = (names.zone(index), now, end)
+        let (zone, from, through, policy) = (names.zone(index), now, end, policy)
         var found = notices
         notices = []
         found.removeAll(keepingCapacity: true)
