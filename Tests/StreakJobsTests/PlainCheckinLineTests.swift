@@ -92,7 +92,7 @@ import Testing
     /// whatever the quick path takes, the full path stores alike.
     @Test func randomLinesAgree() throws {
         var checker = try Self.checker()
-        var random = SeededRandom(seed: 20)
+        var random = SplitMix64(state: 20)
         var taken = 0
         for n in 0..<4000 {
             let plain = n % 2 == 0
@@ -110,7 +110,7 @@ import Testing
 
     /// A check-in line from random parts, valid more often than not. Plain lines have
     /// no escapes, only spaces and tabs between tokens, and integers as Swift writes them.
-    static func line(_ r: inout SeededRandom, plain: Bool) -> String {
+    static func line(_ r: inout SplitMix64, plain: Bool) -> String {
         /// One of `valid` mostly, else one of `invalid`.
         func pick(_ valid: [String], _ invalid: [String] = []) -> String {
             invalid.isEmpty || r.below(8) != 0 ? valid[r.below(valid.count)] : invalid[r.below(invalid.count)]

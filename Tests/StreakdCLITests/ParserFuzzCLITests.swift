@@ -48,7 +48,7 @@ struct ParserFuzzCLITests {
 
     @Test func importsAndConfigurations() throws {
         print("parser fuzz through the binary: seed \(Self.seed) (set STREAKD_FUZZ_SEED to replay)")
-        var r = SeededRandom(seed: Self.seed &+ 100)
+        var r = SplitMix64(state: Self.seed &+ 100)
         let s = try Sandbox()
         for user in Inputs.users { s.addUser(user) }
         for n in 0..<21 {
@@ -78,7 +78,7 @@ struct ParserFuzzCLITests {
     }
 
     @Test func options() throws {
-        var r = SeededRandom(seed: Self.seed &+ 101)
+        var r = SplitMix64(state: Self.seed &+ 101)
         let s = try Sandbox()
         s.addUser()
         for _ in 0..<20 {
