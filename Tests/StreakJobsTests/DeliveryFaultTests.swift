@@ -63,7 +63,9 @@ import Testing
                 Thread.sleep(forTimeInterval: hold)
                 try? queue.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
             }
-            locked.wait()
+            if locked.wait(timeout: .now() + 30) == .timedOut {
+                Issue.record("the locking sink's thread did not take the write lock of \(path) within 30 s")
+            }
             return .delivered
         }
     }

@@ -151,12 +151,14 @@ final class Outcomes: @unchecked Sendable {
     private var arrived = 0
     private var collected: [Result<[String], any Error>] = []
 
-    /// Blocks until all eight threads have arrived, so they connect and migrate at once.
+    /// Blocks until all eight threads have arrived, so they connect and migrate at once (60 s at
+    /// most: then each goes on alone, and the test still checks what they did).
     func arrive() {
+        let deadline = Date().addingTimeInterval(60)
         condition.lock()
         arrived += 1
         condition.broadcast()
-        while arrived < 8 { condition.wait() }
+        while arrived < 8 && condition.wait(until: deadline) {}
         condition.unlock()
     }
 

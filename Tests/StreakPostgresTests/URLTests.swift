@@ -129,19 +129,13 @@ import Testing
     }
 }
 
-/// Runs one suite of this test binary in a child process with `environment`; throws unless it passes.
+/// Runs one suite of this test binary in a child process with `environment` (two minutes at
+/// most); fails unless it passes.
 func runChildTest(_ suite: String, environment: [String: String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-    process.arguments = ["--testing-library", "swift-testing", "--filter", "StreakPostgresTests.\(suite)"]
-    process.environment = environment
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "the child test failed:\n\(text)")
+    let child = run(
+        ["/proc/self/exe", "--testing-library", "swift-testing", "--filter", "StreakPostgresTests.\(suite)"],
+        env: environment, timeout: .seconds(120))
+    let text = child.out + child.err
+    #expect(child.code == 0 && !child.timedOut, "the child test failed:\n\(child)")
     #expect(text.contains("environment probe: connected"), "the child did not connect:\n\(text)")
 }

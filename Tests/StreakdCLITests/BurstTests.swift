@@ -35,7 +35,7 @@ struct BurstTests {
     func tick(_ s: Sandbox, _ args: [String], unit: String) throws -> Outcome {
         let child = try s.spawn(["tick"] + args)
         let moved = UnitCgroup.enter(pid: child.process.processIdentifier, name: unit)
-        let r = child.wait()
+        let r = child.wait(timeout: .seconds(900))  // the paced 100,000: about five and a half minutes
         moved?.leave()
         return r
     }

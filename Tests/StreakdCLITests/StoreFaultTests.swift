@@ -164,9 +164,16 @@ final class LockHolder {
         input.fileHandleForWriting.write(
             Data("BEGIN IMMEDIATE;\nINSERT INTO meta (key, value) VALUES ('held', '1');\nSELECT 'locked';\n".utf8))
         var seen = Data()
+        // A sqlite3 that has not said "locked" within 20 s is killed: its output then ends.
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
+        defer { watchdog.cancel() }
         while !String(decoding: seen, as: UTF8.self).contains("locked") {
             let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw Failure(description: "sqlite3 ended before it held the lock") }
+            if chunk.isEmpty {
+                throw Failure(description: "sqlite3 ended (or was killed after 20 s) before it held the lock")
+            }
             seen += chunk
         }
     }

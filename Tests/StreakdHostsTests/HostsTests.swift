@@ -117,7 +117,7 @@ struct HostsTests {
         let config = try h.hookConfig(pause: "0.05", timeout: 2, lease: 5, extra: "[journal]\nburst = 0\n")
         let now = ["STREAKD_NOW": "2026-11-21T20:00:00Z"]
         let owner = try h.start("h1", ["tick", "--config", config], env: now)
-        while try h.hookLines().count < 20 { usleep(20_000) }
+        try h.waitForHooks(20, of: owner)
         kill(owner.process.processIdentifier, SIGSTOP)
         let stopped = ContinuousClock.now
         let early = try h.run("h2", ["tick", "--config", config], env: now)
@@ -159,7 +159,7 @@ struct HostsTests {
         let config = try h.hookConfig(pause: "0.02", timeout: 1, lease: 5)
         let now = ["STREAKD_NOW": "2026-11-21T20:00:00Z"]
         let run = try h.start("h1", ["tick", "--config", config], env: now)
-        while try h.hookLines().count < 30 { usleep(10_000) }
+        try h.waitForHooks(30, of: run)
         let cut = ContinuousClock.now
         if how == "terminate" {
             _ = try h.sql(
