@@ -55,7 +55,6 @@ import Testing
                 #expect(Self.namesItsField(p, lineLevel: ["malformed JSON", "unknown field \"\""]), "\(line): \(p)")
             }
         }
-        print("parser fuzz: JSON lines: \(outcomes[0]) stored, \(outcomes[1]) refused")
         #expect(outcomes[0] > 300 && outcomes[1] > 300)
     }
 

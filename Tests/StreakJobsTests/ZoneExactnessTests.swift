@@ -23,7 +23,6 @@ import Testing
         #expect(zones.count > 400)
         let book = ZoneBook()
         let tally = Tally()
-        let started = Date()
         DispatchQueue.concurrentPerform(iterations: zones.count) { n in
             let id = zones[n]
             guard case .success(let fast) = book.zone(id), let reference = FoundationZoneRules(identifier: id) else {
@@ -33,10 +32,6 @@ import Testing
             tally.add(id, Self.compare(fast, Zone(identifier: id, rules: reference)))
         }
         let c = tally.counts
-        print(
-            "ZoneExactness: \(zones.count) zones, \(c.transitions) transitions; compared \(c.offsets) offsets,"
-                + " \(c.walls) wall times, \(c.dates) dates and starts of dates"
-                + " in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         #expect(book.fallbacks.isEmpty, "zones using Foundation: \(book.fallbacks.sorted())")
         #expect(tally.problems.isEmpty, "\(tally.problems.prefix(40))")
         #expect(c.transitions > 5000)
@@ -90,9 +85,6 @@ import Testing
             }
             tally.add(zones[n], counts, problems)
         }
-        print(
-            "SteadiedZones: \(zones.count) zones, \(tally.counts.offsets) offsets and dates, \(tally.counts.walls) wall times"
-        )
         #expect(tally.problems.isEmpty, "\(tally.problems.prefix(20))")
     }
 
@@ -137,9 +129,6 @@ import Testing
                 offsets += 3
             }
         }
-        print(
-            "ZoneExactness through 2200: \(transitions) transitions, \(offsets) offsets against Foundation; \(walls) local times against the general search"
-        )
         #expect(problems.isEmpty, "\(problems.prefix(40))")
     }
 

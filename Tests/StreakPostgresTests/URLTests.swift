@@ -21,7 +21,6 @@ import Testing
         #expect(error?.kind == .badURL)
         #expect(error?.message.contains("\"frobnicate\"") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains("postgresql:///streakd?host=/run/postgresql&frobnicate=1") == true)
-        print("unknown parameter: \(error?.message ?? "")")
     }
 
     @Test func anUnparsableURLIsAUsageError() throws {
@@ -31,7 +30,6 @@ import Testing
         ] {
             let error = pgError { _ = try PGURL(text) }
             #expect(error?.kind == .badURL, "\(text)")
-            print("\(text): \(error?.message ?? "")")
         }
         let password = pgError { _ = try PGURL("postgresql://u:hunter2@h/db?bogus=1") }
         #expect(password?.message.contains("hunter2") == false)
@@ -60,12 +58,11 @@ import Testing
             "postgresql://\(user)@\(encoded)/\(name)",
             "postgresql://\(user)@\(encoded):5432/\(name)?sslmode=disable&connect_timeout=5",
         ] {
-            let (connection, seconds) = try timed { try PGConnection(url: url) }
+            let connection = try PGConnection(url: url)
             #expect(try connection.query("SELECT current_database()").get(0, 0, as: String.self) == name, "\(url)")
             #expect(
                 try connection.query("SELECT current_setting('application_name')").get(0, 0, as: String.self)
                     == "streakd")
-            print("connected with \(url) in \(ms(seconds))")
         }
     }
 
@@ -84,14 +81,6 @@ import Testing
         let custom = try PGConnection(url: url)
         #expect(try custom.query("SELECT current_setting('statement_timeout')").get(0, 0, as: String.self) == "5s")
         #expect(try custom.query("SELECT current_setting('lock_timeout')").get(0, 0, as: String.self) == "45s")
-    }
-
-    /// Connect time to a local socket, averaged.
-    @Test func connectTime() throws {
-        let url = try TestPostgres.freshDatabase()
-        _ = try PGConnection(url: url)
-        let (_, seconds) = try timed { for _ in 0..<20 { _ = try PGConnection(url: url) } }
-        print("connect (Unix socket, trust, incl. close): \(ms(seconds / 20)) each, mean of 20")
     }
 
     /// PG* variables fill in what the URL leaves out (libpq reads them). Checked in a child

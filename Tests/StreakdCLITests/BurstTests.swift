@@ -55,7 +55,6 @@ struct BurstTests {
         let first = try tick(proof, ["--config", unpacedConfig], unit: unit)
         #expect(first.code == 0, "\(first.err.suffix(500))")
         let kept = Journal.settledCount(of: "STREAKD_KEY", "STREAKD_STREAK=\(proofStreak)", expected: Self.unpaced)
-        print("burst proof: unpaced, journald kept \(kept) of \(Self.unpaced) entries in \(cgroup)")
         if kept >= Self.unpaced {
             try Test.cancel(
                 "journald kept all \(Self.unpaced) unpaced entries in \(cgroup): its rate limiter is not in effect here, so the paced run would prove nothing"
@@ -74,7 +73,6 @@ struct BurstTests {
             r.err.contains("\(Self.paced) sent, ") && r.err.contains("; \(Self.paced) delivered, 0 failed"),
             "\(r.err.suffix(500))")  // expired: each user's badges for days before this one, recorded unsent
         let keys = Journal.distinctValues(of: "STREAKD_KEY", "STREAKD_STREAK=\(streak)", expected: Self.paced)
-        print("burst: paced, \(keys.count) of \(Self.paced) at_risk entries readable in \(cgroup)")
         #expect(keys.count == Self.paced)
     }
 }

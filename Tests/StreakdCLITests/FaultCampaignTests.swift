@@ -269,8 +269,6 @@ struct FaultCampaignTests {
         fill(leaving: 400)
         let failed = s.runBare(["import", file, "--store", store])
         #expect(failed.code == 69 && failed.err.contains("full"), "\(failed)")
-        print("disk full: tick exit \(tick.code): \(tick.err.split(separator: "\n").first ?? "")")
-        print("disk full: import exit \(failed.code): \(failed.err.split(separator: "\n").first ?? "")")
 
         try FileManager.default.removeItem(atPath: filler)
         #expect(s.runBare(["store", "check", "--store", store]).code == 0)
@@ -301,9 +299,6 @@ struct FaultCampaignTests {
             count: 1000, timeout: .seconds(30))
         let times = entries.compactMap { ($0["__REALTIME_TIMESTAMP"] as? String).flatMap(Double.init) }.map { $0 / 1e6 }
         let last = (times.max() ?? .infinity) - began.timeIntervalSince1970
-        print(
-            "hung hook beside 1,000 reminders: \(entries.count) journal entries, the last \(String(format: "%.2f", last)) s "
-                + "after the run began; the run took \(String(format: "%.1f", took)) s")
         #expect(entries.count == 1000)
         #expect(last < 5, "a journal entry waited for the hung hook")
         #expect(took > 4, "the hook lane spent its time-outs")

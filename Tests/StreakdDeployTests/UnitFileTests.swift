@@ -73,7 +73,6 @@ struct UnitFileTests {
         let text = try read("\(packageRoot)/deploy/\(kind)/\(service)")
         let file = try scratch.write(service, text.replacingOccurrences(of: "@BINDIR@", with: "/usr/local/bin"))
         let (score, report) = try exposure(of: file, user: kind == "user")
-        print("systemd-analyze security --offline=true deploy/\(kind)/\(service): \(score)")
         #expect(score < 1.0, "\(kind) \(service) rates \(score), not below 1.0:\n\(report.out)")
         // Regression guards at what they rate now.
         if kind == "system" { #expect(score <= 0.3, "\(service) rates \(score) (aim: 0.3 or less):\n\(report.out)") }

@@ -40,7 +40,6 @@ struct HostsTests {
         let announced = try jsonLines(preview.out).map { $0["key"] as! String }.sorted()
         #expect(announced.count > 3000, "\(announced.count) announced")
         let config = try h.hookConfig()
-        let clock = ContinuousClock.now
         for i in 0..<20 {
             let runs = try (1...4).map {
                 try h.start("h\($0)", ["tick", "--config", config], env: ["STREAKD_NOW": Self.firing(i)])
@@ -53,13 +52,9 @@ struct HostsTests {
         let keys = hooked.map(\.key)
         #expect(keys.count == Set(keys).count, "no key twice in the hook's log")
         #expect(keys.sorted() == announced, "no key missing in the hook's log")
-        let hosts = Dictionary(grouping: hooked, by: \.host).mapValues(\.count)
         let journal = try Journal.entries(["STREAKD_STREAK=\(h.streak)"], count: announced.count + before.out.count)
         let journalKeys = journal.compactMap { $0["STREAKD_KEY"] as? String }.filter { Set(announced).contains($0) }
         #expect(journalKeys.count == Set(journalKeys).count && journalKeys.sorted() == announced)
-        print(
-            "hosts: \(announced.count) keys announced, ledgered and hooked once each, in "
-                + "\(ContinuousClock.now - clock); by host \(hosts.sorted { $0.key < $1.key })")
     }
 
     /// Ticks killed at random moments, then runs until nothing is pending: no key lost; a key
@@ -100,10 +95,6 @@ struct HostsTests {
         let journal = try Journal.entries(["STREAKD_STREAK=\(h.streak)"], count: 1500)
         let journalKeys = journal.compactMap { $0["STREAKD_KEY"] as? String }
         #expect(Set(journalKeys) == Set(expected), "every key in the journal")
-        print(
-            "kill -9: \(kills) runs killed, then \(rounds) runs; \(Set(keys).count) keys delivered, 0 lost; "
-                + "\(repeats) repeated by the hook, \(journalKeys.count - Set(journalKeys).count) by the journal "
-                + "(in flight at a kill)")
     }
 
     /// A stopped owner keeps its deliveries while its lease lasts, loses them after, and once it
@@ -141,8 +132,6 @@ struct HostsTests {
         #expect(after.isEmpty, "the resumed owner started no hook: \(after); \(resumed)")
         #expect(Set(lines.map(\.key)).count == 150)
         #expect(lines.count - 150 <= 1, "a repeat only for the delivery in flight at the stop")
-        print(
-            "SIGSTOP: owner delivered \(byOwner.count) before the stop and none after; \(lines.count - 150) repeated")
     }
 
     /// The database connection killed, or the server restarted, in the middle of a tick: the run
@@ -187,8 +176,6 @@ struct HostsTests {
         let keys = try h.hookLines().map(\.key)
         let repeats = keys.count - Set(keys).count
         #expect(Set(keys).count == 200 && repeats <= (how == "down" ? 1 : 0), "every key once: \(keys.count) lines")
-        print(
-            "\(how): the run ended with \(ended.code) \(took) after the cut; \(rounds) runs after; \(repeats) repeated")
     }
 
     /// Eight hosts using a new database at once: one schema, every command done.

@@ -83,7 +83,6 @@ import Testing
         }
         // Most of them took the simple walk, and some did not.
         #expect(simple > count / 3 && simple < count)
-        print("StreakLengths: \(count) random histories, \(simple) through the simple walk")
     }
 
     @Test func emptyAndFutureOnlyHistoriesAreZero() {
