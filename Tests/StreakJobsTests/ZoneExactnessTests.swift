@@ -48,7 +48,10 @@ import Testing
         let end = Int64(Self.last.day + 1) * Instant.day
         let tally = Tally()
         DispatchQueue.concurrentPerform(iterations: zones.count) { n in
-            guard case .success(let zone) = book.zone(zones[n]) else { return }
+            guard case .success(let zone) = book.zone(zones[n]) else {
+                tally.add(zones[n], Counts(), ["not a zone"])
+                return
+            }
             var arounds: [Int64] = []
             var a0 = start
             while a0 < end {

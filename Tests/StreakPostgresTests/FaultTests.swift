@@ -40,7 +40,7 @@ import Testing
         #expect(next?.kind == .lost && nextSeconds < 1, "\(next?.message ?? "")")
     }
 
-    @Test(needsOwnCluster) func aFastStopMidTransactionIsLostWithinSeconds() throws {
+    @Test(.requires(.postgresPrograms)) func aFastStopMidTransactionIsLostWithinSeconds() throws {
         let cluster = try PostgresCluster.start()
         defer { cluster.discard() }
         let c = try PGConnection(url: cluster.url)
@@ -111,7 +111,7 @@ import Testing
         #expect(!c.isOpen)
     }
 
-    @Test(needsOwnCluster) func aStoppedServerTimesOut() throws {
+    @Test(.requires(.postgresPrograms)) func aStoppedServerTimesOut() throws {
         let cluster = try PostgresCluster.start()
         defer { cluster.discard() }
         var settings = PGSettings()

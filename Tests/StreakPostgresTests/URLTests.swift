@@ -85,8 +85,8 @@ import Testing
 
     /// PG* variables fill in what the URL leaves out (libpq reads them). Checked in a child
     /// process: setenv here could race other tests' reads of the environment.
-    @Test func environmentVariablesFillInTheURL() throws {
-        guard let socket = try TestPostgres.sharedSocketDirectory() else { return }
+    @Test(.requires(.ownPostgres)) func environmentVariablesFillInTheURL() throws {
+        let socket = try #require(try TestPostgres.sharedSocketDirectory())
         let database = try TestPostgres.freshDatabase()
         let name = try PGConnection(url: database).query("SELECT current_database()").get(0, 0, as: String.self)
         let user = try TestPostgres.psql(try TestPostgres.sharedURL(), "SELECT current_user")

@@ -233,7 +233,7 @@ struct FaultCampaignTests {
                 == 0)
     }
 
-    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    @Test(.requires(.root))
     func aFullDiskFailsClearlyAndTheStoreGoesOnAfterwards() throws {
         try Journal.ensureRunning()
         let s = try Sandbox()

@@ -432,7 +432,7 @@ import Testing
         #expect(status.err == error("-o cat is for log only; use -o short or -o json"))
     }
 
-    @Test(.enabled(if: getuid() == 0, "needs root to drop to nobody"))
+    @Test(.requires(.root))
     func aJournalThatCannotBeReadIsUnavailable() throws {
         try Journal.ensureRunning()
         let process = Process()
@@ -451,7 +451,7 @@ import Testing
 
     /// A store its reader may not reach (the service's, for an admin in the systemd-journal
     /// group) is not "missing": 69, naming the ways to read the log without it.
-    @Test(.enabled(if: getuid() == 0 && !TestStore.postgres, "needs root to drop to nobody; a SQLite file's"))
+    @Test(.enabled(if: !TestStore.postgres, "a SQLite file's"), .requires(.root))
     func aStoreOutOfReachSaysHowToReadTheLogWithoutIt() throws {
         let (s, _) = try Self.storeSandbox()
         chmod(s.dir.path, 0o700)

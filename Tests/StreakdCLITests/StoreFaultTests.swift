@@ -81,7 +81,7 @@ struct StoreFaultTests {
         #expect(ContinuousClock.now - start >= .seconds(29))
     }
 
-    @Test(.enabled(if: getuid() == 0, "mounting a read-only file system needs root"))
+    @Test(.requires(.root))
     func readCommandsWorkOnAReadOnlyStoreAndFolder() throws {
         let s = try stocked()
         let mount = s.dir.appendingPathComponent("ro").path
@@ -100,7 +100,7 @@ struct StoreFaultTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: mount) == ["s.sqlite"])
     }
 
-    @Test(.enabled(if: getuid() == 0, "running as another user needs root"))
+    @Test(.requires(.root))
     func readCommandsWorkOnAStoreTheUserMayOnlyRead() throws {
         let s = try stocked()
         // The sandbox folder is root's (0755) and the file 0644: nobody may read, not write.

@@ -125,7 +125,7 @@ struct InstallTests {
 
     /// journalctl -x explains real entries: one per MESSAGE_ID, sent through the journal sink,
     /// shown with the catalog staged by `make install-catalog`, every @FIELD@ filled in.
-    @Test(.enabled(if: getuid() == 0, "needs root for a private mount namespace"))
+    @Test(.requires(.root, .unshare))
     func journalctlXExplainsEachEntry() throws {
         try Journal.ensureRunning()
         let root = try ScratchDir()

@@ -202,7 +202,7 @@ struct HostsTests {
 
     /// Hosts whose clocks are ten minutes off either way decide alike (the database's clock), and
     /// are warned.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/bin/faketime"), "needs faketime"))
+    @Test(.requires(.faketime))
     func skewedHostClocksDecideAlike() throws {
         let h = try Hosts()
         let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
