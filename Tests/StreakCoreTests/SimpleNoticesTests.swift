@@ -8,7 +8,7 @@ import Testing
 /// no freeze events) and everything around it: dates across DST changes and clocks set back over
 /// midnight, check-ins near midnight, out of order, repeated, ahead of now or beyond the backfill
 /// cap, the freeze and reminder settings, and windows from an hour to over a week.
-@Suite struct SimpleNoticesTests {
+@Suite(.fastTier) struct SimpleNoticesTests {
     /// Zones whose transitions make dates long, short or repeated (some at midnight).
     static let zoneIDs = [
         "UTC", "Europe/Berlin", "America/New_York", "America/Havana", "America/Santiago", "Asia/Beirut",

@@ -6,7 +6,7 @@ import Testing
 
 @testable import StreakJobs
 
-@Suite struct ByteTableTests {
+@Suite(.fastTier) struct ByteTableTests {
     @Test func keepsValuesAndNumbersThroughGrowth() {
         var table = ByteTable()
         let keys = (0..<50_000).map { "user-\($0 * 7919 % 100_003)" } + ["", "ü€", String(repeating: "k", count: 300)]

@@ -11,7 +11,7 @@ import Testing
 @testable import StreakSQLite
 
 /// Issue 17: what a run tells and keeps when a sink fails or the store is busy.
-@Suite struct DeliveryFaultTests {
+@Suite(.fastTier) struct DeliveryFaultTests {
     func due(_ context: Context, users: Int) throws {
         for u in 0..<users {
             try context.addUser(id: "u\(u)", tz: "UTC", remindAt: nil, remind: true)

@@ -7,7 +7,7 @@ import Testing
 
 /// `JSONReader` reads every valid line as `JSONDecoder` does, and says what is
 /// wrong with every other one: the field, the column and the real cause.
-@Suite struct JSONReaderTests {
+@Suite(.fastTier) struct JSONReaderTests {
     /// `JSONDecoder`'s reading, the oracle for valid lines (what streakd used before).
     enum Decoded: Decodable, Equatable {
         case string(String)

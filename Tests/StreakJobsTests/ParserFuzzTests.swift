@@ -12,7 +12,7 @@ import Testing
 /// answers a value or an error for people: the right exit status, and a message
 /// naming the line (in files) and the field. The seed is printed; set
 /// STREAKD_FUZZ_SEED to replay a run.
-@Suite struct ParserFuzzTests {
+@Suite(.fastTier) struct ParserFuzzTests {
     static let seed = Inputs.seed(ProcessInfo.processInfo.environment)
     static let now = RFC3339.parse(PlainCheckinLineTests.now)!
 

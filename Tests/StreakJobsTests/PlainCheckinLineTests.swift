@@ -10,7 +10,7 @@ import Testing
 /// The quick JSON lines path stores exactly what the full one (`JSONReader`,
 /// `CheckinRules`) stores, on random lines: plain lines, which it must take
 /// whenever they are valid, and unusual ones, which it may leave to the full path.
-@Suite struct PlainCheckinLineTests {
+@Suite(.fastTier) struct PlainCheckinLineTests {
     static let now = "2026-11-21T11:00:00Z"
 
     /// What a `CheckinImport` was given, as text.

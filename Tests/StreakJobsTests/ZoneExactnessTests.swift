@@ -10,7 +10,10 @@ import Testing
 
 /// The zones ZoneBook builds from TZif files answer exactly as Foundation's
 /// TimeZone does, for every zone of the system tzdata over 2020–2040.
-@Suite struct ZoneExactnessTests {
+@Suite(
+    .systemTier("every tzdata zone against Foundation, 2020 through 2040: three minutes of both cores"),
+    .timeLimit(TestTier.systemLimit))
+struct ZoneExactnessTests {
     static let first = LocalDate(year: 2020, month: 1, day: 1)!
     static let last = LocalDate(year: 2040, month: 12, day: 31)!
     /// Wall times asked on every date (seconds into the day): 00:00, 01:30,

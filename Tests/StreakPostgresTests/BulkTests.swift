@@ -4,7 +4,7 @@ import StreakTestKit
 import Testing
 
 /// Batches (one statement over `unnest` arrays) and COPY, the paths that move many rows.
-@Suite(needsPostgres) struct BulkTests {
+@Suite(.fastTier, .requires(.postgres)) struct BulkTests {
     static let rowCount = 10_000
 
     @Test func oneUnnestInsertAgainstSingleInserts() throws {

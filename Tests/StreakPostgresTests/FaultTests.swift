@@ -6,7 +6,7 @@ import Testing
 
 /// A server that goes away, never was there, or stops answering ends in a typed error within
 /// seconds, never a hang.
-@Suite(needsPostgres) struct FaultTests {
+@Suite(.fastTier, .requires(.postgres)) struct FaultTests {
     /// Runs `body` on another thread after `delay` seconds.
     func after(_ delay: Double, _ body: @escaping @Sendable () -> Void) {
         Thread.detachNewThread {

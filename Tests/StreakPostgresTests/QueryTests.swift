@@ -5,7 +5,7 @@ import StreakStore
 import StreakTestKit
 import Testing
 
-@Suite(needsPostgres) struct QueryTests {
+@Suite(.fastTier, .requires(.postgres)) struct QueryTests {
     static let awkward = [
         "", "plain", "tab\there", "new\nline", "cr\rlf\r\n", "back\\slash", "\\N", "\\.", "quote\"d", "'single'",
         "{braces}", "a,b", "NULL", " spaced ", "ünïcödé ✓ 🐢", String(repeating: "x", count: 10_000),

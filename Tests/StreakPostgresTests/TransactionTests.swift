@@ -3,7 +3,7 @@ import StreakPostgres
 import StreakTestKit
 import Testing
 
-@Suite(needsPostgres) struct TransactionTests {
+@Suite(.fastTier, .requires(.postgres)) struct TransactionTests {
     struct Oops: Error {}
 
     @Test func aThrownErrorRollsBack() throws {
@@ -79,7 +79,7 @@ import Testing
     }
 }
 
-@Suite(needsPostgres) struct MigrationTests {
+@Suite(.fastTier, .requires(.postgres)) struct MigrationTests {
     static let migrations = [
         PGMigration("001 users", "CREATE TABLE users (id text PRIMARY KEY); CREATE TABLE log (what text)"),
         // Slow enough that concurrent migrators meet inside it.

@@ -5,7 +5,7 @@ import Testing
 
 /// URLs mean what they mean to libpq (and psql); what streakd cannot use is a usage error that
 /// names the problem.
-@Suite struct URLTests {
+@Suite(.fastTier) struct URLTests {
     @Test func aURLShowsNoPassword() throws {
         let url = try PGURL("postgres://streakd:s3cret@db.example:5433/streakd?password=other&sslmode=require")
         #expect(url.description == "postgres://streakd:***@db.example:5433/streakd?password=***&sslmode=require")
@@ -45,9 +45,9 @@ import Testing
 }
 
 /// The forms of a socket URL connect to the same server.
-@Suite(needsPostgres) struct URLConnectTests {
-    @Test func aSocketDirectoryAsHostInEachForm() throws {
-        guard let socket = try TestPostgres.sharedSocketDirectory() else { return }  // an external server
+@Suite(.fastTier, .requires(.postgres)) struct URLConnectTests {
+    @Test(.requires(.ownPostgres)) func aSocketDirectoryAsHostInEachForm() throws {
+        let socket = try #require(try TestPostgres.sharedSocketDirectory())
         let database = try TestPostgres.freshDatabase()
         let name = try PGConnection(url: database).query("SELECT current_database()").get(0, 0, as: String.self)
         let encoded = socket.replacingOccurrences(of: "/", with: "%2F")
@@ -100,10 +100,15 @@ import Testing
     }
 }
 
-/// Runs in a child process started by `environmentVariablesFillInTheURL`; alone it does nothing.
-@Suite struct EnvironmentProbe {
+/// Runs in a child process started by `environmentVariablesFillInTheURL`; elsewhere it is skipped.
+@Suite(
+    .fastTier,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["STREAKD_PG_ENV_PROBE"] != nil,
+        "runs only in the child process URLConnectTests.environmentVariablesFillInTheURL starts"))
+struct EnvironmentProbe {
     @Test func probe() throws {
-        guard let url = ProcessInfo.processInfo.environment["STREAKD_PG_ENV_PROBE"] else { return }
+        let url = try #require(ProcessInfo.processInfo.environment["STREAKD_PG_ENV_PROBE"])
         let connection = try PGConnection(url: url)
         let row = try connection.query(
             "SELECT current_database(), current_user, current_setting('application_name')"

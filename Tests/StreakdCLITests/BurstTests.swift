@@ -9,7 +9,9 @@ import Testing
 /// entries (here journald kept 37,500 of such a burst: its 10,000 per 30 s scaled by free disk
 /// space). Else the test is cancelled with that reason. Takes about six minutes: the pacing of the
 /// 100,000 (9,500 entries per 30 s) is most of it; the proof needs a burst past the scaled limit.
-@Suite("the 100,000-reminder tick")
+@Suite(
+    "the 100,000-reminder tick", .systemTier("journald's rate limit: 160,000 reminders, six minutes"),
+    .timeLimit(TestTier.systemLimit))
 struct BurstTests {
     static let paced = 100_000
     static let unpaced = 60_000

@@ -2,7 +2,7 @@ import Foundation
 import StreakTestKit
 import Testing
 
-@Suite("checkin")
+@Suite("checkin", .fastTier)
 struct CheckinTests {
     @Test func atTzIdAndMeta() throws {
         let s = try Sandbox()

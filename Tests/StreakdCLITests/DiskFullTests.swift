@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 17: an import that fills the disk said only "database or disk is full",
 /// not that nothing was stored. Tested for real: the store on a small tmpfs.
-@Suite("disk full", .serialized, .enabled(if: !TestStore.postgres, "the faults of a SQLite file"))
+@Suite("disk full", .fastTier, .serialized, .enabled(if: !TestStore.postgres, "the faults of a SQLite file"))
 struct DiskFullTests {
     /// Mounting a tmpfs needs root (and a sandbox that allows it): the test is skipped, saying
     /// why, where it cannot (a failure when strict).

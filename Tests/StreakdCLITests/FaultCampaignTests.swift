@@ -11,7 +11,9 @@ import Testing
 /// pending. Nothing may be lost; a delivery may be repeated only when it was in flight at a kill
 /// (its first run's parent is a killed process). The hook's oracle: one `STREAKD_KEY pid ppid`
 /// line per run, appended to one O_APPEND file. The counts are printed for the record.
-@Suite("fault campaign", .enabled(if: !TestStore.postgres, "the faults of a SQLite file"))
+@Suite(
+    "fault campaign", .systemTier("kill -9 at random moments, a full tmpfs, a hung hook: minutes of runs"),
+    .timeLimit(TestTier.systemLimit), .enabled(if: !TestStore.postgres, "the faults of a SQLite file"))
 struct FaultCampaignTests {
     static let seed: UInt64 = 17
     static let killsPerCommand = 6

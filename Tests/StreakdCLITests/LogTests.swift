@@ -9,7 +9,7 @@ import Testing
 /// `streakd log` against a real journald. Entries of earlier runs (and of other tests) stay in the
 /// journal, so every test writes for users of its own and filters on them, under the identity of
 /// its own store.
-@Suite struct LogTests {
+@Suite(.fastTier) struct LogTests {
     static func user(_ name: String) -> String { "log-\(name)-\(UUID().uuidString.lowercased().prefix(8))" }
 
     /// A sandbox whose store exists (a user added), and the store's identity.

@@ -8,7 +8,7 @@ import Testing
 /// every parser a command line reaches (`ParserFuzzTests` sends many more
 /// through the parsers in-process). Each run ends with 0, or 64/65/78 and a
 /// message naming the line and field, or the option; never a trap.
-@Suite("parser fuzz, through the binary", .serialized)
+@Suite("parser fuzz, through the binary", .fastTier, .serialized)
 struct ParserFuzzCLITests {
     static let seed = Inputs.seed(ProcessInfo.processInfo.environment)
     static let now = RFC3339.parse(fixedNow)!.seconds

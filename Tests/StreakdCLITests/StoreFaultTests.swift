@@ -9,7 +9,8 @@ import Testing
 /// Issue 17, items 3–6: a damaged store, a store another process holds, a read-only store, and a
 /// store named by mistake, as the built binary meets them.
 @Suite(
-    "damaged, locked, read-only and mistyped stores", .enabled(if: !TestStore.postgres, "the faults of a SQLite file"))
+    "damaged, locked, read-only and mistyped stores", .fastTier,
+    .enabled(if: !TestStore.postgres, "the faults of a SQLite file"))
 struct StoreFaultTests {
     /// The commands that only read (SPEC §6), with what each needs.
     static let readCommands: [[String]] = [

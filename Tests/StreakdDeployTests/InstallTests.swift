@@ -11,7 +11,7 @@ import Testing
 /// `make install`, `make install-user` and their uninstall targets, into scratch folders only;
 /// what they install: the catalog, the man pages, the completions, the icon, the example
 /// configuration.
-@Suite("make install")
+@Suite("make install", .fastTier)
 struct InstallTests {
     static let systemFiles = [
         "usr/local/bin/streakd",

@@ -6,7 +6,7 @@ import Testing
 
 /// The units under deploy/, checked by systemd's own tools as `make install` and
 /// `make install-user` install them (SPEC §8): systemd-analyze verify, security, calendar.
-@Suite("systemd units")
+@Suite("systemd units", .fastTier)
 struct UnitFileTests {
     static let systemUnitDir = "usr/local/lib/systemd/system"
 

@@ -18,7 +18,9 @@ import Testing
 /// happened: the manager and everything in its cgroups, dunst, Xvfb, the /run/systemd/system
 /// marker (only if this test made it, and only until the manager is up), /run/systemd/unit-root
 /// (only if this test made it), the scratch folder.
-@Suite("systemd --user end to end", .serialized)
+@Suite(
+    "systemd --user end to end", .serialized, .systemTier("a systemd --user manager for nobody, its bus and a desktop"),
+    .timeLimit(TestTier.systemLimit))
 struct UserManagerTests {
     @Test(
         .requires(.root, .userManager), .timeLimit(.minutes(5)))

@@ -154,6 +154,3 @@ struct HooksNeverRan: Error {}
 func jsonString(_ s: String) -> String {
     "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
 }
-
-/// Whether these tests can run here: PostgreSQL's programs, and namespaces (root).
-let hostsAvailable = TestPostgres.isAvailable && getuid() == 0

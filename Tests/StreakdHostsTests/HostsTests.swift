@@ -10,7 +10,9 @@ import Testing
 /// SPEC §7 on PostgreSQL: several hosts run the timers against one database; together they send
 /// every notification at most once, split the due work, take over what a dead run left after its
 /// lease, and decide by the database's clock.
-@Suite(.serialized, .enabled(if: hostsAvailable, "needs PostgreSQL 15 and root (unshare --uts)"))
+@Suite(
+    .serialized, .systemTier("several hosts: streakd processes in UTS namespaces on one PostgreSQL database"),
+    .timeLimit(TestTier.systemLimit), .requires(.postgres, .root, .unshare))
 struct HostsTests {
     /// Zones whose local 20:00 falls in the five hours of firings from 17:00Z (Moscow, Cairo,
     /// Berlin, London, Azores), and two whose does not (Kolkata, New York).
