@@ -68,15 +68,18 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // Generators of random and mutated input for the parsers' fuzz tests.
-        .target(name: "InputGenerators", path: "Tests/InputGenerators", swiftSettings: strict),
         // Twins and helpers the test targets share: a standalone systemd-journald, journal
         // readers, process runners, scratch folders, the in-memory sink, a throwaway PostgreSQL
-        // cluster (scripts/pg-cluster) with a fresh database per test.
+        // cluster (scripts/pg-cluster) with a fresh database per test, the seeded generator, the
+        // tiers and prerequisites (README, "Tests").
         .target(
             name: "StreakTestKit",
             dependencies: ["StreakCore", "StreakStore", "StreakSQLite", "StreakDelivery", "StreakJobs"],
             path: "Tests/StreakTestKit", swiftSettings: strict),
+        // Generators of random and mutated input for the parsers' fuzz tests.
+        .target(
+            name: "InputGenerators", dependencies: ["StreakTestKit"], path: "Tests/InputGenerators",
+            swiftSettings: strict),
         .testTarget(
             name: "StreakCoreTests", dependencies: ["StreakCore", "StreakJobs", "StreakTestKit"], swiftSettings: strict),
         .testTarget(

@@ -1,3 +1,5 @@
+import StreakTestKit
+
 /// Generated input for every parser streakd has: valid examples built from parts,
 /// then mutated (bytes changed, tokens put in, spans cut or repeated) into the
 /// near misses and garbage that files and command lines bring.
@@ -12,7 +14,7 @@ public enum Inputs {
     public static let zones = ["Europe/Berlin", "Asia/Tokyo", "UTC", "America/New_York", "Australia/Lord_Howe"]
 
     /// Around `now` (seconds): an RFC 3339 instant, mostly valid.
-    public static func instant(_ r: inout SeededRandom, now: Int64) -> String {
+    public static func instant(_ r: inout SplitMix64, now: Int64) -> String {
         let seconds = now - Int64(r.below(380 * 86400)) + Int64(r.below(900))
         let offset = r.pick([0, 3600, -18000, 19800, 45 * 60, 14 * 3600, -12 * 3600])
         let local = seconds + Int64(offset)
@@ -28,7 +30,7 @@ public enum Inputs {
     }
 
     /// A JSON line of a check-in (SPEC §6), fields in any order, some left out.
-    public static func checkinLine(_ r: inout SeededRandom, now: Int64) -> String {
+    public static func checkinLine(_ r: inout SplitMix64, now: Int64) -> String {
         var fields = [("user", quote(r.pick(users))), ("at", quote(instant(&r, now: now)))]
         if r.oneIn(2) {
             fields.append(("streak", r.oneIn(8) ? "null" : quote(r.pick(["daily", "workout", "read_2"]))))
@@ -41,20 +43,20 @@ public enum Inputs {
         return "{" + fields.map { "\"\($0.0)\":\(space)\($0.1)" }.joined(separator: "," + space) + "}"
     }
 
-    static func meta(_ r: inout SeededRandom) -> String {
+    static func meta(_ r: inout SplitMix64) -> String {
         let keys = ["reps", "ok", "note", "km", "a_1"].shuffled(using: &r).prefix(r.below(4))
         let values = ["20", "-3", "0", "true", "false", "\"x\"", "\"grüße\"", "\"\\u00e9\\n\"", "123456789012345678"]
         return "{" + keys.map { "\"\($0)\":\(r.pick(values))" }.joined(separator: ",") + "}"
     }
 
     /// A CSV file's header naming the columns in some order, and rows for it.
-    public static func csvHeader(_ r: inout SeededRandom) -> [String] {
+    public static func csvHeader(_ r: inout SplitMix64) -> [String] {
         var columns = ["user", "at"]
         for optional in ["tz", "streak", "id"] where r.oneIn(2) { columns.append(optional) }
         return columns.shuffled(using: &r)
     }
 
-    public static func csvRow(_ r: inout SeededRandom, columns: [String], now: Int64) -> String {
+    public static func csvRow(_ r: inout SplitMix64, columns: [String], now: Int64) -> String {
         columns.map { column -> String in
             let value: String
             switch column {
@@ -71,7 +73,7 @@ public enum Inputs {
     }
 
     /// A JSON line of `user import`.
-    public static func userLine(_ r: inout SeededRandom) -> String {
+    public static func userLine(_ r: inout SplitMix64) -> String {
         var fields = [("user", quote("n\(r.below(1000))")), ("tz", quote(r.pick(zones)))]
         if r.oneIn(2) { fields.append(("remind_at", quote(r.pick(["20:00", "07:30", "23:59", "00:00"])))) }
         if r.oneIn(3) { fields.append(("remind", r.pick(["true", "false"]))) }
@@ -80,7 +82,7 @@ public enum Inputs {
     }
 
     /// A configuration file with some of every section (`docs/configuration`).
-    public static func toml(_ r: inout SeededRandom) -> String {
+    public static func toml(_ r: inout SplitMix64) -> String {
         var parts: [String] = []
         if r.oneIn(2) { parts.append("[import]\nbackfill_days = \(r.below(366))\n") }
         if r.oneIn(2) {
@@ -107,12 +109,12 @@ public enum Inputs {
     }
 
     /// A duration as `preview --until` takes it.
-    public static func duration(_ r: inout SeededRandom) -> String {
+    public static func duration(_ r: inout SplitMix64) -> String {
         "\(r.below(200))\(r.pick(["m", "h", "d", "w"]))"
     }
 
     /// A `--meta KEY=VALUE`.
-    public static func metaArgument(_ r: inout SeededRandom) -> String {
+    public static func metaArgument(_ r: inout SplitMix64) -> String {
         r.pick(["reps", "ok", "note", "km", "a_1"]) + "="
             + r.pick(["20", "-3", "true", "false", "007", "+5", "x y", "", "=", "grüße", "9223372036854775807"])
     }
@@ -130,7 +132,7 @@ public enum Inputs {
         ].map { Array($0.utf8) } + [[0], [0xFF], [0xC3], [0xED, 0xA0, 0x80], [0xE2, 0x82]]
 
     /// `text` with 1 to 4 random changes.
-    public static func mutate(_ text: [UInt8], _ r: inout SeededRandom) -> [UInt8] {
+    public static func mutate(_ text: [UInt8], _ r: inout SplitMix64) -> [UInt8] {
         var b = text
         for _ in 0...r.below(4) {
             let at = b.isEmpty ? 0 : r.below(b.count + 1)
@@ -156,7 +158,7 @@ public enum Inputs {
     }
 
     /// `text`, mutated now and then: about a third of the results stay valid.
-    public static func maybeMutated(_ text: String, _ r: inout SeededRandom) -> [UInt8] {
+    public static func maybeMutated(_ text: String, _ r: inout SplitMix64) -> [UInt8] {
         r.oneIn(3) ? Array(text.utf8) : mutate(Array(text.utf8), &r)
     }
 

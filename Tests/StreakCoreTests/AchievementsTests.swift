@@ -3,6 +3,7 @@ import StreakTestKit
 import Testing
 
 /// Badges, XP and levels (SPEC §9) from a user's histories.
+@Suite(.fastTier)
 struct AchievementsTests {
     let ny = "America/New_York"
 

@@ -2,7 +2,7 @@ import StreakCore
 import StreakTestKit
 import Testing
 
-@Suite struct DayTableTests {
+@Suite(.fastTier) struct DayTableTests {
     @Test func storesDatesInAnyOrderAndIteratesInDateOrder() {
         var t = DayTable<Int>()
         let d = LocalDate("2026-11-21")!

@@ -3,6 +3,7 @@ import StreakTestKit
 import Testing
 
 /// Check-ins older than the backfill cap when first stored never count (SPEC §1).
+@Suite(.fastTier)
 struct EngineBackfillTests {
     let ny = "America/New_York"
     static let instant = "2027-06-01T12:00:00-04:00"

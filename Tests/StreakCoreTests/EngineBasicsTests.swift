@@ -3,6 +3,7 @@ import StreakTestKit
 import Testing
 
 /// Counting days in one zone: midnights, several check-ins a date, empty histories.
+@Suite(.fastTier)
 struct EngineBasicsTests {
     let ny = "America/New_York"
 

@@ -3,6 +3,7 @@ import StreakTestKit
 import Testing
 
 /// Streak freezes: automatic use at day end, the minimum streak, manual use, grants (SPEC §3).
+@Suite(.fastTier)
 struct EngineFreezeTests {
     let ny = "America/New_York"
 

@@ -3,6 +3,7 @@ import StreakTestKit
 import Testing
 
 /// Goal-based days (goal > 1).
+@Suite(.fastTier)
 struct EngineGoalTests {
     let ny = "America/New_York"
 

@@ -3,6 +3,7 @@ import StreakTestKit
 import Testing
 
 /// Leeway: early check-ins of a date may count for the date before (SPEC §1).
+@Suite(.fastTier)
 struct EngineLeewayTests {
     let ny = "America/New_York"
 

@@ -16,6 +16,7 @@ func fingerprint(_ s: StreakState) -> String {
 }
 
 /// Arrival order never changes a result (SPEC §2).
+@Suite(.fastTier)
 struct EngineOrderTests {
     let ny = "America/New_York"
 

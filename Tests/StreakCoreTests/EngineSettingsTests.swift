@@ -3,6 +3,7 @@ import StreakTestKit
 import Testing
 
 /// A change of goal applies to dates that have not ended (SPEC §3).
+@Suite(.fastTier)
 struct EngineSettingsTests {
     let ny = "America/New_York"
 

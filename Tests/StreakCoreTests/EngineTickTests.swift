@@ -4,6 +4,7 @@ import Testing
 
 /// One evaluation after ten quiet days settles them exactly as an evaluation
 /// every quarter hour would have (SPEC §2).
+@Suite(.fastTier)
 struct EngineTickTests {
     let ny = "America/New_York"
 

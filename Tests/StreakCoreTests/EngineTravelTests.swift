@@ -3,6 +3,7 @@ import StreakTestKit
 import Testing
 
 /// Zone changes: history never moves, dates end once, skipped dates are bridged.
+@Suite(.fastTier)
 struct EngineTravelTests {
     let ny = "America/New_York"
     let la = "America/Los_Angeles"

@@ -2,6 +2,7 @@ import StreakCore
 import StreakTestKit
 import Testing
 
+@Suite(.fastTier)
 struct LocalDateTests {
     /// (text, day number since 1970-01-01, ISO weekday 1 = Monday), worked out independently.
     static let known: [(String, Int, Int)] = [

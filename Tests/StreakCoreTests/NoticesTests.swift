@@ -4,7 +4,7 @@ import Testing
 @testable import StreakCore
 
 /// What preview announces and what a tick at the due instant finds, across the DST and zone table.
-@Suite struct NoticesTests {
+@Suite(.fastTier) struct NoticesTests {
     /// A 7-day streak ending the day before `today`; reminders at `remindAt`.
     func sevenDays(_ zoneID: String, today: String) -> StreakHistory {
         let z = zone(zoneID)

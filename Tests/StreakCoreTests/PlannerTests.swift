@@ -18,7 +18,7 @@ private func history(zone: String, today: String, days: Int) -> StreakHistory {
     return StreakHistory(checkins: checkins, zones: [ZoneChange(since: instant("2026-01-01T00:00:00Z"), zone: z)])
 }
 
-@Suite struct PlannerTests {
+@Suite(.fastTier) struct PlannerTests {
     @Test(arguments: [
         // zone, date, remind at, expected due: ordinary, spring-forward gap (moves forward), fall-back (first occurrence)
         ("America/New_York", "2027-03-13", 20 * 3600, "2027-03-14T01:00:00Z"),

@@ -4,6 +4,7 @@ import Testing
 
 /// TZ strings from the footers of tzdata 2025b, with their 2027 transitions
 /// worked out by hand (the same instants as `zdump` lists for those zones).
+@Suite(.fastTier)
 struct PosixTZTests {
     static let rules: [(String, [(String, Int)])] = [
         ("EST5EDT,M3.2.0,M11.1.0", [("2027-03-14T07:00:00Z", -14400), ("2027-11-07T06:00:00Z", -18000)]),

@@ -5,7 +5,7 @@ import Testing
 
 /// Issue 17: `preview --until 520w` took 27 s for 2 users. A year's look must cost about what a
 /// week's does once the streak is gone, and find every reminder the long way does.
-@Suite struct PreviewHorizonTests {
+@Suite(.fastTier) struct PreviewHorizonTests {
     /// Two years of daily check-ins in Berlin, the last yesterday; `freezes` to start with.
     func twoYears(freezes: Int) -> StreakHistory {
         history(

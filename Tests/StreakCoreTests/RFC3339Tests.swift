@@ -2,6 +2,7 @@ import StreakCore
 import StreakTestKit
 import Testing
 
+@Suite(.fastTier)
 struct RFC3339Tests {
     /// 2026-11-21T00:03:00Z: day 20778 since 1970, plus 180 s.
     static let base: Int64 = 20778 * 86400 + 180

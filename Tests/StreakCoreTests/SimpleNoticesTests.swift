@@ -8,7 +8,7 @@ import Testing
 /// no freeze events) and everything around it: dates across DST changes and clocks set back over
 /// midnight, check-ins near midnight, out of order, repeated, ahead of now or beyond the backfill
 /// cap, the freeze and reminder settings, and windows from an hour to over a week.
-@Suite struct SimpleNoticesTests {
+@Suite(.fastTier) struct SimpleNoticesTests {
     /// Zones whose transitions make dates long, short or repeated (some at midnight).
     static let zoneIDs = [
         "UTC", "Europe/Berlin", "America/New_York", "America/Havana", "America/Santiago", "Asia/Beirut",
@@ -96,7 +96,6 @@ import Testing
         // Most of them took the simple walk, and some did not; and they had notices of every kind.
         #expect(simple > count / 2 && simple < count)
         for kind in [NotificationKind.atRisk, .freezeUsed, .streakBroken] { #expect(kinds[kind, default: 0] > count / 40) }
-        print("SimpleNotices: \(count) random cases, \(simple) through the simple walk, notices \(kinds)")
     }
 
     /// A streak's next run (`firstDue`) comes after nothing the engine finds due after now (where
@@ -132,7 +131,6 @@ import Testing
             if !(first == next || engine.first?.due == first) { break }
         }
         #expect(later > count / 20, "runs after the first instant one could find something: \(later)")
-        print("firstDue: \(later) of \(count) runs later than Notices.next")
     }
 }
 

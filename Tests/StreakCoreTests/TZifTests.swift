@@ -35,6 +35,7 @@ func hexBytes(_ text: String) -> [UInt8] {
     }
 }
 
+@Suite(.fastTier)
 struct TZifTests {
     /// /usr/share/zoneinfo/Asia/Kathmandu from tzdata 2025b, as zic wrote it
     /// (its third transition, in 2038, keeps the same type).

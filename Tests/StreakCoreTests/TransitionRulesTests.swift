@@ -4,6 +4,7 @@ import Testing
 
 /// Hand-built tables: the one-search local-time answers of `TransitionRules`
 /// equal the general search of `ZoneRules.searchInstant(ofLocal:)`.
+@Suite(.fastTier)
 struct TransitionRulesTests {
     static func rules(_ initial: Int, _ transitions: [(String, Int)], rule: String? = nil) -> TransitionRules {
         let list = transitions.map { (at: at($0.0).seconds, offset: $0.1) }

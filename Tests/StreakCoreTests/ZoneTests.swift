@@ -13,6 +13,7 @@ import Testing
 /// - America/Santiago: 2027-04-04 00:00 -03 → 2027-04-03 23:00 -04 (03:00Z); 2027-09-05 00:00 -04 → 01:00 -03 (04:00Z)
 /// - Pacific/Chatham: 2027-04-04 03:45 +1345 → 02:45 +1245 (14:00Z Apr 3); 2027-09-26 02:45 +1245 → 03:45 +1345 (14:00Z Sep 25)
 /// - Asia/Kathmandu +05:45, Pacific/Kiritimati +14, Pacific/Pago_Pago -11: no transitions.
+@Suite(.fastTier)
 struct ZoneTests {
     /// (zone, instant, its local date in that zone): instants on both sides of local midnights.
     static let dates: [(String, String, String)] = [

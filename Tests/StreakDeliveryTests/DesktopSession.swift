@@ -1,5 +1,6 @@
 import Foundation
 import StreakTestKit
+import Testing
 
 @testable import StreakDelivery
 
@@ -25,6 +26,7 @@ final class DesktopSession {
 
     /// `dir`: reuse a directory (and so the bus address) of a stopped session.
     init(server: Bool, dir reused: URL? = nil) throws {
+        try Prerequisite.desktop.require()  // without them: a visible skip (a failure when strict)
         ownsDir = reused == nil
         dir = reused ?? FileManager.default.temporaryDirectory.appendingPathComponent("streakd-desktop-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

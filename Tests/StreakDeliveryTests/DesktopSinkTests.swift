@@ -9,7 +9,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite struct DesktopMessageTests {
+@Suite(.fastTier) struct DesktopMessageTests {
     @Test func summaryAndUrgencyByKind() {
         let expected: [NotificationKind: (String, DesktopUrgency)] = [
             .atRisk: ("Streak at risk", .normal), .freezeUsed: ("Freeze used", .low),
@@ -28,7 +28,7 @@ import Testing
     }
 }
 
-@Suite struct DesktopSinkTests {
+@Suite(.fastTier) struct DesktopSinkTests {
     @Test func nameAndUsers() {
         let sink = DesktopSink(users: ["u1", "u2"])
         #expect(sink.name == "desktop")

@@ -63,7 +63,7 @@ func isGone(_ pid: pid_t, within seconds: Double = 2) -> Bool {
     return !isRunning(pid)
 }
 
-@Suite struct HookSinkTests {
+@Suite(.fastTier) struct HookSinkTests {
     let sample = Notification(
         kind: .atRisk, user: "u1", streak: "daily", localDate: LocalDate("2026-11-21")!,
         due: RFC3339.parse("2026-11-21T19:00:00Z")!, timezone: "Europe/Berlin", localDue: "2026-11-21T20:00:00+01:00",
@@ -372,7 +372,7 @@ extension DeliveryOutcome {
     }
 }
 
-@Suite struct RetryPolicyTests {
+@Suite(.fastTier) struct RetryPolicyTests {
     let policy = RetryPolicy()
     let t0 = RFC3339.parse("2026-11-21T19:00:00Z")!
 

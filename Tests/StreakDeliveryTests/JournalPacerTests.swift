@@ -12,7 +12,7 @@ struct FakeInstant: InstantProtocol {
     static func < (lhs: FakeInstant, rhs: FakeInstant) -> Bool { lhs.offset < rhs.offset }
 }
 
-@Suite struct JournalPacerTests {
+@Suite(.fastTier) struct JournalPacerTests {
     @Test func defaultsAre9500Per30Seconds() {
         let pacer = JournalPacer<FakeInstant>()
         #expect(pacer.burst == 9_500)

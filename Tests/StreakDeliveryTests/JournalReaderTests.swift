@@ -7,7 +7,7 @@ import Testing
 
 /// JournalReader against a real journald: entries written with JournalSink, read back through
 /// sd-journal. Entries of earlier runs stay in the journal, so each test filters on its own users.
-@Suite struct JournalReaderTests {
+@Suite(.fastTier) struct JournalReaderTests {
     static func user(_ name: String) -> String { "reader-\(name)-\(UUID().uuidString.lowercased().prefix(8))" }
 
     static func sample(_ kind: NotificationKind = .atRisk, user: String, streak: String = "daily")

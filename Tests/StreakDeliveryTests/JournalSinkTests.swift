@@ -5,7 +5,7 @@ import Testing
 
 @testable import StreakDelivery
 
-@Suite struct JournalSinkTests {
+@Suite(.fastTier) struct JournalSinkTests {
     /// Unique per test run, so entries of earlier runs never match.
     static let run = UUID().uuidString.lowercased().prefix(8)
 

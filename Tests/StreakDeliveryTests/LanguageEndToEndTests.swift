@@ -7,7 +7,7 @@ import Testing
 /// A zh-Hans user's reminder, from the built streakd's `tick` to where it is read: the journal
 /// (its MESSAGE, and `log`), a real desktop (dunst on a private session bus, its summary, body
 /// and icon) and a hook (its JSON and STREAKD_MESSAGE), all in Simplified Chinese.
-@Suite struct LanguageEndToEndTests {
+@Suite(.fastTier) struct LanguageEndToEndTests {
     static let text = "你已连续打卡 7 天，今天还没有打卡！记得今天打卡，别让连续记录中断。还剩 1 张冻结卡。"
 
     @Test func aChineseUsersReminderEverywhere() throws {

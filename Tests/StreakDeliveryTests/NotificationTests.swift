@@ -4,7 +4,7 @@ import Testing
 
 @testable import StreakDelivery
 
-@Suite struct NotificationTests {
+@Suite(.fastTier) struct NotificationTests {
     let sample = Notification(
         kind: .atRisk, user: "u1", streak: "daily", localDate: LocalDate("2026-11-21")!,
         due: RFC3339.parse("2026-11-21T19:00:00Z")!, timezone: "Europe/Berlin", localDue: "2026-11-21T20:00:00+01:00",

@@ -8,7 +8,7 @@ import Testing
 @testable import StreakJobs
 
 /// Badges and levels through the store and `tick` (SPEC §9, issue 19), over a real SQLite file.
-@Suite struct AchievementTickTests {
+@Suite(.fastTier) struct AchievementTickTests {
     func checkin(_ c: Context, _ user: String, _ instant: String, now: String? = nil, meta: [String] = []) throws {
         try at(c, now ?? instant).checkin(user: user, streak: "daily", at: instant, tz: nil, eventID: nil, meta: meta)
     }

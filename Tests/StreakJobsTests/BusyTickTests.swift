@@ -10,7 +10,7 @@ import Testing
 
 /// A quarter hour with more due streaks than one transaction plans: with every sink always at
 /// once, each transaction's notifications go out on a second thread while the next is recorded.
-@Suite struct BusyTickTests {
+@Suite(.fastTier) struct BusyTickTests {
     static let users = TickRun.overlapBatch * 2 + 500
 
     @Test func eachReminderIsSentOnceAndMarkedDelivered() throws {

@@ -1,10 +1,11 @@
 import StreakCore
+import StreakTestKit
 import Testing
 
 @testable import StreakJobs
 
 /// `[[badges]]`, `[xp]` and `[levels]` in streakd.toml (SPEC §9).
-@Suite struct ConfigBadgesTests {
+@Suite(.fastTier) struct ConfigBadgesTests {
     @Test func theDefaultsAreTheTwelveOfTheSpec() throws {
         let a = try ConfigLoader.parse("", file: "c.toml").achievements
         #expect(a == AchievementSettings())

@@ -7,7 +7,7 @@ import Testing
 
 @testable import StreakJobs
 
-@Suite struct ConfigTests {
+@Suite(.fastTier) struct ConfigTests {
     @Test func emptyFileMeansDefaults() throws {
         #expect(try ConfigLoader.parse("", file: "c.toml") == Config())
     }

@@ -11,7 +11,7 @@ import Testing
 @testable import StreakSQLite
 
 /// Issue 17: what a run tells and keeps when a sink fails or the store is busy.
-@Suite struct DeliveryFaultTests {
+@Suite(.fastTier) struct DeliveryFaultTests {
     func due(_ context: Context, users: Int) throws {
         for u in 0..<users {
             try context.addUser(id: "u\(u)", tz: "UTC", remindAt: nil, remind: true)
@@ -63,7 +63,9 @@ import Testing
                 Thread.sleep(forTimeInterval: hold)
                 try? queue.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
             }
-            locked.wait()
+            if locked.wait(timeout: .now() + 30) == .timedOut {
+                Issue.record("the locking sink's thread did not take the write lock of \(path) within 30 s")
+            }
             return .delivered
         }
     }

@@ -10,7 +10,7 @@ import Testing
 
 /// `status` agrees with the rules for a user in every zone of the system
 /// tzdata, checked against Foundation's Calendar as an independent oracle.
-@Suite struct EveryZoneTests {
+@Suite(.fastTier) struct EveryZoneTests {
     /// Instants chosen so that histories cross 2027's DST changes.
     @Test(arguments: ["2026-11-21T12:00:00Z", "2027-03-29T06:00:00Z", "2027-11-01T23:30:00Z"])
     func sevenDaysEndingYesterdayInEveryZone(now: String) throws {

@@ -12,7 +12,7 @@ import Testing
 
 /// A large import (which once set the check-in index aside) stores what small
 /// imports of the same rows store, and rolls back whole.
-@Suite struct ImportScaleTests {
+@Suite(.fastTier) struct ImportScaleTests {
     static let now = "2026-11-21T18:45:00Z"
     static let users = 50
 

@@ -10,7 +10,7 @@ import Testing
 /// `InputFile` reads in chunks; its lines must be those of the whole file split
 /// at once (the reader it replaced, kept here as the oracle), wherever the
 /// chunk edges fall.
-@Suite struct InputFileTests {
+@Suite(.fastTier) struct InputFileTests {
     /// What the whole-file reader made of `bytes`: every line's number, and its text or problem.
     static func oracle(_ bytes: [UInt8]) -> [(number: Int, text: String?, problem: String?)] {
         var lines: [(Int, String?, String?)] = []

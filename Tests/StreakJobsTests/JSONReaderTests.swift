@@ -7,7 +7,7 @@ import Testing
 
 /// `JSONReader` reads every valid line as `JSONDecoder` does, and says what is
 /// wrong with every other one: the field, the column and the real cause.
-@Suite struct JSONReaderTests {
+@Suite(.fastTier) struct JSONReaderTests {
     /// `JSONDecoder`'s reading, the oracle for valid lines (what streakd used before).
     enum Decoded: Decodable, Equatable {
         case string(String)
@@ -161,7 +161,7 @@ import Testing
     /// Random lines from pieces of JSON, some broken: whatever the reader
     /// accepts, `JSONDecoder` reads alike; what it refuses, it explains.
     @Test func randomLinesAgree() {
-        var random = SeededRandom(seed: 17)
+        var random = SplitMix64(state: 17)
         let keys = ["user", "at", "tz", "id", "meta", "n", "ü", "a\\\"b"]
         let values = [
             #""x""#, #""""#, "0", "-7", "42", "9223372036854775807", "9223372036854775808", "true", "false", "null",

@@ -1,13 +1,14 @@
 import StreakCore
 import StreakDelivery
 import StreakStore
+import enum StreakTestKit.TestTier  // for .fastTier; the kit's Outcome would clash with StreakJobs'
 import Testing
 
 @testable import StreakJobs
 
 /// The lane's decisions (docs/RULES.md, "Lanes"), driven event by event: time, stop and lease
 /// are values; no thread, no sleep, no store.
-@Suite struct LaneTests {
+@Suite(.fastTier) struct LaneTests {
     static let notification = Notification(
         kind: .atRisk, user: "u", streak: "daily", localDate: LocalDate(year: 2026, month: 11, day: 21)!,
         due: Instant(seconds: 1_795_287_600), timezone: "UTC", localDue: "2026-11-21T19:00:00+00:00",

@@ -1,10 +1,11 @@
+import StreakTestKit
 import Testing
 
 @testable import StreakJobs
 
 /// The lease's decisions (docs/RULES.md, "Leases"), driven with the run's elapsed time as values:
 /// no timer, no store.
-@Suite struct LeaseTests {
+@Suite(.fastTier) struct LeaseTests {
     /// The default base, 300 s: a heartbeat every 30 s, fenced 240 s after the last good one.
     func lease() -> Lease { Lease(base: 300, hookTimeout: 12.5) }
 

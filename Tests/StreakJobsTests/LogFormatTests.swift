@@ -8,7 +8,7 @@ import Testing
 @testable import StreakJobs
 
 /// `log`'s time arguments and lines, without a journal.
-@Suite struct LogFormatTests {
+@Suite(.fastTier) struct LogFormatTests {
     let now = RFC3339.parse("2026-11-21T19:30:15Z")!  // a Saturday; 20:30:15 in Berlin
     let berlin = try! ZoneBook().zone("Europe/Berlin").get()
 

@@ -5,7 +5,7 @@ import Testing
 @testable import StreakJobs
 
 /// Message templates, language tags and the messages streakd ships (SPEC §10).
-@Suite struct MessagesTests {
+@Suite(.fastTier) struct MessagesTests {
     static let date = LocalDate("2026-11-21")!
 
     static func notice(

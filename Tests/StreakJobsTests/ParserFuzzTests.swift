@@ -12,7 +12,7 @@ import Testing
 /// answers a value or an error for people: the right exit status, and a message
 /// naming the line (in files) and the field. The seed is printed; set
 /// STREAKD_FUZZ_SEED to replay a run.
-@Suite struct ParserFuzzTests {
+@Suite(.fastTier) struct ParserFuzzTests {
     static let seed = Inputs.seed(ProcessInfo.processInfo.environment)
     static let now = RFC3339.parse(PlainCheckinLineTests.now)!
 
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func checkinJSONLines() throws {
-        var r = SeededRandom(seed: Self.seed)
+        var r = SplitMix64(state: Self.seed)
         var checker = try PlainCheckinLineTests.checker()
         var outcomes = [0, 0]
         for _ in 0..<3000 {
@@ -55,12 +55,11 @@ import Testing
                 #expect(Self.namesItsField(p, lineLevel: ["malformed JSON", "unknown field \"\""]), "\(line): \(p)")
             }
         }
-        print("parser fuzz: JSON lines: \(outcomes[0]) stored, \(outcomes[1]) refused")
         #expect(outcomes[0] > 300 && outcomes[1] > 300)
     }
 
     @Test func checkinCSVRows() throws {
-        var r = SeededRandom(seed: Self.seed &+ 1)
+        var r = SplitMix64(state: Self.seed &+ 1)
         var checker = try PlainCheckinLineTests.checker()
         for _ in 0..<300 {
             let csv = CheckinCSV(names: Inputs.csvHeader(&r))
@@ -78,7 +77,7 @@ import Testing
     }
 
     @Test func userImportLines() throws {
-        var r = SeededRandom(seed: Self.seed &+ 2)
+        var r = SplitMix64(state: Self.seed &+ 2)
         let (context, _) = try makeContext(now: PlainCheckinLineTests.now)
         for _ in 0..<2000 {
             let line = Self.text(Inputs.maybeMutated(Inputs.userLine(&r), &r))
@@ -94,7 +93,7 @@ import Testing
     /// breaks): what `import` and `user import` answer is a success or exit 65
     /// naming file and line.
     @Test func wholeFiles() throws {
-        var r = SeededRandom(seed: Self.seed &+ 3)
+        var r = SplitMix64(state: Self.seed &+ 3)
         let (context, _) = try makeContext(now: PlainCheckinLineTests.now)
         for user in Inputs.users { try context.addUser(id: user, tz: "Europe/Berlin", remindAt: nil, remind: true) }
         for n in 0..<60 {
@@ -127,7 +126,7 @@ import Testing
     }
 
     @Test func configurations() {
-        var r = SeededRandom(seed: Self.seed &+ 4)
+        var r = SplitMix64(state: Self.seed &+ 4)
         var valid = 0
         for _ in 0..<1500 {
             let text = String(decoding: Inputs.maybeMutated(Inputs.toml(&r), &r), as: UTF8.self)
@@ -151,7 +150,7 @@ import Testing
 
     /// `--at`, and RFC 3339 instants anywhere (`--now` takes the same parser).
     @Test func instants() throws {
-        var r = SeededRandom(seed: Self.seed &+ 5)
+        var r = SplitMix64(state: Self.seed &+ 5)
         let rules = CheckinRules(zones: ZoneBook(), now: Self.now, names: Context.checkinOptions)
         for _ in 0..<3000 {
             let text = String(
@@ -168,7 +167,7 @@ import Testing
 
     /// `preview --until`.
     @Test func durations() throws {
-        var r = SeededRandom(seed: Self.seed &+ 6)
+        var r = SplitMix64(state: Self.seed &+ 6)
         let (context, _) = try makeContext(now: PlainCheckinLineTests.now)
         for _ in 0..<3000 {
             let text = String(
@@ -186,7 +185,7 @@ import Testing
 
     /// `checkin --meta k=v`.
     @Test func metaArguments() throws {
-        var r = SeededRandom(seed: Self.seed &+ 7)
+        var r = SplitMix64(state: Self.seed &+ 7)
         let rules = CheckinRules(zones: ZoneBook(), now: Self.now, names: Context.checkinOptions)
         for _ in 0..<2000 {
             let items = (0...r.below(3)).map { _ in

@@ -10,7 +10,7 @@ import Testing
 /// The quick JSON lines path stores exactly what the full one (`JSONReader`,
 /// `CheckinRules`) stores, on random lines: plain lines, which it must take
 /// whenever they are valid, and unusual ones, which it may leave to the full path.
-@Suite struct PlainCheckinLineTests {
+@Suite(.fastTier) struct PlainCheckinLineTests {
     static let now = "2026-11-21T11:00:00Z"
 
     /// What a `CheckinImport` was given, as text.
@@ -91,7 +91,7 @@ import Testing
     /// whatever the quick path takes, the full path stores alike.
     @Test func randomLinesAgree() throws {
         var checker = try Self.checker()
-        var random = SeededRandom(seed: 20)
+        var random = SplitMix64(state: 20)
         var taken = 0
         for n in 0..<4000 {
             let plain = n % 2 == 0
@@ -109,7 +109,7 @@ import Testing
 
     /// A check-in line from random parts, valid more often than not. Plain lines have
     /// no escapes, only spaces and tabs between tokens, and integers as Swift writes them.
-    static func line(_ r: inout SeededRandom, plain: Bool) -> String {
+    static func line(_ r: inout SplitMix64, plain: Bool) -> String {
         /// One of `valid` mostly, else one of `invalid`.
         func pick(_ valid: [String], _ invalid: [String] = []) -> String {
             invalid.isEmpty || r.below(8) != 0 ? valid[r.below(valid.count)] : invalid[r.below(invalid.count)]

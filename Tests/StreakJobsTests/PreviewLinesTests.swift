@@ -8,7 +8,7 @@ import Testing
 /// `Notification.line` and `Notification.json.text` print, for every kind, in every tzdata zone
 /// (offsets behind UTC, of quarter and half hours, across DST changes), near the epoch and far
 /// from it, with goals, freezes and streak ids that change the message.
-@Suite struct PreviewLinesTests {
+@Suite(.fastTier) struct PreviewLinesTests {
     @Test func linesAreTheNotificationsOwn() throws {
         let (c, _) = try makeContext(now: "2026-11-21T19:00:00Z")
         let zones = try allTzdataZones().map { try c.zones.stored($0) }

@@ -14,7 +14,7 @@ import Testing
 /// and prints what is due before the last run read, so its first lines come out before it has
 /// read the last streak, and it holds only the notices still waiting for their turn. On both
 /// engines, through a twin of the store that counts what it hands out.
-@Suite struct PreviewStreamTests {
+@Suite(.fastTier) struct PreviewStreamTests {
     static let users = 12_000
 
     enum Engine: String, CaseIterable, CustomStringConvertible {
@@ -66,7 +66,7 @@ import Testing
     /// An import plans the runs of the streaks it changed: right after it, before any tick, preview
     /// reads no history from the tables, streams, and prints what it prints once a tick has run.
     @Test(arguments: Engine.allCases) func anImportLeavesItsStreaksPlanned(engine: Engine) throws {
-        if engine == .postgres && !TestPostgres.isAvailable { return }
+        if engine == .postgres { try Prerequisite.postgres.require() }
         let imported = try seeded(engine, ticked: false)
         func streamed() throws -> (keys: [String], histories: Int, held: Bool, unplanned: Int) {
             let twin = CountingStore(imported.store)
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test(arguments: Engine.allCases) func theFirstLinesComeBeforeTheLastStreakIsRead(engine: Engine) throws {
-        if engine == .postgres && !TestPostgres.isAvailable { return }
+        if engine == .postgres { try Prerequisite.postgres.require() }
         let seeded = try seeded(engine)
         let twin = CountingStore(seeded.store)
         let c = seeded.on(twin, at: "2026-11-21T10:00:00Z")
@@ -133,7 +133,6 @@ import Testing
         #expect(Set(streamed.map(\.key)).count == streamed.count)
         // The queue held notices only, never more than there were.
         #expect(peak <= streamed.count)
-        print("preview streamed \(streamed.count) notices in \(batches.count) batches, at most \(peak) waiting")
         #expect(twin.ledgerKeyReads == 1, "the ledger's keys of the window read once")
         // Nothing the ledger holds: a tick at 10:00 records what is due by then; preview after it
         // leaves those out and shows the rest unchanged.
@@ -182,7 +181,7 @@ extension PreviewStreamTests {
     /// (0.4 s a batch); a read that stays idle longer than the timeout in one go loses its
     /// transaction, so the time-out is real.
     @Test func aLongStreamKeepsTheReadsOwnTransactionAlive() throws {
-        guard TestPostgres.isAvailable else { return }
+        try Prerequisite.postgres.require()
         let url = try TestPostgres.freshDatabase()
         let seeded = try seeded(.postgres, url: url)
         var settings = PGSettings()

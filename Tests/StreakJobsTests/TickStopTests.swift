@@ -10,7 +10,7 @@ import Testing
 
 /// A run stopped in process through its context's `StopToken`, as SIGTERM stops `streakd tick`
 /// (SPEC §5, "Stopping").
-@Suite struct TickStopTests {
+@Suite(.fastTier) struct TickStopTests {
     /// A sink that holds its first delivery until the test lets it go; it keeps every key.
     final class HoldingSink: Sink {
         let name = "holding"

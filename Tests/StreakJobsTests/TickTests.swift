@@ -11,7 +11,7 @@ import Testing
 @testable import StreakStore
 
 /// `tick` with in-memory sinks over a real SQLite file.
-@Suite struct TickTests {
+@Suite(.fastTier) struct TickTests {
     /// alice (Berlin) checked in on the 7 days before 2026-11-21: 7 is in reminders.days.
     func sevenDays(_ context: Context, user: String = "alice", tz: String = "Europe/Berlin") throws {
         try context.addUser(id: user, tz: tz, remindAt: nil, remind: true)

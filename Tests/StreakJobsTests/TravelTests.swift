@@ -9,7 +9,7 @@ import Testing
 
 /// Travel through the real commands and store: `user set --tz` records the
 /// zone change, history never moves, and the streak survives the date line.
-@Suite struct TravelTests {
+@Suite(.fastTier) struct TravelTests {
     func status(_ c: Context, _ captured: Captured, _ user: String) throws -> [String: Any] {
         try c.status(user: user, streak: "daily")
         return try JSONSerialization.jsonObject(with: Data(captured.out.last!.utf8)) as! [String: Any]

@@ -8,7 +8,7 @@ import Testing
 /// then the streak's own order), whatever order the notices came in and wherever the frontier
 /// stops: with many at one instant, and user ids that share their first eight bytes or are
 /// shorter than eight.
-@Suite struct UpcomingQueueTests {
+@Suite(.fastTier) struct UpcomingQueueTests {
     @Test func itHandsOutPreviewsOrder() {
         var r = SplitMix64(state: 7)
         let users = ["u1", "u10", "u2", "u0000001", "u00000010", "u00000011", "alice", "alice.b", "A", "a", "u0000001x"]

@@ -10,7 +10,7 @@ import Testing
 
 /// Issue 3's test of record: for users in every tzdata zone, a simulated week of quarter-hour
 /// ticks sends exactly the notifications `preview` announced at its start.
-@Suite struct WeekAgreementTests {
+@Suite(.fastTier) struct WeekAgreementTests {
     @Test(arguments: ["2027-03-10T00:00:00Z", "2027-10-27T00:00:00Z"])
     func aWeekOfTicksSendsWhatPreviewAnnounced(start: String) throws {
         var config = Config()

@@ -8,7 +8,7 @@ import Testing
 
 @testable import StreakJobs
 
-@Suite struct ZoneBookTests {
+@Suite(.fastTier) struct ZoneBookTests {
     @Test func zonesComeFromTZifTablesReadOnce() throws {
         let book = ZoneBook()
         let first = try book.zone("Europe/Berlin").get()

@@ -4,7 +4,7 @@ import StreakTestKit
 import Testing
 
 /// Batches (one statement over `unnest` arrays) and COPY, the paths that move many rows.
-@Suite(needsPostgres) struct BulkTests {
+@Suite(.fastTier, .requires(.postgres)) struct BulkTests {
     static let rowCount = 10_000
 
     @Test func oneUnnestInsertAgainstSingleInserts() throws {
@@ -15,34 +15,26 @@ import Testing
         let users = ids.map { "user-\($0 % 977)" }
         let ats: [Int64?] = ids.map { $0 % 10 == 0 ? nil : 1_700_000_000 + $0 }
 
-        let (inserted, batchSeconds) = try timed {
-            try c.transaction { c in
-                var parameters = PGParameters(reservingBytes: Self.rowCount * 40)
-                parameters.append(ids)
-                parameters.append(users)
-                parameters.append(ats)
-                return try c.query(
-                    "INSERT INTO batch SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[])",
-                    parameters: parameters
-                ).affectedRows
-            }
+        let inserted = try c.transaction { c in
+            var parameters = PGParameters(reservingBytes: Self.rowCount * 40)
+            parameters.append(ids)
+            parameters.append(users)
+            parameters.append(ats)
+            return try c.query(
+                "INSERT INTO batch SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[])",
+                parameters: parameters
+            ).affectedRows
         }
         #expect(inserted == Self.rowCount)
 
-        let (_, singleSeconds) = try timed {
-            try c.transaction { c in
-                let insert = try c.prepare("INSERT INTO single VALUES ($1, $2, $3)")
-                for i in 0..<Self.rowCount { try c.query(insert, ids[i], users[i], ats[i]) }
-            }
+        try c.transaction { c in
+            let insert = try c.prepare("INSERT INTO single VALUES ($1, $2, $3)")
+            for i in 0..<Self.rowCount { try c.query(insert, ids[i], users[i], ats[i]) }
         }
         let differing = try c.query(
             "SELECT count(*) FROM (SELECT * FROM batch EXCEPT SELECT * FROM single) AS d")[0].int64(0)
         #expect(differing == 0)
         #expect(try c.query("SELECT count(*) FROM single")[0].int64(0) == Int64(Self.rowCount))
-        print(
-            "\(Self.rowCount) rows: one unnest INSERT \(ms(batchSeconds)); \(Self.rowCount) prepared single INSERTs "
-                + "\(ms(singleSeconds)) (\(String(format: "%.0f", singleSeconds / batchSeconds))x), "
-                + "both in one transaction")
     }
 
     @Test func copyOf100000RowsWithAwkwardText() throws {
@@ -50,23 +42,20 @@ import Testing
         try c.execute("CREATE TABLE imported (id bigint PRIMARY KEY, label text, data bytea, flag boolean)")
         let awkward = QueryTests.awkward.filter { $0.count < 1000 }
         let total = 100_000
-        let (copied, seconds) = try timed {
-            try c.copy("COPY imported (id, label, data, flag) FROM STDIN") { rows in
-                for i in 0..<total {
-                    rows.append(Int64(i))
-                    if i % 50 == 7 {
-                        rows.appendNull()
-                    } else {
-                        rows.append(awkward[i % awkward.count] + (i % 3 == 0 ? "" : "\t\(i)"))
-                    }
-                    rows.append(i % 1000 == 0 ? [UInt8]([0, 9, 10, 92, 255]) : [UInt8]?.none)
-                    rows.append(i % 2 == 0)
-                    try rows.endRow()
+        let copied = try c.copy("COPY imported (id, label, data, flag) FROM STDIN") { rows in
+            for i in 0..<total {
+                rows.append(Int64(i))
+                if i % 50 == 7 {
+                    rows.appendNull()
+                } else {
+                    rows.append(awkward[i % awkward.count] + (i % 3 == 0 ? "" : "\t\(i)"))
                 }
+                rows.append(i % 1000 == 0 ? [UInt8]([0, 9, 10, 92, 255]) : [UInt8]?.none)
+                rows.append(i % 2 == 0)
+                try rows.endRow()
             }
         }
         #expect(copied == total)
-        print("COPY \(total) rows in \(ms(seconds)): \(String(format: "%.0f", Double(total) / seconds)) rows/s")
         let back = try c.query("SELECT id, label, data, flag FROM imported ORDER BY id")
         #expect(back.count == total)
         var mismatches = 0

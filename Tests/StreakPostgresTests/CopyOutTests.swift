@@ -7,7 +7,7 @@ import Testing
 /// `copyOut`: a query's rows streamed by one `COPY … TO STDOUT (FORMAT binary)`, each row's
 /// fields as the binary format has them; a failure on either side ends in a typed error and a
 /// connection that is either usable or closed, never a hang.
-@Suite(needsPostgres) struct CopyOutTests {
+@Suite(.fastTier, .requires(.postgres)) struct CopyOutTests {
     struct Row: Equatable {
         var n: Int64?
         var small: Int64?

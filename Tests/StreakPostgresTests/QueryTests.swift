@@ -5,7 +5,7 @@ import StreakStore
 import StreakTestKit
 import Testing
 
-@Suite(needsPostgres) struct QueryTests {
+@Suite(.fastTier, .requires(.postgres)) struct QueryTests {
     static let awkward = [
         "", "plain", "tab\there", "new\nline", "cr\rlf\r\n", "back\\slash", "\\N", "\\.", "quote\"d", "'single'",
         "{braces}", "a,b", "NULL", " spaced ", "ünïcödé ✓ 🐢", String(repeating: "x", count: 10_000),
@@ -115,7 +115,6 @@ import Testing
         #expect(missing?.kind == .other && missing?.sqlState == "42P01")
         #expect(missing?.message.contains("relation \"nowhere\" does not exist") == true)
         #expect(missing?.message.contains("SELECT * FROM nowhere") == true)
-        print("error: \(missing?.message ?? "")")
         try c.execute("CREATE TABLE u (k text CONSTRAINT u_key PRIMARY KEY)")
         try c.query("INSERT INTO u VALUES ($1)", "a")
         let duplicate = pgError { try c.query("INSERT INTO u VALUES ($1)", "a") }
@@ -128,7 +127,6 @@ import Testing
         #expect(notANumber?.message.contains("\"abc\"") == true)
         let null = pgError { _ = try c.query("SELECT NULL::bigint")[0].int64(0) }
         #expect(null?.message.contains("NULL") == true)
-        print("decode: \(null?.message ?? "")")
     }
 
     @Test func theDatabaseClockIsInWholeSeconds() throws {

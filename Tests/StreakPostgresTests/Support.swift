@@ -3,20 +3,6 @@ import StreakPostgres
 import StreakTestKit
 import Testing
 
-/// Every suite here needs PostgreSQL; without its programs (scripts/install-deps installs them)
-/// the suites are skipped with this reason.
-let needsPostgres = ConditionTrait.enabled(
-    if: TestPostgres.isAvailable,
-    """
-    PostgreSQL 15 is not installed (/usr/lib/postgresql/15/bin/postgres) and STREAKD_TEST_PG_URL \
-    is not set; scripts/install-deps installs it
-    """)
-
-/// Tests that stop, pause or restart a server start one of their own.
-let needsOwnCluster = ConditionTrait.enabled(
-    if: TestPostgres.canStartClusters,
-    "PostgreSQL 15's programs are not installed (/usr/lib/postgresql/15/bin); scripts/install-deps installs them")
-
 /// A connection to a fresh database.
 func freshConnection(settings: PGSettings = PGSettings()) throws -> PGConnection {
     try PGConnection(url: try TestPostgres.freshDatabase(), settings: settings)

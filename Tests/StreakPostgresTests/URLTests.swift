@@ -5,7 +5,7 @@ import Testing
 
 /// URLs mean what they mean to libpq (and psql); what streakd cannot use is a usage error that
 /// names the problem.
-@Suite struct URLTests {
+@Suite(.fastTier) struct URLTests {
     @Test func aURLShowsNoPassword() throws {
         let url = try PGURL("postgres://streakd:s3cret@db.example:5433/streakd?password=other&sslmode=require")
         #expect(url.description == "postgres://streakd:***@db.example:5433/streakd?password=***&sslmode=require")
@@ -21,7 +21,6 @@ import Testing
         #expect(error?.kind == .badURL)
         #expect(error?.message.contains("\"frobnicate\"") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains("postgresql:///streakd?host=/run/postgresql&frobnicate=1") == true)
-        print("unknown parameter: \(error?.message ?? "")")
     }
 
     @Test func anUnparsableURLIsAUsageError() throws {
@@ -31,7 +30,6 @@ import Testing
         ] {
             let error = pgError { _ = try PGURL(text) }
             #expect(error?.kind == .badURL, "\(text)")
-            print("\(text): \(error?.message ?? "")")
         }
         let password = pgError { _ = try PGURL("postgresql://u:hunter2@h/db?bogus=1") }
         #expect(password?.message.contains("hunter2") == false)
@@ -47,9 +45,9 @@ import Testing
 }
 
 /// The forms of a socket URL connect to the same server.
-@Suite(needsPostgres) struct URLConnectTests {
-    @Test func aSocketDirectoryAsHostInEachForm() throws {
-        guard let socket = try TestPostgres.sharedSocketDirectory() else { return }  // an external server
+@Suite(.fastTier, .requires(.postgres)) struct URLConnectTests {
+    @Test(.requires(.ownPostgres)) func aSocketDirectoryAsHostInEachForm() throws {
+        let socket = try #require(try TestPostgres.sharedSocketDirectory())
         let database = try TestPostgres.freshDatabase()
         let name = try PGConnection(url: database).query("SELECT current_database()").get(0, 0, as: String.self)
         let encoded = socket.replacingOccurrences(of: "/", with: "%2F")
@@ -60,12 +58,11 @@ import Testing
             "postgresql://\(user)@\(encoded)/\(name)",
             "postgresql://\(user)@\(encoded):5432/\(name)?sslmode=disable&connect_timeout=5",
         ] {
-            let (connection, seconds) = try timed { try PGConnection(url: url) }
+            let connection = try PGConnection(url: url)
             #expect(try connection.query("SELECT current_database()").get(0, 0, as: String.self) == name, "\(url)")
             #expect(
                 try connection.query("SELECT current_setting('application_name')").get(0, 0, as: String.self)
                     == "streakd")
-            print("connected with \(url) in \(ms(seconds))")
         }
     }
 
@@ -86,18 +83,10 @@ import Testing
         #expect(try custom.query("SELECT current_setting('lock_timeout')").get(0, 0, as: String.self) == "45s")
     }
 
-    /// Connect time to a local socket, averaged.
-    @Test func connectTime() throws {
-        let url = try TestPostgres.freshDatabase()
-        _ = try PGConnection(url: url)
-        let (_, seconds) = try timed { for _ in 0..<20 { _ = try PGConnection(url: url) } }
-        print("connect (Unix socket, trust, incl. close): \(ms(seconds / 20)) each, mean of 20")
-    }
-
     /// PG* variables fill in what the URL leaves out (libpq reads them). Checked in a child
     /// process: setenv here could race other tests' reads of the environment.
-    @Test func environmentVariablesFillInTheURL() throws {
-        guard let socket = try TestPostgres.sharedSocketDirectory() else { return }
+    @Test(.requires(.ownPostgres)) func environmentVariablesFillInTheURL() throws {
+        let socket = try #require(try TestPostgres.sharedSocketDirectory())
         let database = try TestPostgres.freshDatabase()
         let name = try PGConnection(url: database).query("SELECT current_database()").get(0, 0, as: String.self)
         let user = try TestPostgres.psql(try TestPostgres.sharedURL(), "SELECT current_user")
@@ -111,10 +100,15 @@ import Testing
     }
 }
 
-/// Runs in a child process started by `environmentVariablesFillInTheURL`; alone it does nothing.
-@Suite struct EnvironmentProbe {
+/// Runs in a child process started by `environmentVariablesFillInTheURL`; elsewhere it is skipped.
+@Suite(
+    .fastTier,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["STREAKD_PG_ENV_PROBE"] != nil,
+        "runs only in the child process URLConnectTests.environmentVariablesFillInTheURL starts"))
+struct EnvironmentProbe {
     @Test func probe() throws {
-        guard let url = ProcessInfo.processInfo.environment["STREAKD_PG_ENV_PROBE"] else { return }
+        let url = try #require(ProcessInfo.processInfo.environment["STREAKD_PG_ENV_PROBE"])
         let connection = try PGConnection(url: url)
         let row = try connection.query(
             "SELECT current_database(), current_user, current_setting('application_name')"
@@ -129,19 +123,13 @@ import Testing
     }
 }
 
-/// Runs one suite of this test binary in a child process with `environment`; throws unless it passes.
+/// Runs one suite of this test binary in a child process with `environment` (two minutes at
+/// most); fails unless it passes.
 func runChildTest(_ suite: String, environment: [String: String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-    process.arguments = ["--testing-library", "swift-testing", "--filter", "StreakPostgresTests.\(suite)"]
-    process.environment = environment
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "the child test failed:\n\(text)")
+    let child = run(
+        ["/proc/self/exe", "--testing-library", "swift-testing", "--filter", "StreakPostgresTests.\(suite)"],
+        env: environment, timeout: .seconds(120))
+    let text = child.out + child.err
+    #expect(child.code == 0 && !child.timedOut, "the child test failed:\n\(child)")
     #expect(text.contains("environment probe: connected"), "the child did not connect:\n\(text)")
 }

@@ -9,7 +9,7 @@ import Testing
 
 /// `checkinImport` and `userImport`: the same rows whichever way the index is
 /// kept, the schedule as `touch` leaves it, and nothing at all after a rollback.
-@Suite struct BulkImportTests {
+@Suite(.fastTier) struct BulkImportTests {
     static let users = (0..<40).map { "u\($0)" }
 
     /// A store with users, a few check-ins and a schedule row with a version to bump.

@@ -1,10 +1,11 @@
 import StreakCore
 import StreakStore
+import StreakTestKit
 import Testing
 
 /// The import side's toolkit: the byte-keyed table, the packed texts, a batch of check-ins as a
 /// value, and the texts a long read interns.
-@Suite struct ByteTableTests {
+@Suite(.fastTier) struct ByteTableTests {
     @Test func keepsValuesAndNumbersThroughGrowth() {
         var table = ByteTable()
         let keys = (0..<50_000).map { "user-\($0 * 7919 % 100_003)" } + ["", "ü€", String(repeating: "k", count: 300)]

@@ -9,7 +9,7 @@ import Testing
 
 /// The ledger in date order (migration 5): keys by their parts, deliveries by ledger id, and a
 /// store written before it carried over.
-@Suite struct LedgerTests {
+@Suite(.fastTier) struct LedgerTests {
     static func entry(_ kind: NotificationKind, _ user: String, _ date: LocalDate) -> StreakCore.Notification {
         StreakCore.Notification(
             kind: kind, user: user, streak: "daily", localDate: date, due: t0, timezone: "UTC",

@@ -9,7 +9,7 @@ import Testing
 /// with no check-in: lists packed here and COPYed straight into `checkin_lists` with its key and
 /// the foreign keys set aside) stores what the staged import stores, keeps event ids once, and
 /// leaves everything as it was when it rolls back.
-@Suite(.enabled(if: TestPostgres.isAvailable, "PostgreSQL 15 is not installed"))
+@Suite(.fastTier, .requires(.postgres))
 struct PGBulkImportTests {
     typealias Rows = BulkImportTests
 

@@ -7,7 +7,7 @@ import Testing
 /// The PostgreSQL store's check-ins packed one list per (user, streak) (migration 5): the
 /// migration keeps every stored check-in as it was, and the lists read the same from Swift, from
 /// SQL (`streakd_checkins`, the view `checkins`) and after appends.
-@Suite(.enabled(if: TestPostgres.isAvailable, "PostgreSQL 15 is not installed"))
+@Suite(.fastTier, .requires(.postgres))
 struct PGPackedCheckinsTests {
     static let rowsQuery = """
         SELECT concat_ws(' ', user_id, streak, at, zone, event_id, meta, stored_at) FROM checkins

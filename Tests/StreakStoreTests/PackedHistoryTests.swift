@@ -7,7 +7,7 @@ import Testing
 
 /// A packed history is the tables' history, and stands for them only while the streak's
 /// version is the one it was packed at.
-@Suite struct PackedHistoryTests {
+@Suite(.fastTier) struct PackedHistoryTests {
     static let sample = StoredStreak(
         userID: "u1",
         zones: [

@@ -30,7 +30,7 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
     }
 }
 
-@Suite struct RoleTests {
+@Suite(.fastTier) struct RoleTests {
     static func at(_ seconds: Int64) -> Instant { Instant(seconds: t0.seconds + seconds) }
 
     static func notification(_ user: String, _ date: String) -> StreakCore.Notification {

@@ -9,7 +9,7 @@ import Testing
 
 /// The queue of runs (migration 6): a streak's planned run lives in `runs`, valid while the
 /// streak's version is the run's; its schedule row only marks changes.
-@Suite struct RunsTests {
+@Suite(.fastTier) struct RunsTests {
     static func at(_ seconds: Int64) -> Instant { Instant(seconds: t0.seconds + seconds) }
 
     /// A store with users u1 and u2 and one streak each, handled once (u1 planned at +100).

@@ -26,7 +26,7 @@ func storeFromBefore(_ migration: String) throws -> (path: String, queue: Databa
     return (path, queue)
 }
 
-@Suite struct SQLiteStoreTests {
+@Suite(.fastTier) struct SQLiteStoreTests {
     @Test func createsTheFileAndFolderInWALMode() throws {
         let path = scratch() + "/nested/dir/s.sqlite"
         let store = try SQLiteStore(path: path)

@@ -8,7 +8,7 @@ import Testing
 @testable import StreakSQLite
 
 /// Issue 17: how the store opens for reading and for writing, and the kinds of its errors.
-@Suite struct StoreAccessTests {
+@Suite(.fastTier) struct StoreAccessTests {
     func kind(_ body: () throws -> Void) -> StoreError.Kind? {
         do {
             try body()

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -40,7 +41,12 @@ public enum JournaldProcess {
         }
     }()
 
-    public static func ensureRunning() throws { try ready.get() }
+    /// Goes on once a journald answers. Without systemd-journald on the machine the test is
+    /// skipped, saying so (a failure when strict); one that cannot start is a failure.
+    public static func ensureRunning() throws {
+        try Prerequisite.journald.require()
+        try ready.get()
+    }
 
     /// Does something receive datagrams on the socket? (A socket file outlives its journald.)
     public static func answers() -> Bool {

@@ -95,28 +95,18 @@ public final class PostgresCluster: Sendable {
     }
 }
 
-/// Runs a program to its end; returns its standard output, trimmed, or throws with its errors.
+/// Runs a program to its end (two minutes at most); returns its standard output, trimmed, or
+/// throws with its errors.
 func runTool(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    guard process.terminationStatus == 0 else {
+    let limit = Duration.seconds(120)
+    let result = run([path] + arguments, env: environment ?? ProcessInfo.processInfo.environment, timeout: limit)
+    guard result.code == 0, !result.timedOut else {
         throw TestPostgresError(
-            "\(path) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): "
-                + String(decoding: err, as: UTF8.self))
+            "\(path) \(arguments.joined(separator: " ")) "
+                + (result.timedOut ? "was still running after \(limit) (killed)" : "exited with \(result.code)")
+                + ": " + result.err)
     }
-    return text
+    return result.out.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 public struct TestPostgresError: Error, CustomStringConvertible, Sendable {

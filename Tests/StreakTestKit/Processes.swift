@@ -1,5 +1,7 @@
 import Foundation
 import StreakDelivery
+import Synchronization
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -185,11 +187,33 @@ public final class Spawned {
         try process.run()
     }
 
-    public func wait() -> Outcome {
+    /// Waits for the child to end. One still running after `timeout` is killed, and the test
+    /// fails, naming it: a hung child is a failure, never a hung test.
+    public func wait(timeout: Duration = .seconds(600), sourceLocation: SourceLocation = #_sourceLocation) -> Outcome {
+        let pid = process.processIdentifier
+        let killed = Flag()
+        let watchdog = DispatchWorkItem {
+            killed.set()
+            kill(pid, SIGKILL)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds, execute: watchdog)
         process.waitUntilExit()
+        watchdog.cancel()
+        let timedOut = killed.isSet
+        if timedOut {
+            let command = ([process.executableURL?.path ?? "?"] + (process.arguments ?? [])).joined(separator: " ")
+            Issue.record("\(command) was still running after \(timeout): killed", sourceLocation: sourceLocation)
+        }
         let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? "<stdout not UTF-8>"
         let err = (try? String(contentsOf: errURL, encoding: .utf8)) ?? "<stderr not UTF-8>"
         try? FileManager.default.removeItem(at: scratch)
-        return Outcome(code: process.terminationStatus, out: out, err: err)
+        return Outcome(code: process.terminationStatus, out: out, err: err, timedOut: timedOut)
     }
+}
+
+/// A flag one thread sets and another reads.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .sequentiallyConsistent) }
+    var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
 }

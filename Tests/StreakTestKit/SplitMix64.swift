@@ -1,4 +1,5 @@
-/// A small seeded generator: random tests that fail the same way every run.
+/// SplitMix64, the tests' one seeded generator: the same numbers for the same seed on every
+/// machine, so a random test fails the same way every run.
 public struct SplitMix64: RandomNumberGenerator {
     public var state: UInt64
     public init(state: UInt64) { self.state = state }
@@ -9,4 +10,13 @@ public struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A number from 0 to n - 1.
+    public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+
+    /// One of `choices`.
+    public mutating func pick<T>(_ choices: [T]) -> T { choices[below(choices.count)] }
+
+    /// True once in `n` times.
+    public mutating func oneIn(_ n: Int) -> Bool { below(n) == 0 }
 }

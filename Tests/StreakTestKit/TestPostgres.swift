@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 
 /// PostgreSQL for tests: one cluster per test process, started at first use and stopped at exit
 /// (or the server `STREAKD_TEST_PG_URL` names), and a fresh database for each test.
@@ -27,7 +28,12 @@ public enum TestPostgres {
         }
     }()
 
-    public static func sharedURL() throws -> String { try shared.get().url }
+    /// The shared server's URL. Without PostgreSQL the test is skipped, saying so (a failure
+    /// when strict); a server that cannot start is a failure.
+    public static func sharedURL() throws -> String {
+        try Prerequisite.postgres.require()
+        return try shared.get().url
+    }
 
     /// The shared cluster's socket directory, when the cluster is ours (not STREAKD_TEST_PG_URL's).
     public static func sharedSocketDirectory() throws -> String? {

@@ -4,7 +4,7 @@ import Testing
 
 /// Badges and levels (SPEC §9) as the built binary: `badges`, `status`, and `tick` delivering them
 /// to the journal and a real hook, with four runs at once.
-@Suite("badges and levels")
+@Suite("badges and levels", .fastTier)
 struct AchievementCLITests {
     /// A user unique to this run (the journal outlives it), with a hook that logs each key and
     /// keeps the JSON object it got.

@@ -5,7 +5,7 @@ import Testing
 /// The bash completion script, run by bash itself: `complete -p`, then the completion function
 /// called as bash calls it on TAB, with COMP_WORDS and friends set; it calls streakd back for
 /// user ids, streak ids and zones.
-@Suite struct CompletionTests {
+@Suite(.fastTier) struct CompletionTests {
     /// A store with ana (two streaks), anton and bo; the completion script in a file.
     static func setUp() throws -> (Sandbox, script: String) {
         let s = try Sandbox()

@@ -2,7 +2,7 @@ import Foundation
 import StreakTestKit
 import Testing
 
-@Suite("concurrent processes on one SQLite store")
+@Suite("concurrent processes on one SQLite store", .fastTier)
 struct ConcurrencyTests {
     /// Four `streakd import`s at once, 2,000 check-ins each, 500 ids shared with the next file.
     @Test func fourImportersAtOnce() throws {

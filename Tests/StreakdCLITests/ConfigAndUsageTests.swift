@@ -2,7 +2,7 @@ import Foundation
 import StreakTestKit
 import Testing
 
-@Suite("config check and usage errors")
+@Suite("config check and usage errors", .fastTier)
 struct ConfigAndUsageTests {
     static let defaults = """
         # effective configuration (built-in defaults)

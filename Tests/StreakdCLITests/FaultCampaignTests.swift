@@ -11,7 +11,9 @@ import Testing
 /// pending. Nothing may be lost; a delivery may be repeated only when it was in flight at a kill
 /// (its first run's parent is a killed process). The hook's oracle: one `STREAKD_KEY pid ppid`
 /// line per run, appended to one O_APPEND file. The counts are printed for the record.
-@Suite("fault campaign", .enabled(if: !TestStore.postgres, "the faults of a SQLite file"))
+@Suite(
+    "fault campaign", .systemTier("kill -9 at random moments, a full tmpfs, a hung hook: minutes of runs"),
+    .timeLimit(TestTier.systemLimit), .enabled(if: !TestStore.postgres, "the faults of a SQLite file"))
 struct FaultCampaignTests {
     static let seed: UInt64 = 17
     static let killsPerCommand = 6
@@ -32,6 +34,10 @@ struct FaultCampaignTests {
         var kills: [String: [Kill]] = [:]
         var checksOK = 0
         var checks = 0
+        /// Kills that came before any run had made the store (on a loaded machine a run may take
+        /// longer than its delay to get there): nothing there to damage.
+        var beforeTheStore = 0
+        var storeSeen = false
 
         init() throws { s = try Sandbox() }
 
@@ -47,7 +53,15 @@ struct FaultCampaignTests {
             kills[name, default: []].append(Kill(pid: child.process.processIdentifier, midRun: midRun))
             let check = s.run(["store", "check"])
             checks += 1
-            if check.code == 0 { checksOK += 1 } else { Issue.record("integrity after a kill of \(name): \(check)") }
+            let exists = FileManager.default.fileExists(atPath: s.store)
+            if check.code == 0 {
+                checksOK += 1
+            } else if check.code == 66 && !exists && !storeSeen {
+                beforeTheStore += 1
+            } else {
+                Issue.record("integrity after a kill of \(name): \(check)")
+            }
+            storeSeen = storeSeen || exists
         }
 
         func count(_ sql: String) -> Int {
@@ -175,7 +189,8 @@ struct FaultCampaignTests {
         print(
             "fault campaign (seed \(Self.seed)): \(c.kills.values.map(\.count).reduce(0, +)) kill -9: "
                 + ["user import", "import", "tick", "refill"].map(c.summary).joined(separator: ", ")
-                + "; integrity_check ok \(c.checksOK) of \(c.checks)")
+                + "; integrity_check ok \(c.checksOK) of \(c.checks)"
+                + " (\(c.beforeTheStore) killed before the store existed)")
         print(
             "fault campaign: users \(users) of \(Self.users); check-ins \(checkins) of \(rows.count) "
                 + "(\(rows.count - distinct) lost, \(checkins - distinct) duplicated); refills \(refills) for "
@@ -188,7 +203,7 @@ struct FaultCampaignTests {
                 + "\(refilled.explained) repeated in flight, \(refilled.unexplained.count) unexplained); journal "
                 + "\(journal.count) keys (\(journalLost) lost, \(journalRepeats) entries repeated)")
 
-        #expect(c.checksOK == c.checks)
+        #expect(c.checksOK + c.beforeTheStore == c.checks)
         #expect(users == Self.users)
         #expect(checkins == rows.count && distinct == rows.count)
         #expect(refills == Self.due && refillPairs == Self.due, "one refill per streak")
@@ -233,7 +248,7 @@ struct FaultCampaignTests {
                 == 0)
     }
 
-    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    @Test(.requires(.root))
     func aFullDiskFailsClearlyAndTheStoreGoesOnAfterwards() throws {
         try Journal.ensureRunning()
         let s = try Sandbox()
@@ -269,8 +284,6 @@ struct FaultCampaignTests {
         fill(leaving: 400)
         let failed = s.runBare(["import", file, "--store", store])
         #expect(failed.code == 69 && failed.err.contains("full"), "\(failed)")
-        print("disk full: tick exit \(tick.code): \(tick.err.split(separator: "\n").first ?? "")")
-        print("disk full: import exit \(failed.code): \(failed.err.split(separator: "\n").first ?? "")")
 
         try FileManager.default.removeItem(atPath: filler)
         #expect(s.runBare(["store", "check", "--store", store]).code == 0)
@@ -301,9 +314,6 @@ struct FaultCampaignTests {
             count: 1000, timeout: .seconds(30))
         let times = entries.compactMap { ($0["__REALTIME_TIMESTAMP"] as? String).flatMap(Double.init) }.map { $0 / 1e6 }
         let last = (times.max() ?? .infinity) - began.timeIntervalSince1970
-        print(
-            "hung hook beside 1,000 reminders: \(entries.count) journal entries, the last \(String(format: "%.2f", last)) s "
-                + "after the run began; the run took \(String(format: "%.1f", took)) s")
         #expect(entries.count == 1000)
         #expect(last < 5, "a journal entry waited for the hung hook")
         #expect(took > 4, "the hook lane spent its time-outs")

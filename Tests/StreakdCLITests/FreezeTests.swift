@@ -2,7 +2,7 @@ import Foundation
 import StreakTestKit
 import Testing
 
-@Suite("freeze add and use")
+@Suite("freeze add and use", .fastTier)
 struct FreezeTests {
     @Test func addIsCappedAtFreezeMax() throws {
         let s = try Sandbox()

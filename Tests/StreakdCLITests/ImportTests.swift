@@ -2,7 +2,7 @@ import Foundation
 import StreakTestKit
 import Testing
 
-@Suite("import")
+@Suite("import", .fastTier)
 struct ImportTests {
     @Test func jsonLinesThenIdempotentReimport() throws {
         let s = try Sandbox()

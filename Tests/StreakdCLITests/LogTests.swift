@@ -9,7 +9,7 @@ import Testing
 /// `streakd log` against a real journald. Entries of earlier runs (and of other tests) stay in the
 /// journal, so every test writes for users of its own and filters on them, under the identity of
 /// its own store.
-@Suite struct LogTests {
+@Suite(.fastTier) struct LogTests {
     static func user(_ name: String) -> String { "log-\(name)-\(UUID().uuidString.lowercased().prefix(8))" }
 
     /// A sandbox whose store exists (a user added), and the store's identity.
@@ -432,7 +432,7 @@ import Testing
         #expect(status.err == error("-o cat is for log only; use -o short or -o json"))
     }
 
-    @Test(.enabled(if: getuid() == 0, "needs root to drop to nobody"))
+    @Test(.requires(.root))
     func aJournalThatCannotBeReadIsUnavailable() throws {
         try Journal.ensureRunning()
         let process = Process()
@@ -451,7 +451,7 @@ import Testing
 
     /// A store its reader may not reach (the service's, for an admin in the systemd-journal
     /// group) is not "missing": 69, naming the ways to read the log without it.
-    @Test(.enabled(if: getuid() == 0 && !TestStore.postgres, "needs root to drop to nobody; a SQLite file's"))
+    @Test(.enabled(if: !TestStore.postgres, "a SQLite file's"), .requires(.root))
     func aStoreOutOfReachSaysHowToReadTheLogWithoutIt() throws {
         let (s, _) = try Self.storeSandbox()
         chmod(s.dir.path, 0o700)

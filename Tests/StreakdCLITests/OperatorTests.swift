@@ -4,7 +4,7 @@ import Testing
 
 /// What an operator meets: status without an ID, why there is no reminder, --version,
 /// STREAKD_STORE, and config check's every problem.
-@Suite struct OperatorTests {
+@Suite(.fastTier) struct OperatorTests {
     /// ana (Berlin) and bo (Shanghai, zh-Hans, 21:00) with seven days each, cy without reminders;
     /// a tick at bo's reminder whose hook fails.
     static func fleet() throws -> Sandbox {

@@ -8,7 +8,7 @@ import Testing
 
 /// `log` on a real terminal (a tmux pane): through less, as journalctl pages, or the pager the
 /// environment names; never when the output is not a terminal or with --no-pager.
-@Suite(.serialized) struct PagerTests {
+@Suite(.fastTier, .serialized) struct PagerTests {
     /// A detached tmux server of its own, one pane of `columns` × `rows`, running `command` (argv,
     /// quoted for the shell tmux starts) with `env`; the command's exit status goes to a file.
     final class Pane {

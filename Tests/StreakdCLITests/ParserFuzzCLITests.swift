@@ -8,7 +8,7 @@ import Testing
 /// every parser a command line reaches (`ParserFuzzTests` sends many more
 /// through the parsers in-process). Each run ends with 0, or 64/65/78 and a
 /// message naming the line and field, or the option; never a trap.
-@Suite("parser fuzz, through the binary", .serialized)
+@Suite("parser fuzz, through the binary", .fastTier, .serialized)
 struct ParserFuzzCLITests {
     static let seed = Inputs.seed(ProcessInfo.processInfo.environment)
     static let now = RFC3339.parse(fixedNow)!.seconds
@@ -48,7 +48,7 @@ struct ParserFuzzCLITests {
 
     @Test func importsAndConfigurations() throws {
         print("parser fuzz through the binary: seed \(Self.seed) (set STREAKD_FUZZ_SEED to replay)")
-        var r = SeededRandom(seed: Self.seed &+ 100)
+        var r = SplitMix64(state: Self.seed &+ 100)
         let s = try Sandbox()
         for user in Inputs.users { s.addUser(user) }
         for n in 0..<21 {
@@ -78,7 +78,7 @@ struct ParserFuzzCLITests {
     }
 
     @Test func options() throws {
-        var r = SeededRandom(seed: Self.seed &+ 101)
+        var r = SplitMix64(state: Self.seed &+ 101)
         let s = try Sandbox()
         s.addUser()
         for _ in 0..<20 {

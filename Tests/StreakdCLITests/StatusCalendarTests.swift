@@ -2,7 +2,7 @@ import Foundation
 import StreakTestKit
 import Testing
 
-@Suite("status and calendar")
+@Suite("status and calendar", .fastTier)
 struct StatusCalendarTests {
     @Test func sevenDaysEndingYesterdayInBerlin() throws {
         let s = try Sandbox()

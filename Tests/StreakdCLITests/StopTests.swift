@@ -8,7 +8,7 @@ import Testing
 
 /// Issue 17, items 7, 9 and 10: SIGTERM during a run with a real hook, hooks named by relative
 /// paths, and preview's horizon.
-@Suite("stopping runs, hook paths, preview's horizon")
+@Suite("stopping runs, hook paths, preview's horizon", .fastTier)
 struct StopTests {
     /// `n` users in Berlin with the 7 days before 2026-11-21 checked in; ids unique to this run.
     func users(_ s: Sandbox, _ n: Int) throws -> [String] {

@@ -4,7 +4,7 @@ import Testing
 
 /// `tick`, `preview` and `refill` as the built binary, on real SQLite files, with a real journald
 /// and real hook processes.
-@Suite("tick, preview and refill")
+@Suite("tick, preview and refill", .fastTier)
 struct TickCLITests {
     /// Users with 7 days of check-ins ending yesterday in Berlin; ids unique to this run, since
     /// the journal outlives it. No badges (`badges = []`, here and in `hookConfig`): the streak

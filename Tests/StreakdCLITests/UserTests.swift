@@ -2,7 +2,7 @@ import Foundation
 import StreakTestKit
 import Testing
 
-@Suite("user add, set, list, remove, import")
+@Suite("user add, set, list, remove, import", .fastTier)
 struct UserTests {
     @Test func addListSetAndJSON() throws {
         let s = try Sandbox()

@@ -11,7 +11,7 @@ import Testing
 /// `make install`, `make install-user` and their uninstall targets, into scratch folders only;
 /// what they install: the catalog, the man pages, the completions, the icon, the example
 /// configuration.
-@Suite("make install")
+@Suite("make install", .fastTier)
 struct InstallTests {
     static let systemFiles = [
         "usr/local/bin/streakd",
@@ -125,7 +125,7 @@ struct InstallTests {
 
     /// journalctl -x explains real entries: one per MESSAGE_ID, sent through the journal sink,
     /// shown with the catalog staged by `make install-catalog`, every @FIELD@ filled in.
-    @Test(.enabled(if: getuid() == 0, "needs root for a private mount namespace"))
+    @Test(.requires(.root, .unshare))
     func journalctlXExplainsEachEntry() throws {
         try Journal.ensureRunning()
         let root = try ScratchDir()

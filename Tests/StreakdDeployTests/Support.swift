@@ -19,6 +19,19 @@ func tool(_ name: String, package: String, sourceLocation: SourceLocation = #_so
 
 struct Missing: Error { var name: String }
 
+extension Prerequisite {
+    /// A `systemd --user` manager for nobody, its session bus (dbus-user-session's dbus.socket),
+    /// and a desktop on it (Xvfb, dunst).
+    static let userManager = all([
+        program("/lib/systemd/systemd", package: "systemd"), program("/usr/bin/setpriv", package: "util-linux"),
+        program("/usr/bin/dbus-daemon", package: "dbus"), program("/usr/bin/Xvfb", package: "xvfb"),
+        program("/usr/bin/dunst", package: "dunst"), program("/usr/bin/unshare", package: "util-linux"),
+        Prerequisite(
+            missing: FileManager.default.fileExists(atPath: "/usr/lib/systemd/user/dbus.socket")
+                ? nil : "/usr/lib/systemd/user/dbus.socket (Debian package dbus-user-session)"),
+    ])
+}
+
 func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
 
 /// Every regular file under `root`, as paths relative to it, sorted.

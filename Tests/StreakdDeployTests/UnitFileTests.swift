@@ -6,7 +6,7 @@ import Testing
 
 /// The units under deploy/, checked by systemd's own tools as `make install` and
 /// `make install-user` install them (SPEC §8): systemd-analyze verify, security, calendar.
-@Suite("systemd units")
+@Suite("systemd units", .fastTier)
 struct UnitFileTests {
     static let systemUnitDir = "usr/local/lib/systemd/system"
 
@@ -73,7 +73,6 @@ struct UnitFileTests {
         let text = try read("\(packageRoot)/deploy/\(kind)/\(service)")
         let file = try scratch.write(service, text.replacingOccurrences(of: "@BINDIR@", with: "/usr/local/bin"))
         let (score, report) = try exposure(of: file, user: kind == "user")
-        print("systemd-analyze security --offline=true deploy/\(kind)/\(service): \(score)")
         #expect(score < 1.0, "\(kind) \(service) rates \(score), not below 1.0:\n\(report.out)")
         // Regression guards at what they rate now.
         if kind == "system" { #expect(score <= 0.3, "\(service) rates \(score) (aim: 0.3 or less):\n\(report.out)") }

@@ -18,11 +18,13 @@ import Testing
 /// happened: the manager and everything in its cgroups, dunst, Xvfb, the /run/systemd/system
 /// marker (only if this test made it, and only until the manager is up), /run/systemd/unit-root
 /// (only if this test made it), the scratch folder.
-@Suite("systemd --user end to end", .serialized)
+@Suite(
+    "systemd --user end to end", .serialized, .systemTier("a systemd --user manager for nobody, its bus and a desktop"),
+    .timeLimit(TestTier.systemLimit))
 struct UserManagerTests {
-    @Test(
-        .enabled(if: getuid() == 0, "needs root: it starts a user manager for nobody in cgroups of its own"),
-        .timeLimit(.minutes(5)))
+    // No time limit of its own: a limit counts from the start of the pass (TestTier), and this
+    // test may wait there behind other system tests; the tier's covers it.
+    @Test(.requires(.root, .userManager))
     func aReminderReachesTheJournalTheDesktopAndHooksFromTheUserUnits() throws {
         try #require(madeArtifacts.code == 0, "\(madeArtifacts)")
         // Before the manager starts: its units' output and streakd's entries go to it.
@@ -127,10 +129,10 @@ struct UserManagerTests {
         // journalctl -x explains the entry with the catalog that make install-catalog stages.
         let staging = e2e.base + "/catalog-root"
         #expect(make(["install-catalog"], ["DESTDIR": staging]).code == 0)
-        if let explained = journalctlWithCatalog(staging, ["-x", "MESSAGE_ID=\(atRisk)", "STREAKD_USER=\(user)"]) {
-            #expect(
-                explained.out.contains("Subject: \(user)'s 7-day streak is at risk"), "journalctl -x: \(explained)")
-        }
+        let explained = try #require(
+            journalctlWithCatalog(staging, ["-x", "MESSAGE_ID=\(atRisk)", "STREAKD_USER=\(user)"]),
+            "journalctl -x with the staged catalog needs root, unshare and /var/lib/systemd/catalog")
+        #expect(explained.out.contains("Subject: \(user)'s 7-day streak is at risk"), "journalctl -x: \(explained)")
 
         // The CLI by hand sees the service's ledger: the reminder is not due again.
         let again = e2e.asUser(["streakd", "tick", "-o", "json"])

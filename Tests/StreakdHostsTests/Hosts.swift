@@ -85,6 +85,26 @@ struct Hosts {
         }
     }
 
+    /// Waits until the hook log holds `count` lines (60 s at most, else the run is killed and the
+    /// test fails, saying what it waited for and what the run said).
+    func waitForHooks(_ count: Int, of run: Spawned, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try hookLines().count < count {
+            let ended = !run.process.isRunning
+            if ended, try hookLines().count >= count { return }
+            guard !ended, ContinuousClock.now < deadline else {
+                if !ended { kill(run.process.processIdentifier, SIGKILL) }
+                let lines = try hookLines().count
+                let outcome = run.wait()
+                Issue.record(
+                    "waited for \(count) lines in the hook log; \(lines) after 60 s or the run's end: \(outcome)",
+                    sourceLocation: sourceLocation)
+                throw HooksNeverRan()
+            }
+            usleep(10_000)
+        }
+    }
+
     /// The ledger's keys of notifications due after `after` (SQL through psql, apart from streakd).
     func ledgerKeys(dueAfter after: Int64 = 0) throws -> [String] {
         try TestPostgres.psql(store, "SELECT key FROM notifications WHERE due > \(after) ORDER BY key")
@@ -129,9 +149,8 @@ struct Hosts {
     }
 }
 
+struct HooksNeverRan: Error {}
+
 func jsonString(_ s: String) -> String {
     "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
 }
-
-/// Whether these tests can run here: PostgreSQL's programs, and namespaces (root).
-let hostsAvailable = TestPostgres.isAvailable && getuid() == 0

@@ -10,7 +10,9 @@ import Testing
 /// SPEC §7 on PostgreSQL: several hosts run the timers against one database; together they send
 /// every notification at most once, split the due work, take over what a dead run left after its
 /// lease, and decide by the database's clock.
-@Suite(.serialized, .enabled(if: hostsAvailable, "needs PostgreSQL 15 and root (unshare --uts)"))
+@Suite(
+    .serialized, .systemTier("several hosts: streakd processes in UTS namespaces on one PostgreSQL database"),
+    .timeLimit(TestTier.systemLimit), .requires(.postgres, .root, .unshare))
 struct HostsTests {
     /// Zones whose local 20:00 falls in the five hours of firings from 17:00Z (Moscow, Cairo,
     /// Berlin, London, Azores), and two whose does not (Kolkata, New York).
@@ -40,7 +42,6 @@ struct HostsTests {
         let announced = try jsonLines(preview.out).map { $0["key"] as! String }.sorted()
         #expect(announced.count > 3000, "\(announced.count) announced")
         let config = try h.hookConfig()
-        let clock = ContinuousClock.now
         for i in 0..<20 {
             let runs = try (1...4).map {
                 try h.start("h\($0)", ["tick", "--config", config], env: ["STREAKD_NOW": Self.firing(i)])
@@ -53,13 +54,9 @@ struct HostsTests {
         let keys = hooked.map(\.key)
         #expect(keys.count == Set(keys).count, "no key twice in the hook's log")
         #expect(keys.sorted() == announced, "no key missing in the hook's log")
-        let hosts = Dictionary(grouping: hooked, by: \.host).mapValues(\.count)
         let journal = try Journal.entries(["STREAKD_STREAK=\(h.streak)"], count: announced.count + before.out.count)
         let journalKeys = journal.compactMap { $0["STREAKD_KEY"] as? String }.filter { Set(announced).contains($0) }
         #expect(journalKeys.count == Set(journalKeys).count && journalKeys.sorted() == announced)
-        print(
-            "hosts: \(announced.count) keys announced, ledgered and hooked once each, in "
-                + "\(ContinuousClock.now - clock); by host \(hosts.sorted { $0.key < $1.key })")
     }
 
     /// Ticks killed at random moments, then runs until nothing is pending: no key lost; a key
@@ -100,10 +97,6 @@ struct HostsTests {
         let journal = try Journal.entries(["STREAKD_STREAK=\(h.streak)"], count: 1500)
         let journalKeys = journal.compactMap { $0["STREAKD_KEY"] as? String }
         #expect(Set(journalKeys) == Set(expected), "every key in the journal")
-        print(
-            "kill -9: \(kills) runs killed, then \(rounds) runs; \(Set(keys).count) keys delivered, 0 lost; "
-                + "\(repeats) repeated by the hook, \(journalKeys.count - Set(journalKeys).count) by the journal "
-                + "(in flight at a kill)")
     }
 
     /// A stopped owner keeps its deliveries while its lease lasts, loses them after, and once it
@@ -117,7 +110,7 @@ struct HostsTests {
         let config = try h.hookConfig(pause: "0.05", timeout: 2, lease: 5, extra: "[journal]\nburst = 0\n")
         let now = ["STREAKD_NOW": "2026-11-21T20:00:00Z"]
         let owner = try h.start("h1", ["tick", "--config", config], env: now)
-        while try h.hookLines().count < 20 { usleep(20_000) }
+        try h.waitForHooks(20, of: owner)
         kill(owner.process.processIdentifier, SIGSTOP)
         let stopped = ContinuousClock.now
         let early = try h.run("h2", ["tick", "--config", config], env: now)
@@ -141,8 +134,6 @@ struct HostsTests {
         #expect(after.isEmpty, "the resumed owner started no hook: \(after); \(resumed)")
         #expect(Set(lines.map(\.key)).count == 150)
         #expect(lines.count - 150 <= 1, "a repeat only for the delivery in flight at the stop")
-        print(
-            "SIGSTOP: owner delivered \(byOwner.count) before the stop and none after; \(lines.count - 150) repeated")
     }
 
     /// The database connection killed, or the server restarted, in the middle of a tick: the run
@@ -159,7 +150,7 @@ struct HostsTests {
         let config = try h.hookConfig(pause: "0.02", timeout: 1, lease: 5)
         let now = ["STREAKD_NOW": "2026-11-21T20:00:00Z"]
         let run = try h.start("h1", ["tick", "--config", config], env: now)
-        while try h.hookLines().count < 30 { usleep(10_000) }
+        try h.waitForHooks(30, of: run)
         let cut = ContinuousClock.now
         if how == "terminate" {
             _ = try h.sql(
@@ -187,8 +178,6 @@ struct HostsTests {
         let keys = try h.hookLines().map(\.key)
         let repeats = keys.count - Set(keys).count
         #expect(Set(keys).count == 200 && repeats <= (how == "down" ? 1 : 0), "every key once: \(keys.count) lines")
-        print(
-            "\(how): the run ended with \(ended.code) \(took) after the cut; \(rounds) runs after; \(repeats) repeated")
     }
 
     /// Eight hosts using a new database at once: one schema, every command done.
@@ -215,7 +204,7 @@ struct HostsTests {
 
     /// Hosts whose clocks are ten minutes off either way decide alike (the database's clock), and
     /// are warned.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/bin/faketime"), "needs faketime"))
+    @Test(.requires(.faketime))
     func skewedHostClocksDecideAlike() throws {
         let h = try Hosts()
         let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))

@@ -8,7 +8,7 @@ import Testing
 /// hit its simple walk (one zone, goal 1, no leeway, no freeze events) and everything around it:
 /// dates across DST changes and clocks set back over midnight, check-ins near midnight, out of
 /// order, repeated, in the future or beyond the backfill cap, and the freeze settings.
-@Suite struct StreakLengthsTests {
+@Suite(.fastTier) struct StreakLengthsTests {
     /// Zones whose transitions make dates long, short or repeated (some at midnight).
     static let zoneIDs = [
         "UTC", "Europe/Berlin", "America/New_York", "America/Havana", "America/Santiago", "Asia/Beirut",
@@ -83,7 +83,6 @@ import Testing
         }
         // Most of them took the simple walk, and some did not.
         #expect(simple > count / 3 && simple < count)
-        print("StreakLengths: \(count) random histories, \(simple) through the simple walk")
     }
 
     @Test func emptyAndFutureOnlyHistoriesAreZero() {

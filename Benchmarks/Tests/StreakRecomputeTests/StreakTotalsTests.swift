@@ -10,7 +10,7 @@ import Testing
 
 /// `streakTotals` (packed histories, the simple walk, the engine, stale rows read from the
 /// tables) sums exactly what `Engine.evaluate` gives for every streak, in any number of parts.
-@Suite struct StreakTotalsTests {
+@Suite(.fastTier) struct StreakTotalsTests {
     @Test func partsSumWhatTheEngineGivesEveryStreak() throws {
         let (c, _) = try makeContext(now: "2026-11-01T10:00:00Z")
         let users = [
