@@ -18,6 +18,7 @@ extension Context {
         }
         var printed = 0
         var lines = PreviewLines()
+        lines.bytes.reserveCapacity(Self.piece + 4096)
         // Written on a thread of its own: a write into a pipe waits for its reader at every
         // 64 KiB, and this thread formats the next lines meanwhile.
         let writes = Handoff<[UInt8]>(capacity: 4)
@@ -30,12 +31,15 @@ extension Context {
         }
         var texts = RenderedTexts(config.messages)
         var streaks: [[UInt8]] = []
-        let peak = try eachUpcoming(through: end, user: user, kind: kindFilter) { batch in
-            // Room for them all at once: grown as it goes, a batch's megabytes were copied at each
-            // doubling.
-            let json = printer.format == .json
+        func handOver() {
+            _ = writes.put(lines.bytes)
             lines.bytes = []
-            lines.bytes.reserveCapacity(batch.parts.reduce(0) { $0 + $1.count } * (json ? 448 : 160))
+            lines.bytes.reserveCapacity(Self.piece + 4096)
+        }
+        let peak = try eachUpcoming(through: end, user: user, kind: kindFilter) { batch in
+            // Handed to the writer a piece at a time: an instant's bucket can be a hundred thousand
+            // lines, and a whole one at once held megabytes in every piece the writer had not taken.
+            let json = printer.format == .json
             let names = batch.names
             // The streak ids as bytes, by their numbers.
             while streaks.count < names.streaks.count { streaks.append(Array(names.streaks[streaks.count].utf8)) }
@@ -49,16 +53,21 @@ extension Context {
                                 json: json)
                         }
                     }
+                    if lines.bytes.count >= Self.piece { handOver() }
                 }
                 printed += part.count
             }
-            _ = writes.put(lines.bytes)
+            // What is known goes out now: the first lines must not wait for a piece to fill.
+            if !lines.bytes.isEmpty { handOver() }
         }
         writes.finish()
         _ = try? writer.wait()
         logger.debug("preview", metadata: ["printed": "\(printed)", "most waiting at once": "\(peak)"])
         if printed == 0 && printer.format == .short { printer.err("preview: nothing due after \(now) until \(end)") }
     }
+
+    /// The bytes of lines `preview` hands its writer at once.
+    static let piece = 1 << 18
 
     /// The notifications due after now and by `end`, in due order, all at once.
     func upcoming(through end: Instant, user id: String? = nil) throws -> [Notification] {

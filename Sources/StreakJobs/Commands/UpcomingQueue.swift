@@ -6,7 +6,8 @@ import StreakCore
 /// notice goes in with one dictionary lookup, and a bucket is sorted once, when its instant is
 /// taken out. (A heap of every notice cost a third of the printing thread at a million users.)
 /// A bucket keeps its notices as plain values and their user ids' bytes in one buffer
-/// (`NoticeBatch`), and sorts 16-byte keys.
+/// (`NoticeBatch`); when it is taken out, 16-byte keys made for it are sorted (made then, they
+/// take no room while a million notices wait).
 struct UpcomingQueue {
     /// A notice's place in its instant's bucket: what orders it first, and its slot.
     private struct Key {
@@ -18,15 +19,6 @@ struct UpcomingQueue {
         var atRisk: Bool
     }
 
-    private struct Bucket {
-        var keys: [Key] = []
-        var batch = NoticeBatch()
-
-        mutating func append(_ item: QueuedNotice, user: UnsafeRawBufferPointer) {
-            keys.append(Key(user: UpcomingQueue.prefix(user), slot: Int32(batch.count), atRisk: item.isAtRisk))
-            batch.append(item, user: user)
-        }
-    }
 
     static func prefix(_ id: UnsafeRawBufferPointer) -> UInt64 {
         if id.count >= 8 { return UInt64(bigEndian: id.loadUnaligned(as: UInt64.self)) }
@@ -38,7 +30,7 @@ struct UpcomingQueue {
     /// Each due instant's bucket, by its place in `buckets` (places of buckets taken out are
     /// used again), and the instants in a min-heap.
     private var places: [Int64: Int] = [:]
-    private var buckets: [Bucket] = []
+    private var buckets: [NoticeBatch] = []
     private var free: [Int] = []
     private var instants: [Int64] = []
     /// The instant and place of the bucket the last notice went into: most come in runs at one
@@ -58,7 +50,7 @@ struct UpcomingQueue {
             place = known
         } else {
             place = free.popLast() ?? buckets.count
-            if place == buckets.count { buckets.append(Bucket()) }
+            if place == buckets.count { buckets.append(NoticeBatch()) }
             places[due] = place
             pushInstant(due)
         }
@@ -76,18 +68,19 @@ struct UpcomingQueue {
             popInstant()
             guard let place = places.removeValue(forKey: first) else { continue }
             if last?.place == place { last = nil }
-            var bucket = Bucket()
-            swap(&bucket, &buckets[place])
+            var batch = NoticeBatch()
+            swap(&batch, &buckets[place])
             free.append(place)
-            let batch = bucket.batch
-            batch.users.withUnsafeBytes { users in
-                bucket.keys.sort { a, b in Self.less(a, b, batch, users, streaks) }
-            }
             // Nothing moves: the batch is read in the keys' order.
-            var sorted = batch
-            sorted.order = bucket.keys.map(\.slot)
-            count -= sorted.count
-            out.append(sorted)
+            batch.order = batch.users.withUnsafeBytes { users in
+                var keys = batch.items.enumerated().map { slot, item in
+                    Key(user: Self.prefix(item.user(in: users)), slot: Int32(slot), atRisk: item.isAtRisk)
+                }
+                keys.sort { a, b in Self.less(a, b, batch, users, streaks) }
+                return keys.map(\.slot)
+            }
+            count -= batch.count
+            out.append(batch)
         }
         return out
     }
