@@ -105,7 +105,7 @@ public enum Notices {
             if let n = atRisk(date, due: due, state: state, policy: policy) { result.append(n) }
             // A streak gone (nothing alive before today, nothing today) with no check-in left to come
             // stays gone: no later date is at risk. Each evaluation walks the whole history, so
-            // going on to the horizon made a year's preview quadratic (docs/RULES.md).
+            // going on to the horizon made a year's preview quadratic (docs/ARCHITECTURE.md, "preview's horizon").
             if state.aliveBeforeToday == 0 && state.current == 0 && lastCheckin.map({ $0 <= due }) ?? true { break }
         }
         return result

@@ -1,7 +1,7 @@
 import StreakStore
 
 /// The (user, streak) pairs an import stored rows for, each to be made due once at its end,
-/// kept the cheapest way the rows allow (docs/RULES.md, "Import at scale"):
+/// kept the cheapest way the rows allow (docs/ARCHITECTURE.md, "Import at scale"):
 ///
 /// - in order, while the rows come sorted by (user, streak), bytes compared (`PairList`, about
 ///   20 bytes a pair: no read of the table at the end);

@@ -8,7 +8,7 @@ import StreakStore
 /// 12): rows in that order go to its end, or in one pass through it; rows in any order go where
 /// they belong. Each new row takes the next id from the store's counter (`idsKey` in `meta`).
 /// The schedule is updated once, at the end, for every (user, streak) that got a new row
-/// (`ImportPairs`; docs/RULES.md, "Import at scale").
+/// (`ImportPairs`; docs/ARCHITECTURE.md, "Import at scale").
 final class SQLiteCheckinImport: CheckinImport {
     /// Rows per run of the many-row statement.
     static let batch = 64

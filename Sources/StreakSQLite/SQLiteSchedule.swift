@@ -4,7 +4,7 @@ import StreakCore
 import StreakStore
 
 /// The schedule of due streaks, in SQLite: a row per (user, streak) with its version and change
-/// mark, and the queue of planned runs (`runs`, migration 6; docs/RULES.md "The queue of runs").
+/// mark, and the queue of planned runs (`runs`, migration 6; docs/ARCHITECTURE.md "The schedule and its queue").
 extension SQLiteAccess {
     func dueStreaks(through: Instant?) throws -> DueList {
         // Read first: a claim that finds it unchanged knows nobody else wrote since the list.

@@ -181,7 +181,7 @@ public final class SQLiteStore: Store {
             return try uncheckedWrite(cacheSize: Self.cacheSize, body)
         case .bulkImport:
             // SQLite's default page cache (2 MB) for the import: a larger one did not make it
-            // faster, and building the check-in index sorts within the cache's size (docs/RULES.md).
+            // faster (docs/ARCHITECTURE.md, "Page cache").
             return try uncheckedWrite(cacheSize: -2000, body)
         }
     }

@@ -172,7 +172,7 @@ enum Schema {
         // from the front and adds the next ones near the end, a few hundred pages where updating
         // each due streak's schedule row wrote one page per streak. A schedule row's next_at now
         // only marks a change (0: look again); its planned run is in `runs`, valid while the
-        // streak's version is the run's (docs/RULES.md, "The queue of runs"). Runs name their
+        // streak's version is the run's (docs/ARCHITECTURE.md, "The schedule and its queue"). Runs name their
         // streak by its ids, read from the front of the queue alone, and by its schedule row's id:
         // the table is rebuilt with an INTEGER PRIMARY KEY, which VACUUM keeps (it may renumber a
         // plain rowid).
@@ -256,7 +256,7 @@ enum Schema {
         // A planned run carries what planning its streak reads: the user's zone, reminder
         // settings and language, and the packed history, at the run's version (its schedule row's copy). Read
         // in the queue's order, they need no lookup of each streak's row and user: `preview`
-        // reads the queue front to back (docs/RULES.md, "Preview"). Runs planned before carry
+        // reads the queue front to back (docs/ARCHITECTURE.md, "The path of one preview"). Runs planned before carry
         // nothing (NULL) until a run plans them again; readers then look them up as before.
         m.registerMigration("11-runs-carry-histories") { db in
             try db.execute(
@@ -268,8 +268,8 @@ enum Schema {
                     ALTER TABLE runs ADD COLUMN history BLOB;
                     """)
         }
-        // The check-ins clustered on the key a run reads them by (docs/RULES.md, "Import at
-        // scale"): the table was a rowid table plus a covering index holding every column but
+        // The check-ins clustered on the key a run reads them by (docs/ARCHITECTURE.md, "SQLite
+        // specifics"): the table was a rowid table plus a covering index holding every column but
         // `meta` again (`checkins_streak`, migration 3), so each row was written twice. Without a
         // rowid the table is that index, in (user, streak, at) order; `id` keeps rows at one
         // instant apart (two check-ins in one second are both stored) and keeps its values: new

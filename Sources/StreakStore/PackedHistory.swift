@@ -2,7 +2,7 @@ import StreakCore
 
 /// A streak's whole stored history (zones, check-ins, freeze events) packed into
 /// one blob, kept in its schedule row by the run that last read it (migration 4,
-/// docs/RULES.md "Packed histories"). It stands for the tables only while the
+/// docs/ARCHITECTURE.md "Packed histories"). It stands for the tables only while the
 /// streak's version is the one it was packed at: every change moves the version on.
 ///
 /// Layout (integers are LEB128 varints, signed ones zigzag-encoded):

@@ -1,7 +1,7 @@
 import StreakCore
 import StreakStore
 
-/// Simple histories without the engine (docs/RULES.md, "Preview"): one zone all along and for
+/// Simple histories without the engine (docs/ARCHITECTURE.md, "The next run"): one zone all along and for
 /// every check-in, a goal of one with no leeway in every epoch, no freeze event, and nothing
 /// counted later than now. `Notices.upcoming(zone:instants:…)` walks the dates once; the two
 /// agree on random histories (`SimpleNoticesTests`).

@@ -5,7 +5,7 @@ import StreakStore
 /// The checked check-ins of an import, gathered in a compact form and handed to the store in
 /// the order its check-ins are clustered in (user, streak, at; SQLite migration 12, before it
 /// the check-in index's): the store then adds each at the table's end, where sorting seven
-/// million rows of text into a new index took as long as storing them (docs/RULES.md, "Import
+/// million rows of text into a new index took as long as storing them (docs/ARCHITECTURE.md, "Import
 /// at scale").
 ///
 /// A row takes 12 bytes (numbers in the checker's tables, the instant from a base) and its
@@ -271,7 +271,7 @@ final class SortedCheckins {
     /// Hands rows to the store in batches, leaving out the places in `skipping` (ascending).
     /// `releasing`: the pages of rows handed over go back to the system as it goes (they read
     /// as zeros after; the rows held are rewritten before they are read again), so the rows'
-    /// memory shrinks while the store's grows (docs/RULES.md, "Import at scale").
+    /// memory shrinks while the store's grows (docs/ARCHITECTURE.md, "Import at scale").
     private func emit(
         _ rows: UnsafeBufferPointer<Row>, skipping: [Int], _ checker: ImportChecker, _ handoff: Handoff<CheckinRows>,
         releasing: Bool = false
