@@ -124,4 +124,32 @@ import Testing
                     + "makes it again: at_risk/u0/daily/2026-11-21; the sink's other deliveries wait for that run"
             ], "\(out.err)")
     }
+
+    /// What a failing hook wrote last (a webhook's response body often lands there), with a screen
+    /// clear, a window title and a C1 CSI in it.
+    static let hostile = "exit 22: \u{1b}[2J\u{1b}]0;owned\u{07}503 Service Unavailable\u{9b}31m\r"
+
+    /// Whether a line holds anything a terminal would act on: C0 controls, DEL, C1 controls.
+    static func controls(_ lines: [String]) -> [String] {
+        lines.filter { $0.unicodeScalars.contains { $0.value < 0x20 || (0x7f...0x9f).contains($0.value) } }
+    }
+
+    /// Issue 31 (9): a hook's stderr reached the terminal raw through `tick` and the `status`
+    /// overview. Every line streakd prints of it is one line with no control character left.
+    @Test func aHooksStderrReachesNoTerminalRaw() throws {
+        let (c, out) = try makeContext(now: "2026-11-21T10:00:00Z", format: .short)
+        try due(c, users: 2)
+        let hook = MemorySink(name: "hook:x", outcomes: Array(repeating: .failed(Self.hostile), count: 4))
+        let desktop = MemorySink(name: "desktop", outcomes: [.unavailable("no notification server: \u{1b}[5m")])
+        // Failed (a line each), then dead on the retry (a warning each), as the hook said.
+        let delivery = Delivery(sinks: [hook, desktop], retry: RetryPolicy(maxAttempts: 2))
+        try at(c, "2026-11-21T20:00:00Z").tick(delivery: delivery)
+        try at(c, "2026-11-21T20:01:00Z").tick(delivery: delivery)
+        try at(c, "2026-11-21T20:05:00Z").overview(store: "s.sqlite")
+        #expect(out.err.contains { $0.hasPrefix("failed hook:x (exit 22)") }, "\(out.err)")
+        #expect(out.err.contains { $0.contains("gave up") && $0.contains("503 Service Unavailable") }, "\(out.err)")
+        #expect(out.out.contains { $0.contains("503 Service Unavailable") }, "\(out.out)")
+        #expect(Self.controls(out.err).isEmpty, "\(Self.controls(out.err))")
+        #expect(Self.controls(out.out.flatMap { $0.split(separator: "\n").map(String.init) }).isEmpty)
+    }
 }

@@ -6,9 +6,33 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 31's delivery cases in the fault campaign, each through the built binary: nothing a hook
-/// starts outlives it (10). The counts are printed for the record.
+/// Issue 31's delivery cases in the fault campaign, each through the built binary: a hook's
+/// stderr reaches no terminal raw (9), nothing a hook starts outlives it (10). The counts are
+/// printed for the record.
 extension FaultCampaignTests {
+    /// Item 9: ESC and BEL in a failing hook's stderr reach neither `tick`'s standard error nor
+    /// the `status` overview raw.
+    @Test func aHooksStderrReachesNoTerminalRaw() throws {
+        try Journal.ensureRunning()
+        let s = try Sandbox()
+        let streak = "esc_" + String(UUID().uuidString.prefix(8)).lowercased()
+        try dueUsers(s, 3, streak: streak)
+        let hook = try s.file(
+            "hostile.sh", "#!/bin/sh\nprintf '\\033[2J\\033]0;owned\\007curl: (22) 503\\233m\\n' >&2\nexit 22\n")
+        chmod(hook, 0o755)
+        let config = try s.file("streakd.toml", "[[hooks]]\nname = \"hostile\"\ncommand = [\"\(hook)\"]\n")
+        s.now = "2026-11-21T20:00:00Z"
+        let tick = s.run(["tick", "--config", config])
+        let status = s.run(["status", "--config", config])
+        func raw(_ text: String) -> Int {
+            text.unicodeScalars.count { ($0.value < 0x20 && $0 != "\n") || (0x7f...0x9f).contains($0.value) }
+        }
+        print("fault campaign, hostile stderr: tick \(raw(tick.err)) control characters, status \(raw(status.out))")
+        #expect(tick.code == 75 && tick.err.contains("curl: (22) 503"), "\(tick.err)")
+        #expect(status.code == 0 && status.out.contains("curl: (22) 503"), "\(status.out)")
+        #expect(raw(tick.err) == 0 && raw(status.out) == 0)
+    }
+
     /// The five ways a hook leaves something behind, each a hook of its own writing its leftover's
     /// pid to `DIR/pid-NAME` and its own cgroup to `DIR/cgroup-NAME`.
     func leaversConfig(_ s: Sandbox) throws -> (config: String, names: [String]) {

@@ -56,7 +56,7 @@ extension Context {
             let tried = d.attempts == 0 ? "not tried yet" : "\(d.attempts) attempt\(d.attempts == 1 ? "" : "s")"
             lines.append(
                 "               \(d.state.rawValue) \(d.sink) \(d.notification.key), \(tried)"
-                    + (d.lastError.map { ": \($0)" } ?? ""))
+                    + (d.lastError.map { ": " + oneLine($0) } ?? ""))
         }
         if pending > waiting.count || dead > gaveUp.count {
             lines.append("               and more (streakd log --failed)")

@@ -222,14 +222,14 @@ final class Dispatcher: Sendable {
             case .handOver(let outcomes):
                 shared.withLock { $0.handed += outcomes }
             case .warnUnavailable(let reason):
-                context.printer.warn("\(name): \(reason); its notifications are skipped")
+                context.printer.warn("\(name): \(oneLine(reason)); its notifications are skipped")
             case .warnFailureLimit(let failures):
                 context.printer.warn(
                     "\(name) failed \(failures) times in a row; its other deliveries wait for the next run")
             case .tellDead(let o):
                 let error = o.error ?? ""
                 context.printer.warn(
-                    "\(name) gave up on \(o.job.notification.key) after \(o.attempts) attempts: \(error)")
+                    "\(name) gave up on \(o.job.notification.key) after \(o.attempts) attempts: \(oneLine(error))")
                 delivery.recordDead(o.job.notification, name, o.attempts, error)
             case .tellFailed(let o):
                 // Each failure with its reason (a missing journal socket, what a hook said last).
@@ -268,6 +268,8 @@ final class Dispatcher: Sendable {
     static func failureLine(_ job: DeliveryJob, error: String, attempts: Int, of retry: RetryPolicy, retry at: Instant)
         -> String
     {
+        // What a hook said is printed on a terminal: nothing in it may act on the terminal.
+        let error = oneLine(error)
         let split = error.firstRange(of: ": ")
         let reason = split.map { String(error[..<$0.lowerBound]) } ?? error
         let said = split.map { ": " + error[$0.upperBound...] } ?? ""
