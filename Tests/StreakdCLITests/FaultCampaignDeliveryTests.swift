@@ -7,9 +7,31 @@ import Testing
 #endif
 
 /// Issue 31's delivery cases in the fault campaign, each through the built binary: a hook's
-/// stderr reaches no terminal raw (9), nothing a hook starts outlives it (10). The counts are
-/// printed for the record.
+/// stderr reaches no terminal raw (9), nothing a hook starts outlives it (10), a stopped run's
+/// deliveries are taken over by its lease (11). The counts are printed for the record.
 extension FaultCampaignTests {
+    /// A hook that appends `KEY` to `DIR/oracle` and fails while `DIR/fail-USER` or `DIR/fail` exists.
+    func oracleHook(_ s: Sandbox, _ extra: String = "") throws -> String {
+        let d = s.dir.path
+        let hook = try s.file(
+            "oracle.sh",
+            """
+            #!/bin/sh
+            echo "$STREAKD_KEY" >> '\(d)/oracle'
+            \(extra)
+            [ -e '\(d)/fail' ] || [ -e "\(d)/fail-$STREAKD_USER" ] && exit 1
+            exit 0
+            """)
+        chmod(hook, 0o755)
+        return hook
+    }
+
+    /// How many times the oracle hook ran for each key.
+    func oracleRuns(_ s: Sandbox) -> [String: Int] {
+        let text = (try? String(contentsOfFile: s.dir.path + "/oracle", encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").reduce(into: [:]) { $0[String($1), default: 0] += 1 }
+    }
+
     /// Item 9: ESC and BEL in a failing hook's stderr reach neither `tick`'s standard error nor
     /// the `status` overview raw.
     @Test func aHooksStderrReachesNoTerminalRaw() throws {
@@ -121,6 +143,60 @@ extension FaultCampaignTests {
         }
     }
 
+    /// Item 11: a tick stopped with SIGSTOP holds its deliveries until its lease runs out; the
+    /// next run says so ("held by another run", not "0 pending"), and the run after the lease
+    /// takes them over, on this host as on another. The stopped run, resumed, delivers nothing more.
+    @Test func aStoppedRunsDeliveriesAreTakenOverAfterItsLease() throws {
+        try Journal.ensureRunning()
+        let s = try Sandbox()
+        let streak = "stop_" + String(UUID().uuidString.prefix(8)).lowercased()
+        try dueUsers(s, 200, streak: streak)
+        let hook = try oracleHook(s, "sleep 0.05")
+        let config = try s.file(
+            "streakd.toml",
+            "[runs]\nlease_seconds = 5\n\n[journal]\nburst = 0\n\n[[hooks]]\nname = \"oracle\"\ncommand = [\"\(hook)\"]\n"
+                + "timeout_seconds = 1\n")
+        s.now = "2026-11-21T20:00:00Z"
+        let stopped = try s.spawn(["tick", "--config", config])
+        let pid = stopped.process.processIdentifier
+        let began = ContinuousClock.now
+        // Stopped right after a hook wrote its line: the run waits for the hook, outside any
+        // transaction (a run stopped holding SQLite's write lock would hold up everyone).
+        var seen = 0
+        while ContinuousClock.now - began < .seconds(60) {
+            let now = oracleRuns(s).count
+            if now >= 20 && now > seen { break }
+            seen = now
+            usleep(5_000)
+        }
+        kill(pid, SIGSTOP)
+        let stoppedAt = ContinuousClock.now
+        usleep(300_000)  // the hook in flight finishes
+        let before = oracleRuns(s).count
+        let during = s.run(["tick", "--config", config])
+        // Its lease: 5 s and the longest a delivery may take (the hook's: 1 s, 2 s to end it and
+        // 0.25 s to read what it left; an unpaced journal's is 1 s), 9 s from its last heartbeat
+        // (every 0.5 s), on the store's clock (whole seconds).
+        let left = Duration.seconds(11) - (ContinuousClock.now - stoppedAt)
+        if left > .zero { Thread.sleep(forTimeInterval: Double(left.components.seconds) + 0.5) }
+        let after = s.run(["tick", "--config", config])
+        kill(pid, SIGCONT)
+        let resumed = stopped.wait()
+        let runs = oracleRuns(s)
+        let expected = Set((0..<200).map { "at_risk/u\($0)/\(streak)/2026-11-21" })
+        let repeats = runs.values.reduce(0) { $0 + $1 - 1 }
+        print(
+            "fault campaign, SIGSTOP: \(before) delivered before the stop; meanwhile: "
+                + "\(during.err.split(separator: "\n").last ?? ""); after its lease: "
+                + "\(after.err.split(separator: "\n").last ?? ""); resumed: exit \(resumed.code); "
+                + "\(runs.count) of 200 keys, \(repeats) repeated")
+        #expect(during.code == 0 && during.err.contains("pending, all of them held by another run"), "\(during.err)")
+        #expect(Set(runs.keys) == expected, "lost: \(expected.subtracting(runs.keys).count)")
+        #expect(repeats <= 1, "only a delivery in flight at the stop may be repeated: \(repeats)")
+        #expect(!after.err.contains(" 0 retried"), "\(after.err)")
+        let pending = run(["/usr/bin/sqlite3", s.store, "SELECT count(*) FROM deliveries WHERE state = 'pending'"]).out
+        #expect(pending == "0\n", "\(pending)")
+    }
 
-}
+
 }

@@ -89,17 +89,19 @@ final class Dispatcher: Sendable {
         sinks.map { DeliveryJob(id: id, notification: n, sink: $0, attempts: 0) }
     }
 
-    /// Takes over the pending deliveries due for another try, and those of runs that are gone: on
-    /// this host, their process has ended; elsewhere, their lease ran out on the store's clock.
+    /// Takes over the pending deliveries due for another try, and those of runs that are gone:
+    /// their lease ran out on the store's clock, on any host (a run stopped with SIGSTOP is alive,
+    /// but its lease runs out all the same, and it fences itself when it resumes); on this host
+    /// also at once when its process has ended.
     func claimRetries() throws -> [DeliveryJob] {
         let now = context.now
         let pending = try context.store.read { try $0.pendingDeliveries() }
         var candidates: [(PendingDelivery, gone: Bool)] = []
         for p in pending where p.owner != owner {
             if let o = p.owner {
-                let gone = RunOwner.isGone(o)
-                if !gone && RunOwner.isThisHost(o) { continue }  // alive here: its run is on it
-                candidates.append((p, gone))
+                // The lease decides (compare-and-set in `takeOver`); a process known ended here
+                // only shortcuts it.
+                candidates.append((p, RunOwner.isGone(o)))
             } else if let last = p.lastAttempt,
                 !delivery.retry.isDue(attempts: p.attempts, lastAttempt: last, now: now)
             {

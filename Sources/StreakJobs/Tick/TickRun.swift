@@ -114,14 +114,27 @@ final class TickRun {
         try dispatcher.lease.end()
         output.sync {}
         report.deliveries = dispatcher.report
-        report.pending = try store.read { try $0.waitingDeliveries() }
+        (report.pending, report.held) = try store.read { r in
+            let held = try r.heldDeliveries()
+            return (try r.waitingDeliveries() + held, held)
+        }
         let d = report.deliveries
         context.printer.err(
             "tick at \(now): \(report.sent) sent, \(report.expired) expired; \(d.delivered) delivered, \(d.failed) failed, "
-                + "\(d.dead) dead, \(d.retried) retried; \(report.pending) pending (\(report.streaks) streaks looked at)"
+                + "\(d.dead) dead, \(d.retried) retried; \(Self.pendingText(report.pending, held: report.held)) "
+                + "(\(report.streaks) streaks looked at)"
         )
         if context.stop.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
         return report
+    }
+
+    /// `3 pending`, or `824 pending, 824 of them held by another run (…)`: what waits for a later
+    /// run, those another run holds included (a run killed or stopped holds its deliveries until
+    /// its lease runs out).
+    static func pendingText(_ pending: Int, held: Int) -> String {
+        guard held > 0 else { return "\(pending) pending" }
+        return "\(pending) pending, \(held == pending ? "all" : "\(held)") of them held by another run "
+            + "(taken over once it has ended or its lease has run out)"
     }
 
     /// Prints what a transaction recorded and hands its fresh notifications to the lanes.
