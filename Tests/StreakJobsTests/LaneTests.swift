@@ -149,6 +149,33 @@ import Testing
                 == .commit([1, 2].map { Outcome(job: job($0), state: .expired, attempts: 1, error: "no session bus") }))
     }
 
+    func retry(_ id: Int64, _ check: DeliveryJob.Retry, attempts: Int = 1) -> DeliveryJob {
+        var j = job(id, attempts: attempts)
+        j.retry = check
+        return j
+    }
+
+    /// Issue 31 (3): a retry found stale (no longer fresh, or its date done since) is recorded
+    /// expired for the sink with the reason, and told; one still due is delivered.
+    @Test func aStaleRetryIsExpiredNotDelivered() {
+        var lane = Lane()
+        let stale = retry(1, .stale("checked in since: 2026-11-21 qualifies"))
+        #expect(lane.next(stale, atOnce: false, at(0)) == .expire(stale, "checked in since: 2026-11-21 qualifies"))
+        let expired = Outcome(job: stale, state: .expired, attempts: 1, error: "checked in since: 2026-11-21 qualifies")
+        #expect(lane.expired(stale, "checked in since: 2026-11-21 qualifies", at(0)) == [.tellStale(expired)])
+        let due = retry(2, .stillDue)
+        #expect(lane.next(due, atOnce: false, at(1)) == .commit([expired]), "what went before first")
+        lane.committed()
+        #expect(lane.next(due, atOnce: false, at(1)) == .deliver(due))
+        #expect(lane.report.stale == 1 && lane.report.unavailable == 0)
+        // Handed over like any outcome when the run delivers beside recording.
+        var beside = Lane(handOver: true)
+        #expect(beside.next(stale, atOnce: true, at(0)) == .expire(stale, "checked in since: 2026-11-21 qualifies"))
+        #expect(
+            beside.expired(stale, "checked in since: 2026-11-21 qualifies", at(0))
+                == [.tellStale(expired), .handOver([expired])])
+    }
+
     @Test func handedOverOutcomesGoToTheNextTransaction() {
         var lane = Lane(handOver: true)
         #expect(deliver(&lane, 1) == [.handOver([delivered(1)])])

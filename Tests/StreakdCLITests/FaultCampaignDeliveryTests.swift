@@ -6,9 +6,10 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 31's delivery cases in the fault campaign, each through the built binary: a hook's
-/// stderr reaches no terminal raw (9), nothing a hook starts outlives it (10), a stopped run's
-/// deliveries are taken over by its lease (11). The counts are printed for the record.
+/// Issue 31's delivery cases in the fault campaign, each through the built binary: retries ask
+/// SPEC §4 again (3), a hook's stderr reaches no terminal raw (9), nothing a hook starts outlives
+/// it (10), a stopped run's deliveries are taken over by its lease (11). The counts are printed
+/// for the record.
 extension FaultCampaignTests {
     /// A hook that appends `KEY` to `DIR/oracle` and fails while `DIR/fail-USER` or `DIR/fail` exists.
     func oracleHook(_ s: Sandbox, _ extra: String = "") throws -> String {
@@ -30,6 +31,49 @@ extension FaultCampaignTests {
     func oracleRuns(_ s: Sandbox) -> [String: Int] {
         let text = (try? String(contentsOfFile: s.dir.path + "/oracle", encoding: .utf8)) ?? ""
         return text.split(separator: "\n").reduce(into: [:]) { $0[String($1), default: 0] += 1 }
+    }
+
+    func touch(_ s: Sandbox, _ name: String) { FileManager.default.createFile(atPath: s.dir.path + "/" + name, contents: nil) }
+    func remove(_ s: Sandbox, _ name: String) { try? FileManager.default.removeItem(atPath: s.dir.path + "/" + name) }
+
+    /// Item 3: a retry after a check-in, or after its date ended, is recorded expired and not run.
+    @Test func retriesAskAgainBeforeTheyGo() throws {
+        try Journal.ensureRunning()
+        let s = try Sandbox()
+        let streak = "retry_" + String(UUID().uuidString.prefix(8)).lowercased()
+        try dueUsers(s, 10, streak: streak)
+        let config = try s.file("streakd.toml", "[[hooks]]\nname = \"oracle\"\ncommand = [\"\(try oracleHook(s))\"]\n")
+        // u0-u3's hook fails at 20:00; u0 and u1 check in at 20:30, u2 and u3's goes on failing.
+        for u in 0..<4 { touch(s, "fail-u\(u)") }
+        s.now = "2026-11-21T20:00:00Z"
+        let first = s.run(["tick", "--config", config])
+        #expect(first.code == 75 && first.err.contains("4 failed"), "\(first.err.suffix(400))")
+        s.now = "2026-11-21T20:30:00Z"
+        for u in 0..<2 { #expect(s.run(["checkin", "u\(u)", "--streak", streak]).code == 0) }
+        s.now = "2026-11-21T20:31:00Z"
+        let retry = s.run(["tick", "--config", config])
+        let expired = retry.err.split(separator: "\n").filter { $0.contains("without another try: checked in since") }
+        #expect(expired.count == 2, "\(retry.err.suffix(1500))")
+        // Three hours after their date ended (the last try was due long before).
+        s.now = "2026-11-22T03:00:00Z"
+        let late = s.run(["tick", "--config", config])
+        let ended = late.err.split(separator: "\n").filter {
+            $0.contains("at_risk") && $0.contains("without another try: no longer fresh: 2026-11-21 has ended")
+        }
+        #expect(ended.count == 2, "\(late.err.suffix(1500))")
+        let runs = oracleRuns(s).filter { $0.key.hasPrefix("at_risk/") }
+        let ran = (0..<10).map { runs["at_risk/u\($0)/\(streak)/2026-11-21"] ?? 0 }
+        print(
+            "fault campaign, retries: \(expired.count) of 2 expired unsent after a check-in, \(ended.count) of 2 after "
+                + "their date ended; hook runs per at_risk: checked in \(ran[0..<2]), failing \(ran[2..<4]), "
+                + "delivered \(ran[4..<10])")
+        #expect(ran == [1, 1, 2, 2, 1, 1, 1, 1, 1, 1], "\(ran)")
+        let states = run([
+            "/usr/bin/sqlite3", s.store,
+            "SELECT sink, d.state, count(*) FROM deliveries d JOIN notifications n ON n.id = d.notification "
+                + "WHERE n.kind = 'at_risk' AND n.streak = '\(streak)' GROUP BY 1, 2 ORDER BY 1, 2",
+        ])
+        #expect(states.out == "hook:oracle|delivered|6\nhook:oracle|expired|4\njournal|delivered|10\n", "\(states)")
     }
 
     /// Item 9: ESC and BEL in a failing hook's stderr reach neither `tick`'s standard error nor

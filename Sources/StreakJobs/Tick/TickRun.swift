@@ -121,7 +121,8 @@ final class TickRun {
         let d = report.deliveries
         context.printer.err(
             "tick at \(now): \(report.sent) sent, \(report.expired) expired; \(d.delivered) delivered, \(d.failed) failed, "
-                + "\(d.dead) dead, \(d.retried) retried; \(Self.pendingText(report.pending, held: report.held)) "
+                + "\(d.dead) dead, \(d.retried) retried\(d.stale > 0 ? " (\(d.stale) no longer due, expired)" : ""); "
+                + "\(Self.pendingText(report.pending, held: report.held)) "
                 + "(\(report.streaks) streaks looked at)"
         )
         if context.stop.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
