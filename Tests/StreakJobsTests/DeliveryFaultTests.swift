@@ -152,4 +152,23 @@ import Testing
         #expect(Self.controls(out.err).isEmpty, "\(Self.controls(out.err))")
         #expect(Self.controls(out.out.flatMap { $0.split(separator: "\n").map(String.init) }).isEmpty)
     }
+
+    /// Issue 31 (12): a notification server that does not answer costs its time-out once a run,
+    /// not once per notification (20 desktop users: 100 s). One warning; the other desktop
+    /// deliveries are recorded expired unsent, as for no server at all; the run does not fail.
+    @Test func aNotificationServerThatDoesNotAnswerIsWaitedForOnceARun() throws {
+        let (c, out) = try makeContext(now: "2026-11-21T10:00:00Z")
+        try due(c, users: 20)
+        let unanswered = DeliveryOutcome.unavailable("no notification server on the session bus: no reply within 5s")
+        let desktop = MemorySink(name: "desktop", outcomes: Array(repeating: unanswered, count: 20))
+        let journal = MemorySink(name: "journal")
+        let report = try at(c, "2026-11-21T20:00:00Z").tick(delivery: Delivery(sinks: [journal, desktop]))
+        #expect(desktop.received.count == 1, "the server was waited for \(desktop.received.count) times")
+        #expect(journal.received.count == 20 && report.pending == 0 && report.deliveries.unavailable == 20)
+        #expect(out.err.filter { $0.contains("warning: desktop") }.count == 1, "\(out.err)")
+        let states = try c.store.read { r in
+            try (0..<20).map { try r.deliveryStates(key: "at_risk/u\($0)/daily/2026-11-21")["desktop"] }
+        }
+        #expect(states.allSatisfy { $0 == .expired })
+    }
 }

@@ -8,8 +8,8 @@ import Testing
 
 /// Issue 31's delivery cases in the fault campaign, each through the built binary: retries ask
 /// SPEC §4 again (3), a hook's stderr reaches no terminal raw (9), nothing a hook starts outlives
-/// it (10), a stopped run's deliveries are taken over by its lease (11). The counts are printed
-/// for the record.
+/// it (10), a stopped run's deliveries are taken over by its lease (11), a notification server
+/// that does not answer costs one time-out a run (12). The counts are printed for the record.
 extension FaultCampaignTests {
     /// A hook that appends `KEY` to `DIR/oracle` and fails while `DIR/fail-USER` or `DIR/fail` exists.
     func oracleHook(_ s: Sandbox, _ extra: String = "") throws -> String {
@@ -242,5 +242,45 @@ extension FaultCampaignTests {
         #expect(pending == "0\n", "\(pending)")
     }
 
+    /// Item 12: a session bus that never answers costs one time-out (5 s) a run, not one per
+    /// desktop user: one warning, the desktop's deliveries expired, the run a success.
+    @Test func aBusThatNeverAnswersCostsOneTimeOutARun() throws {
+        try Journal.ensureRunning()
+        let s = try Sandbox()
+        let streak = "bus_" + String(UUID().uuidString.prefix(8)).lowercased()
+        try dueUsers(s, 20, streak: streak)
+        let socket = s.dir.path + "/bus"
+        let fd = try #require(neverAcceptingSocket(socket))
+        defer { close(fd) }
+        let users = (0..<20).map { "\"u\($0)\"" }.joined(separator: ", ")
+        let config = try s.file("streakd.toml", "[desktop]\nusers = [\(users)]\n")
+        s.now = "2026-11-21T20:00:00Z"
+        let began = ContinuousClock.now
+        var r = s.run(["tick", "--config", config], env: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=" + socket])
+        let took = ContinuousClock.now - began
+        let warnings = r.err.split(separator: "\n").filter { $0.contains("warning: desktop") }
+        print("fault campaign, a bus that never answers: 20 desktop users took \(took), \(warnings.count) warning")
+        #expect(took < .seconds(20), "\(took)")
+        #expect(r.code == 0 && warnings.count == 1, "\(r.err)")
+        r = s.run(["status"])
+        #expect(r.out.contains("Deliveries: 0 pending, 0 dead"), "\(r.out)")
+    }
+}
 
+/// A unix socket bound at `path` and listening, whose connections are never accepted: connecting
+/// works, the bus's authentication never ends.
+func neverAcceptingSocket(_ path: String) -> Int32? {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard bound == 0, listen(fd, 64) == 0 else {
+        close(fd)
+        return nil
+    }
+    return fd
 }

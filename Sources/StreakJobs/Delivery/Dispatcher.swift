@@ -200,7 +200,8 @@ final class Dispatcher: Sendable {
             case .handOver(let outcomes):
                 shared.withLock { $0.handed += outcomes }
             case .warnUnavailable(let reason):
-                context.printer.warn("\(name): \(oneLine(reason)); its notifications are skipped")
+                context.printer.warn(
+                    "\(name): \(oneLine(reason)); its notifications in this run are recorded expired, unsent")
             case .warnFailureLimit(let failures):
                 context.printer.warn(
                     "\(name) failed \(failures) times in a row; its other deliveries wait for the next run")

@@ -42,7 +42,9 @@ struct Outcome: Equatable, Sendable {
 /// `handOver`, each handed to the run's next transaction); the lane starts nothing more after
 /// `failureLimit` failures in a row, or once an outcome could not be stored (the next run would
 /// repeat whatever it delivered after); nothing starts once the run is stopping, fenced (its
-/// lease) or `runBudget` after it began. A retry found stale is recorded `expired`, never sent.
+/// lease) or `runBudget` after it began. A retry found stale is recorded `expired`, never sent;
+/// once the sink could not be reached at all (no session bus, a notification server that does
+/// not answer), the rest of its jobs in this run are recorded `expired` without calling it again.
 struct Lane: Sendable {
     /// A group is committed once it holds this many outcomes or is this old, and always before a
     /// delivery that may take time: a crash repeats at most one group of fast deliveries.
@@ -112,7 +114,8 @@ struct Lane: Sendable {
     private var unsavedSince = Duration.zero
     /// Outcomes being written (`.commit` answered, no word back yet).
     private var committing: [Outcome] = []
-    private var warnedUnavailable = false
+    /// Why the sink could not be reached, once it could not: its other jobs are not tried this run.
+    private(set) var unreachable: String?
 
     init(handOver: Bool = false, retry: RetryPolicy = RetryPolicy()) {
         self.handOver = handOver
@@ -129,7 +132,7 @@ struct Lane: Sendable {
 
     /// A job's turn. `atOnce`: the sink's next delivery returns at once (`Sink.deliversAtOnce`);
     /// if not, what went before is committed first (then ask again). A job not to be delivered (a
-    /// stale retry) is expired, when a delivery could start.
+    /// stale retry, a sink that could not be reached) is expired, when a delivery could start.
     mutating func next(_ job: DeliveryJob, atOnce: Bool, _ now: Now) -> Action {
         let skip = skipReason(job)
         if !handOver && !atOnce && skip == nil && !unsaved.isEmpty { return commit() }
@@ -141,17 +144,24 @@ struct Lane: Sendable {
         return .deliver(job)
     }
 
-    /// Why `job` is not to be delivered: a retry found stale.
+    /// Why `job` is not to be delivered: a retry found stale, or a sink that could not be reached
+    /// earlier in this run.
     private func skipReason(_ job: DeliveryJob) -> String? {
         if case .stale(let reason) = job.retry { return reason }
-        return nil
+        return unreachable.map { $0 + " (not tried again in this run)" }
     }
 
     /// The job the lane answered `.expire` for is recorded `expired`, the sink not called.
     mutating func expired(_ job: DeliveryJob, _ reason: String, _ now: Now) -> [Action] {
         let outcome = Outcome(job: job, state: .expired, attempts: job.attempts, error: reason)
-        report.stale += 1
-        return [.tellStale(outcome)] + keep(outcome, now)
+        var actions: [Action] = []
+        if case .stale = job.retry {
+            report.stale += 1
+            actions.append(.tellStale(outcome))
+        } else {
+            report.unavailable += 1
+        }
+        return actions + keep(outcome, now)
     }
 
     /// The sink answered for `job`; nil: it did not start (its start limit had passed).
@@ -170,8 +180,8 @@ struct Lane: Sendable {
             outcome = Outcome(job: job, state: .delivered, attempts: attempts)
         case .unavailable(let reason):
             report.unavailable += 1
-            if !warnedUnavailable {
-                warnedUnavailable = true
+            if unreachable == nil {
+                unreachable = reason
                 actions.append(.warnUnavailable(reason))
             }
             outcome = Outcome(job: job, state: .expired, attempts: attempts, error: reason)
