@@ -12,7 +12,7 @@ import Testing
 /// Issue 31 (3, 11): what a run does with deliveries it did not record itself. Every retry asks
 /// SPEC §4 again before a sink sees it; a run on this host whose lease ran out (stopped with
 /// SIGSTOP) is taken over as one on another host is; the summary counts what other runs hold.
-@Suite struct RetryTests {
+@Suite(.fastTier) struct RetryTests {
     static let key = "at_risk/alice/daily/2026-11-21"
 
     /// The same rules on both stores.
@@ -23,6 +23,7 @@ import Testing
 
         /// A fresh store and a context over it at 10:00 on 2026-11-21.
         func context(config: Config = Config()) throws -> (Context, Captured) {
+            if self == .postgres { try Prerequisite.postgres.require() }
             let store: any Store =
                 switch self {
                 case .sqlite: try SQLiteStore(path: NSTemporaryDirectory() + "retry-\(UUID().uuidString)/s.sqlite")
@@ -61,7 +62,8 @@ import Testing
         kind: .atRisk, user: "alice", streak: "daily", localDate: LocalDate(year: 2026, month: 11, day: 21)!,
         due: RFC3339.parse("2026-11-21T19:00:00Z")!, timezone: "Europe/Berlin",
         localDue: "2026-11-21T20:00:00+01:00", streakLength: 7,
-        message: "Your 7-day streak is at risk! Check in today to keep it going. 1 freeze left.", title: "Streak at risk")
+        message: "Your 7-day streak is at risk! Check in today to keep it going. 1 freeze left.",
+        title: "Streak at risk")
 
     /// Records alice's at_risk as owned by `owner`, registered with `lease` seconds (nil: not
     /// registered at all).
