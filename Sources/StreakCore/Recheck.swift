@@ -20,8 +20,8 @@ public enum Recheck {
             return "no longer fresh: more than 24 h after \(after) (\(n.due))"
         }
         if let maxLate, now > n.due + maxLate {
-            return "no longer fresh: more than reminders.max_late (\(DurationText.text(maxLate))) after its due instant "
-                + "(\(n.due))"
+            return "no longer fresh: more than reminders.max_late (\(DurationText.text(maxLate))) after its due "
+                + "instant (\(n.due))"
         }
         guard let state else { return "its user or streak is gone" }
         let date = n.localDate
