@@ -117,6 +117,11 @@ import Testing
             try at(c, "2026-11-21T20:00:00Z").tick(delivery: Delivery(sinks: [sink]))
         }
         #expect(sink.called == 1, "nothing delivered after the outcome that could not be stored")
+        #expect(
+            out.err.last
+                == "tick at 2026-11-21T20:00:00Z, ended by the error below: 3 sent, 6 expired; 1 delivered (1 of "
+                + "them not recorded: the next run makes it again), 0 failed, 0 dead, 0 retried; what is left waits "
+                + "for the next run", "\(out.err)")
         let told = out.err.filter { $0.contains("could not be recorded") }
         #expect(
             told == [

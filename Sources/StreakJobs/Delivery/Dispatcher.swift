@@ -19,6 +19,9 @@ public struct DispatchReport: Equatable, Sendable {
     public var interrupted = 0
     /// Retries no longer to be sent (no longer fresh, or an `at_risk` done since): expired.
     public var stale = 0
+    /// Delivered (counted in `delivered`) but not recorded: an outcome write failed, and the next
+    /// run makes them again.
+    public var notStored = 0
 
     /// Adds another's counts.
     mutating func add(_ other: DispatchReport) {
@@ -31,6 +34,7 @@ public struct DispatchReport: Equatable, Sendable {
         deferred += other.deferred
         interrupted += other.interrupted
         stale += other.stale
+        notStored += other.notStored
     }
 }
 

@@ -233,7 +233,9 @@ struct Lane: Sendable {
     mutating func commitFailed() -> Action {
         halted = .notStored
         defer { committing = [] }
-        return .notStored(delivered: committing.filter { $0.state == .delivered })
+        let delivered = committing.filter { $0.state == .delivered }
+        report.notStored += delivered.count
+        return .notStored(delivered: delivered)
     }
 
     private mutating func commit() -> Action {

@@ -75,7 +75,33 @@ final class TickRun {
     var now: Instant { context.now }
     var store: any Store { context.store }
 
+    /// The run; one that fails after it recorded or delivered something says what it delivered
+    /// before the error (issue 31: a full disk ended a run with only "what it was writing was not
+    /// stored").
     func run() throws -> TickReport {
+        do {
+            return try recordAndDeliver()
+        } catch {
+            // The lanes are drained (`recordAndDeliver`'s defer): the counts are final.
+            let d = dispatcher.report
+            if !summarized && (report.sent > 0 || d.delivered > 0 || d.failed > 0 || d.dead > 0) {
+                let unrecorded =
+                    d.notStored > 0
+                    ? " (\(d.notStored) of them not recorded: the next run makes \(d.notStored == 1 ? "it" : "them") again)"
+                    : ""
+                context.printer.err(
+                    "tick at \(now), ended by the error below: \(report.sent) sent, \(report.expired) expired; "
+                        + "\(d.delivered) delivered\(unrecorded), \(d.failed) failed, \(d.dead) dead, \(d.retried) "
+                        + "retried; what is left waits for the next run")
+            }
+            throw error
+        }
+    }
+
+    /// Whether the run printed its summary (a stopped run does, then ends 75).
+    private var summarized = false
+
+    private func recordAndDeliver() throws -> TickReport {
         report.streaks = due.streaks.count
         // Planning a transaction ahead, on a connection of its own (overlap only). A small first
         // batch: the run records nothing until it is planned.
@@ -125,6 +151,7 @@ final class TickRun {
                 + "\(Self.pendingText(report.pending, held: report.held)) "
                 + "(\(report.streaks) streaks looked at)"
         )
+        summarized = true
         if context.stop.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
         return report
     }
