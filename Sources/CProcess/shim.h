@@ -3,6 +3,7 @@
 // async-signal-safe calls until execve, which Swift code cannot promise. For the hook runner
 // (StreakDelivery's HookProcess).
 #include <sys/prctl.h>
+#include <sys/xattr.h>  // getxattr: whether a cgroup is delegated (HookCgroup)
 
 int pipe2(int fds[2], int flags);
 
@@ -25,24 +26,30 @@ static inline int streakd_pipe(int fds[2]) { return pipe2(fds, 02000000 /* O_CLO
 /// Starts `path` with `argv` and `envp` if it can before `until`, an instant on CLOCK_BOOTTIME
 /// in nanoseconds: the child (`vfork`: it borrows this process's memory, nothing is copied, and
 /// this thread waits until it has called `execve` or ended) goes into a process group of its own,
+/// into the cgroup whose `cgroup.procs` is open as `cgroup_procs` (unless it is -1; `*joined`
+/// says whether it did: a child that could not join runs all the same),
 /// takes `in`, `out` and `err` as standard input, output and error and no other descriptor,
 /// default signal handling, then reads the clock: at or past `until` it ends unstarted (exit 127,
 /// `*failure` -1); else it unblocks every signal and calls `execve` (its errno in `*failure` if
 /// that fails, exit 127). So a run stopped (SIGSTOP) anywhere before that last look at the clock
 /// and resumed past `until` starts nothing. Between vfork and exec the child calls only
-/// async-signal-safe functions and writes no memory but `result` and errno. Answers the pid (reap it when
+/// async-signal-safe functions and writes no memory but `result`, `inside` and errno. Answers the pid (reap it when
 /// `*failure` is not 0), or -1 when there is no child (errno set).
-static inline pid_t streakd_spawn_before(
-    const char *path, char *const argv[], char *const envp[], int in, int out, int err, long long until, int *failure)
+static inline pid_t streakd_spawn_into(
+    const char *path, char *const argv[], char *const envp[], int in, int out, int err, long long until, int *failure,
+    int cgroup_procs, int *joined)
 {
     sigset_t all, old;
     sigfillset(&all);
     // No handler of this process may run in the child: every signal blocked across the vfork.
     pthread_sigmask(SIG_BLOCK, &all, &old);
     volatile int result = 0;
+    volatile int inside = 0;
     pid_t pid = vfork();
     if (pid == 0) {
         setpgid(0, 0);
+        // "0" moves the writer: the child, before it can start anything of its own.
+        if (cgroup_procs >= 0 && write(cgroup_procs, "0", 1) == 1) inside = 1;
         int e = 0;
         if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) e = errno;
         if (e == 0) {
@@ -77,7 +84,15 @@ static inline pid_t streakd_spawn_before(
     }
     setpgid(pid, pid);  // as the child does (it may have run its program already: then refused, harmless)
     *failure = result;
+    if (joined) *joined = inside;
     return pid;
+}
+
+/// `streakd_spawn_into` without a cgroup.
+static inline pid_t streakd_spawn_before(
+    const char *path, char *const argv[], char *const envp[], int in, int out, int err, long long until, int *failure)
+{
+    return streakd_spawn_into(path, argv, envp, in, out, err, until, failure, -1, 0);
 }
 
 /// Now on CLOCK_BOOTTIME, in nanoseconds (the clock `streakd_spawn_before` reads).

@@ -8,16 +8,22 @@ import Synchronization
 
 /// One run of a hook's program (SPEC §5: nothing a hook starts outlives it). It starts in a
 /// process group of its own, with default signal handling, an empty signal mask and no descriptor
-/// of streakd's but the three it is given. When it exits, times out or the run is stopped,
-/// everything it started is ended: its process group (a `&` child), and what escaped the group
-/// with `setsid` (a double-forked daemon). streakd is a child subreaper, so such an orphan becomes
-/// streakd's child rather than init's; it is known as the hook's by a variable in its environment,
-/// `STREAKD_HOOK_RUN`, unique per run. (Under systemd, the unit's cgroup ends anything else when
-/// the run ends.)
+/// of streakd's but the three it is given, and in a cgroup of its own where streakd may make one
+/// (`HookCgroup`). When it exits, times out or the run is stopped, everything it started is
+/// ended: with a cgroup, everything in it, whatever it did; without one, its process group (a `&`
+/// child) and what escaped the group (a double-forked daemon). streakd is a child subreaper, so
+/// such an orphan becomes streakd's child rather than init's; it is the hook's when it carries
+/// the run's `STREAKD_HOOK_RUN` variable, or, when a daemon cleared its environment (`env -i`),
+/// when it left streakd's session after the hook started and no other hook running could have
+/// started it (`isOrphan`). (Under systemd, the unit's cgroup ends anything else when the run ends.)
 struct HookProcess {
     let pid: pid_t
     /// `STREAKD_HOOK_RUN=…`, as it appears in the environment of everything the hook starts.
     let marker: String
+    /// The run's cgroup, when its process joined one.
+    let cgroup: HookCgroup?
+    /// When it started, in clock ticks since boot (/proc/PID/stat).
+    let started: UInt64
 
     /// Seconds between SIGTERM and SIGKILL, for the hook and for what it leaves behind.
     static let killGrace: Double = 1
@@ -26,6 +32,10 @@ struct HookProcess {
 
     /// Makes this process the subreaper of its descendants, once.
     static let subreaper: Bool = streakd_become_subreaper() == 0
+
+    /// The hooks of this process that are running (not reaped yet), with when each started: an
+    /// orphan found when one ends may be another's.
+    static let running = Mutex<[pid_t: UInt64]>([:])
 
     /// The variable that marks one run's processes.
     static func nextMarker() -> String {
@@ -45,7 +55,7 @@ struct HookProcess {
     /// hook (a busy tick with a hook per notification: 34 s became 57-112 s).
     static func start(
         _ executable: String, argv: [String], environment: [String], marker: String, stdin: Int32, stdout: Int32,
-        stderr: Int32, startingBefore limit: () -> Int64?
+        stderr: Int32, cgroup wanted: Bool = true, startingBefore limit: () -> Int64?
     ) throws -> HookProcess? {
         _ = subreaper
         let cArgs = argv.map { strdup($0) } + [nil]
@@ -58,14 +68,30 @@ struct HookProcess {
         // replaced, or a descriptor another thread's child inherited while it was written).
         for attempt in 0...20 {
             if attempt > 0 { usleep(25_000) }
+            let cgroup = wanted ? HookCgroup.make() : nil
             // The caller's last word, right before the child is made.
-            guard let until = BootClock.instant(before: limit) else { return nil }
+            guard let until = BootClock.instant(before: limit) else {
+                cgroup?.remove()
+                return nil
+            }
             var failure: Int32 = 0
-            let pid = streakd_spawn_before(executable, cArgs, cEnv, stdin, stdout, stderr, until, &failure)
-            guard pid > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            let child = HookProcess(pid: pid, marker: marker)
+            var joined: Int32 = 0
+            let pid = streakd_spawn_into(
+                executable, cArgs, cEnv, stdin, stdout, stderr, until, &failure, cgroup?.procs ?? -1, &joined)
+            guard pid > 0 else {
+                let error = errno
+                cgroup?.remove()
+                throw POSIXError(POSIXErrorCode(rawValue: error) ?? .EIO)
+            }
+            // A child that could not join runs without (its leftovers are looked for as before).
+            if joined == 0 { cgroup?.remove() }
+            let child = HookProcess(
+                pid: pid, marker: marker, cgroup: joined != 0 ? cgroup : nil, started: stat(pid)?.started ?? 0)
+            running.withLock { $0[pid] = child.started }
             if failure == 0 { return child }
+            // It ended before its program started: nothing of its own to end.
             child.reap()
+            child.cgroup?.remove()
             if failure < 0 { return nil }  // the instant came before the program could start
             if failure == ETXTBSY && attempt < 20 { continue }
             throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
@@ -93,22 +119,25 @@ struct HookProcess {
     func reap() {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = Self.running.withLock { $0.removeValue(forKey: pid) }
     }
 
     func terminate(_ signal: Int32) { _ = killpg(pid, signal) }
 
-    /// Ends what the hook left running: its group, and the orphans that carry its marker. SIGTERM,
-    /// up to `killGrace` to go, then SIGKILL; the orphans (streakd's children now) are reaped.
-    /// Answers how many processes were ended.
+    /// Ends what the hook left running: everything in its cgroup, or without one its group and its
+    /// orphans. SIGTERM, up to `killGrace` to go, then SIGKILL; the orphans (streakd's children
+    /// now) are reaped. Answers how many processes were ended.
     @discardableResult
     func endLeftovers() -> Int {
+        if let cgroup { return cgroup.end(main: pid, grace: Self.killGrace) }
+        let others = Self.running.withLock { $0.filter { $0.key != pid }.map(\.value) }
         var seen = Set<pid_t>()
         var adopted = Set<pid_t>()
         let clock = ContinuousClock()
         let termEnd = clock.now + .seconds(Self.killGrace)
         var signal = SIGTERM
         while true {
-            let found = Self.leftovers(group: pid, marker: marker)
+            let found = Self.leftovers(group: pid, marker: marker, started: started, others: others)
             for zombie in found.zombies { adopted.insert(zombie) }
             if found.alive.isEmpty { break }
             for p in found.alive {
@@ -134,51 +163,5 @@ struct HookProcess {
         return seen.count
     }
 
-    struct Member {
-        var pid: pid_t
-        var parent: pid_t
-        var group: pid_t
-    }
-
-    /// Processes of the hook's group, and this process's children that carry the marker (alive),
-    /// and this process's dead children of the group (zombies to reap). The hook's own pid is left
-    /// out: it is reaped by `reap`.
-    static func leftovers(group: pid_t, marker: String) -> (alive: [Member], zombies: [pid_t]) {
-        let me = getpid()
-        var alive: [Member] = []
-        var zombies: [pid_t] = []
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return ([], []) }
-        for entry in entries {
-            guard let pid = pid_t(entry), pid != group, let stat = Self.stat(pid) else { continue }
-            let member = Member(pid: pid, parent: stat.parent, group: stat.group)
-            let dead = stat.state == "Z" || stat.state == "X"
-            if stat.group == group {
-                if !dead {
-                    alive.append(member)
-                } else if stat.parent == me {
-                    zombies.append(pid)
-                }
-            } else if stat.parent == me, !dead, Self.environment(of: pid, contains: marker) {
-                alive.append(member)
-            }
-        }
-        return (alive, zombies)
-    }
-
-    /// State, parent and group from /proc/PID/stat.
-    static func stat(_ pid: pid_t) -> (state: Substring, parent: pid_t, group: pid_t)? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = text.lastIndex(of: ")")
-        else { return nil }
-        // After "(comm)": state, ppid, pgrp, …
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 2, let parent = pid_t(fields[1]), let group = pid_t(fields[2]) else { return nil }
-        return (fields[0], parent, group)
-    }
-
-    /// Whether `NAME=value` is one of the variables a process started with.
-    static func environment(of pid: pid_t, contains variable: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
-        return data.split(separator: 0).contains { $0.elementsEqual(variable.utf8) }
-    }
 }
+

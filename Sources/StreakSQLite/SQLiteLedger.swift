@@ -79,6 +79,10 @@ extension SQLiteAccess {
         try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = 'pending' AND owner IS NULL") ?? 0
     }
 
+    func heldDeliveries() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM deliveries WHERE state = 'pending' AND owner IS NOT NULL") ?? 0
+    }
+
     func meta(_ key: String) throws -> String? {
         try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
     }

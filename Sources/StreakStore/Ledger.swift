@@ -18,6 +18,13 @@ public protocol LedgerReading {
     func deliveryStates(key: String) throws -> [String: DeliveryState]
     /// Pending deliveries no run is working on: waiting for another try.
     func waitingDeliveries() throws -> Int
+    /// Pending deliveries a run holds: one delivering them now, or one that died or was stopped
+    /// and holds them until it is known gone or its lease runs out.
+    func heldDeliveries() throws -> Int
+}
+
+extension LedgerReading {
+    public func heldDeliveries() throws -> Int { try pendingDeliveries().count { $0.owner != nil } }
 }
 
 public protocol LedgerWriting {

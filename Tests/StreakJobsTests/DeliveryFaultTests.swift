@@ -117,11 +117,63 @@ import Testing
             try at(c, "2026-11-21T20:00:00Z").tick(delivery: Delivery(sinks: [sink]))
         }
         #expect(sink.called == 1, "nothing delivered after the outcome that could not be stored")
+        #expect(
+            out.err.last
+                == "tick at 2026-11-21T20:00:00Z, ended by the error below: 3 sent, 6 expired; 1 delivered (1 of "
+                + "them not recorded: the next run makes it again), 0 failed, 0 dead, 0 retried; what is left waits "
+                + "for the next run", "\(out.err)")
         let told = out.err.filter { $0.contains("could not be recorded") }
         #expect(
             told == [
                 "streakd: warning: taking: 1 delivery was made but could not be recorded, so the next run "
                     + "makes it again: at_risk/u0/daily/2026-11-21; the sink's other deliveries wait for that run"
             ], "\(out.err)")
+    }
+
+    /// What a failing hook wrote last (a webhook's response body often lands there), with a screen
+    /// clear, a window title and a C1 CSI in it.
+    static let hostile = "exit 22: \u{1b}[2J\u{1b}]0;owned\u{07}503 Service Unavailable\u{9b}31m\r"
+
+    /// Whether a line holds anything a terminal would act on: C0 controls, DEL, C1 controls.
+    static func controls(_ lines: [String]) -> [String] {
+        lines.filter { $0.unicodeScalars.contains { $0.value < 0x20 || (0x7f...0x9f).contains($0.value) } }
+    }
+
+    /// Issue 31 (9): a hook's stderr reached the terminal raw through `tick` and the `status`
+    /// overview. Every line streakd prints of it is one line with no control character left.
+    @Test func aHooksStderrReachesNoTerminalRaw() throws {
+        let (c, out) = try makeContext(now: "2026-11-21T10:00:00Z", format: .short)
+        try due(c, users: 2)
+        let hook = MemorySink(name: "hook:x", outcomes: Array(repeating: .failed(Self.hostile), count: 4))
+        let desktop = MemorySink(name: "desktop", outcomes: [.unavailable("no notification server: \u{1b}[5m")])
+        // Failed (a line each), then dead on the retry (a warning each), as the hook said.
+        let delivery = Delivery(sinks: [hook, desktop], retry: RetryPolicy(maxAttempts: 2))
+        try at(c, "2026-11-21T20:00:00Z").tick(delivery: delivery)
+        try at(c, "2026-11-21T20:01:00Z").tick(delivery: delivery)
+        try at(c, "2026-11-21T20:05:00Z").overview(store: "s.sqlite")
+        #expect(out.err.contains { $0.hasPrefix("failed hook:x (exit 22)") }, "\(out.err)")
+        #expect(out.err.contains { $0.contains("gave up") && $0.contains("503 Service Unavailable") }, "\(out.err)")
+        #expect(out.out.contains { $0.contains("503 Service Unavailable") }, "\(out.out)")
+        #expect(Self.controls(out.err).isEmpty, "\(Self.controls(out.err))")
+        #expect(Self.controls(out.out.flatMap { $0.split(separator: "\n").map(String.init) }).isEmpty)
+    }
+
+    /// Issue 31 (12): a notification server that does not answer costs its time-out once a run,
+    /// not once per notification (20 desktop users: 100 s). One warning; the other desktop
+    /// deliveries are recorded expired unsent, as for no server at all; the run does not fail.
+    @Test func aNotificationServerThatDoesNotAnswerIsWaitedForOnceARun() throws {
+        let (c, out) = try makeContext(now: "2026-11-21T10:00:00Z")
+        try due(c, users: 20)
+        let unanswered = DeliveryOutcome.unavailable("no notification server on the session bus: no reply within 5s")
+        let desktop = MemorySink(name: "desktop", outcomes: Array(repeating: unanswered, count: 20))
+        let journal = MemorySink(name: "journal")
+        let report = try at(c, "2026-11-21T20:00:00Z").tick(delivery: Delivery(sinks: [journal, desktop]))
+        #expect(desktop.received.count == 1, "the server was waited for \(desktop.received.count) times")
+        #expect(journal.received.count == 20 && report.pending == 0 && report.deliveries.unavailable == 20)
+        #expect(out.err.filter { $0.contains("warning: desktop") }.count == 1, "\(out.err)")
+        let states = try c.store.read { r in
+            try (0..<20).map { try r.deliveryStates(key: "at_risk/u\($0)/daily/2026-11-21")["desktop"] }
+        }
+        #expect(states.allSatisfy { $0 == .expired })
     }
 }

@@ -49,9 +49,8 @@ import Testing
         var lane = Lane()
         for id: Int64 in 1...4 { _ = deliver(&lane, id, .failed("exit 1")) }
         _ = deliver(&lane, 5)
-        // Neither does a stop in flight or an unreachable sink count as a failure.
+        // Nor does a stop in flight count as a failure (nor an unreachable sink: see below).
         _ = deliver(&lane, 6, .interrupted("stopped"))
-        _ = deliver(&lane, 7, .unavailable("no bus"))
         for id: Int64 in 8...11 { _ = deliver(&lane, id, .failed("exit 1")) }
         #expect(lane.halted == nil && lane.startLimit(at(1)) != nil)
     }
@@ -139,14 +138,53 @@ import Testing
         )
     }
 
-    @Test func anUnreachableSinkIsWarnedAboutOnce() {
+    /// Issue 31 (12): a sink that cannot be reached (a notification server that does not answer
+    /// costs its whole time-out) is called once a run: one warning, and its other jobs are
+    /// recorded expired without another call.
+    @Test func anUnreachableSinkIsCalledOnceAndWarnedAboutOnce() {
         var lane = Lane()
-        #expect(deliver(&lane, 1, .unavailable("no session bus")) == [.warnUnavailable("no session bus")])
-        #expect(deliver(&lane, 2, .unavailable("no session bus")) == [])
-        #expect(lane.report.unavailable == 2)
+        #expect(deliver(&lane, 1, .unavailable("no reply within 5s")) == [.warnUnavailable("no reply within 5s")])
+        #expect(lane.unreachable == "no reply within 5s" && lane.halted == nil, "not a failure")
+        let again = "no reply within 5s (not tried again in this run)"
+        for id: Int64 in 2...3 {
+            #expect(lane.next(job(id), atOnce: false, at(1)) == .expire(job(id), again), "not delivered")
+            #expect(lane.expired(job(id), again, at(1)) == [], "no second warning")
+        }
+        #expect(lane.report.unavailable == 3 && lane.report.delivered == 0)
         #expect(
             lane.flush()
-                == .commit([1, 2].map { Outcome(job: job($0), state: .expired, attempts: 1, error: "no session bus") }))
+                == .commit(
+                    [Outcome(job: job(1), state: .expired, attempts: 1, error: "no reply within 5s")]
+                        + [2, 3].map { Outcome(job: job($0), state: .expired, attempts: 0, error: again) }))
+        // A stopped run expires nothing more either: what is left waits for the next run.
+        #expect(lane.next(job(4), atOnce: true, at(2, stopping: true)) == .defer(job(4)))
+    }
+
+    func retry(_ id: Int64, _ check: DeliveryJob.Retry, attempts: Int = 1) -> DeliveryJob {
+        var j = job(id, attempts: attempts)
+        j.retry = check
+        return j
+    }
+
+    /// Issue 31 (3): a retry found stale (no longer fresh, or its date done since) is recorded
+    /// expired for the sink with the reason, and told; one still due is delivered.
+    @Test func aStaleRetryIsExpiredNotDelivered() {
+        var lane = Lane()
+        let stale = retry(1, .stale("checked in since: 2026-11-21 qualifies"))
+        #expect(lane.next(stale, atOnce: false, at(0)) == .expire(stale, "checked in since: 2026-11-21 qualifies"))
+        let expired = Outcome(job: stale, state: .expired, attempts: 1, error: "checked in since: 2026-11-21 qualifies")
+        #expect(lane.expired(stale, "checked in since: 2026-11-21 qualifies", at(0)) == [.tellStale(expired)])
+        let due = retry(2, .stillDue)
+        #expect(lane.next(due, atOnce: false, at(1)) == .commit([expired]), "what went before first")
+        lane.committed()
+        #expect(lane.next(due, atOnce: false, at(1)) == .deliver(due))
+        #expect(lane.report.stale == 1 && lane.report.unavailable == 0)
+        // Handed over like any outcome when the run delivers beside recording.
+        var beside = Lane(handOver: true)
+        #expect(beside.next(stale, atOnce: true, at(0)) == .expire(stale, "checked in since: 2026-11-21 qualifies"))
+        #expect(
+            beside.expired(stale, "checked in since: 2026-11-21 qualifies", at(0))
+                == [.tellStale(expired), .handOver([expired])])
     }
 
     @Test func handedOverOutcomesGoToTheNextTransaction() {
@@ -166,7 +204,7 @@ import Testing
             lane.next(job(3), atOnce: false, at(1))
                 == .commit([delivered(1), Outcome(job: job(2), state: .pending, attempts: 1, error: "exit 1")]))
         #expect(lane.commitFailed() == .notStored(delivered: [delivered(1)]))
-        #expect(lane.halted == .notStored)
+        #expect(lane.halted == .notStored && lane.report.notStored == 1 && lane.report.delivered == 1)
         #expect(lane.next(job(3), atOnce: false, at(2)) == .defer(job(3)))
         #expect(lane.flush() == nil)
     }

@@ -147,7 +147,9 @@ import Testing
         let journal = MemorySink(name: "journal")
         let r = try at(c, "2026-11-21T19:00:00Z").tick(delivery: Delivery(sinks: [journal, desktop]))
         #expect(r.pending == 0 && r.deliveries.unavailable == 1 && journal.received.count == 1)
-        #expect(out.err.contains("streakd: warning: desktop: no session bus; its notifications are skipped"))
+        #expect(
+            out.err.contains(
+                "streakd: warning: desktop: no session bus; its notifications in this run are recorded expired, unsent"))
         let states = try c.store.read { try $0.deliveryStates(key: "at_risk/alice/daily/2026-11-21") }
         #expect(states == ["journal": .delivered, "desktop": .expired])
     }

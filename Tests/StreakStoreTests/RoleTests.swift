@@ -256,6 +256,8 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
         #expect(
             try store.write { w in try w.record(NewRecord(n, state: .sent, sinks: ["journal"]), owner: nil, at: t0) }
                 == nil)
+        // Pending, both held by their run: none waits for a retry (issue 31, 11: counted all the same).
+        #expect(try store.read { try ($0.heldDeliveries(), $0.waitingDeliveries()) } == (2, 0))
         try store.write { (w: any StoreWriter) throws in
             #expect(try !w.takeOver(id: recorded, sink: "journal", from: "run1", fromGone: false, to: "run2"), "alive")
             #expect(try !w.takeOver(id: recorded, sink: "journal", from: nil, fromGone: false, to: "run2"), "owned")
@@ -269,7 +271,7 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
         }
         try store.read { (r: any StoreReader) throws in
             #expect(try r.deliveryStates(key: n.key) == ["journal": .delivered, "hook:a": .pending])
-            #expect(try r.waitingDeliveries() == 1)
+            #expect(try r.waitingDeliveries() == 1 && r.heldDeliveries() == 0)
             #expect(try r.pendingDeliveries().map(\.notification) == [n])
             #expect(try r.ledgerStates(keys: [n.key, "at_risk/u1/daily/2026-11-22"]) == [n.key: .sent])
         }

@@ -242,7 +242,7 @@ struct TickCLITests {
         #expect(r.out.hasPrefix("sent 2026-11-21T19:00:00Z at_risk \(id)/daily"))
         #expect(
             r.err.hasPrefix(
-                "streakd: warning: desktop: no session bus: cannot connect to unix:path=\(missing): No such file or directory; its notifications are skipped\n"
+                "streakd: warning: desktop: no session bus: cannot connect to unix:path=\(missing): No such file or directory; its notifications in this run are recorded expired, unsent\n"
             ), "\(r)")
         #expect(r.err.contains("1 sent, 0 expired; 1 delivered, 0 failed, 0 dead, 0 retried; 0 pending"))
         #expect(try Journal.entries(["STREAKD_USER=\(id)"], count: 1).count == 1)

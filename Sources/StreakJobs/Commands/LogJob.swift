@@ -159,15 +159,6 @@ extension Context {
         return oneLine(line)
     }
 
-    /// One line, and nothing a terminal would act on: control characters become spaces.
-    /// (0xC2 leads the UTF-8 of U+0080...U+00BF, where the C1 controls are.)
-    static func oneLine(_ line: String) -> String {
-        guard line.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f || $0 == 0xc2 }) else { return line }
-        return String(
-            String.UnicodeScalarView(
-                line.unicodeScalars.map { $0.value < 0x20 || (0x7f...0x9f).contains($0.value) ? " " : $0 }))
-    }
-
     /// RFC 3339 in `zone`: `2026-11-21T20:00:03+01:00`, or `…Z` in UTC.
     static func show(_ instant: Instant, in zone: Zone) -> String {
         RFC3339.format(instant, offset: zone.offset(at: instant), utcZ: true)

@@ -56,7 +56,7 @@ extension Context {
             let tried = d.attempts == 0 ? "not tried yet" : "\(d.attempts) attempt\(d.attempts == 1 ? "" : "s")"
             lines.append(
                 "               \(d.state.rawValue) \(d.sink) \(d.notification.key), \(tried)"
-                    + (d.lastError.map { ": \($0)" } ?? ""))
+                    + (d.lastError.map { ": " + oneLine($0) } ?? ""))
         }
         if pending > waiting.count || dead > gaveUp.count {
             lines.append("               and more (streakd log --failed)")
@@ -78,7 +78,7 @@ extension Context {
         // The keys in the order the run wrote them.
         let order = [
             "sent", "expired", "delivered", "failed", "dead", "retried", "refilled", "at_maximum", "not_due",
-            "pending", "streaks",
+            "pending", "held", "streaks",
         ]
         return (at, order.compactMap { key in (object[key] as? Int).map { (key, $0) } })
     }
@@ -90,8 +90,9 @@ extension Context {
 
     /// `2026-11-21T10:45:00Z (15 min ago): 3 sent, 0 expired, …`.
     func describe(_ run: RunSummary) -> String {
-        let labels = ["at_maximum": "at the maximum", "not_due": "not due"]
-        let counts = run.counts.map { "\($0.1) \(labels[$0.0] ?? $0.0)" }
+        let labels = ["at_maximum": "at the maximum", "not_due": "not due", "held": "held by another run"]
+        // What another run held is worth a word only when there was some.
+        let counts = run.counts.filter { $0.0 != "held" || $0.1 > 0 }.map { "\($0.1) \(labels[$0.0] ?? $0.0)" }
         return "\(run.at) (\(Self.ago(now - run.at))): " + counts.joined(separator: ", ")
     }
 

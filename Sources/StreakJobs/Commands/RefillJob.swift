@@ -93,12 +93,14 @@ extension Context {
             dispatcher.send(jobs)
             try dispatcher.drain()
             try dispatcher.lease.end()
-            pending = try store.read { try $0.waitingDeliveries() }
+            // Left pending for a retry (the exit code's); the summary counts those other runs hold too.
+            let held: Int
+            (pending, held) = try store.read { try ($0.waitingDeliveries(), $0.heldDeliveries()) }
             try recordRun(
                 MetaKey.lastRefill,
                 [
                     ("refilled", report.refilled), ("at_maximum", report.atMaximum), ("not_due", report.notDue),
-                    ("pending", pending),
+                    ("pending", pending + held), ("held", held),
                 ])
         }
         printer.err(

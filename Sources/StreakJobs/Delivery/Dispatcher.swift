@@ -17,6 +17,11 @@ public struct DispatchReport: Equatable, Sendable {
     public var deferred = 0
     /// Stopped in flight by a stop of the run (SIGTERM): pending, the attempt not counted.
     public var interrupted = 0
+    /// Retries no longer to be sent (no longer fresh, or an `at_risk` done since): expired.
+    public var stale = 0
+    /// Delivered (counted in `delivered`) but not recorded: an outcome write failed, and the next
+    /// run makes them again.
+    public var notStored = 0
 
     /// Adds another's counts.
     mutating func add(_ other: DispatchReport) {
@@ -28,6 +33,8 @@ public struct DispatchReport: Equatable, Sendable {
         waiting += other.waiting
         deferred += other.deferred
         interrupted += other.interrupted
+        stale += other.stale
+        notStored += other.notStored
     }
 }
 
@@ -46,7 +53,7 @@ final class Dispatcher: Sendable {
     let lease: LeaseKeeper
     let outcomes: OutcomeWriter
     private let lanes: [LaneQueue]
-    private let shared = Mutex(Shared())
+    let shared = Mutex(Shared())
 
     /// What the lanes share: counts of the retries, handed-over outcomes, the first error.
     struct Shared {
@@ -87,38 +94,6 @@ final class Dispatcher: Sendable {
     /// A new notification's jobs, one per sink its ledger entry was recorded with.
     func jobs(for n: Notification, id: Int64, sinks: [String]) -> [DeliveryJob] {
         sinks.map { DeliveryJob(id: id, notification: n, sink: $0, attempts: 0) }
-    }
-
-    /// Takes over the pending deliveries due for another try, and those of runs that are gone: on
-    /// this host, their process has ended; elsewhere, their lease ran out on the store's clock.
-    func claimRetries() throws -> [DeliveryJob] {
-        let now = context.now
-        let pending = try context.store.read { try $0.pendingDeliveries() }
-        var candidates: [(PendingDelivery, gone: Bool)] = []
-        for p in pending where p.owner != owner {
-            if let o = p.owner {
-                let gone = RunOwner.isGone(o)
-                if !gone && RunOwner.isThisHost(o) { continue }  // alive here: its run is on it
-                candidates.append((p, gone))
-            } else if let last = p.lastAttempt,
-                !delivery.retry.isDue(attempts: p.attempts, lastAttempt: last, now: now)
-            {
-                shared.withLock { $0.report.waiting += 1 }
-            } else {
-                candidates.append((p, false))
-            }
-        }
-        guard !candidates.isEmpty else { return [] }
-        let taken = try context.store.write { w in
-            try lease.register(w)
-            return try candidates.filter { p, gone in
-                try w.takeOver(id: p.id, sink: p.sink, from: p.owner, fromGone: gone, to: owner)
-            }
-        }
-        shared.withLock { $0.report.retried += taken.count }
-        return taken.map {
-            DeliveryJob(id: $0.0.id, notification: $0.0.notification, sink: $0.0.sink, attempts: $0.0.attempts)
-        }
     }
 
     /// Hands jobs to their sinks' lanes, in order; returns at once (unless a lane is far behind).
@@ -191,12 +166,19 @@ final class Dispatcher: Sendable {
     private func run(_ jobs: [DeliveryJob], on lane: LaneQueue) {
         let sink = lane.sink
         for job in jobs {
-            guard case .deliver = turn(of: job, on: lane) else { continue }
-            // Asked again by the sink right before it starts (a hook: before its process starts):
-            // a run stopped meanwhile (SIGSTOP) and resumed past its lease starts nothing.
-            let result = sink.deliver(job.notification, startingBefore: { [self] in startLimit(lane) })
-            let now = current()
-            perform(lane.machine.withLock { $0.finished(job, result, now) }, on: lane)
+            switch turn(of: job, on: lane) {
+            case .deliver:
+                // Asked again by the sink right before it starts (a hook: before its process
+                // starts): a run stopped meanwhile (SIGSTOP) and resumed past its lease starts nothing.
+                let result = sink.deliver(job.notification, startingBefore: { [self] in startLimit(lane) })
+                let now = current()
+                perform(lane.machine.withLock { $0.finished(job, result, now) }, on: lane)
+            case .expire(_, let reason):
+                let now = current()
+                perform(lane.machine.withLock { $0.expired(job, reason, now) }, on: lane)
+            default:
+                continue
+            }
         }
         if let action = lane.machine.withLock({ $0.flush() }) { perform([action], on: lane) }
     }
@@ -222,14 +204,15 @@ final class Dispatcher: Sendable {
             case .handOver(let outcomes):
                 shared.withLock { $0.handed += outcomes }
             case .warnUnavailable(let reason):
-                context.printer.warn("\(name): \(reason); its notifications are skipped")
+                context.printer.warn(
+                    "\(name): \(oneLine(reason)); its notifications in this run are recorded expired, unsent")
             case .warnFailureLimit(let failures):
                 context.printer.warn(
                     "\(name) failed \(failures) times in a row; its other deliveries wait for the next run")
             case .tellDead(let o):
                 let error = o.error ?? ""
                 context.printer.warn(
-                    "\(name) gave up on \(o.job.notification.key) after \(o.attempts) attempts: \(error)")
+                    "\(name) gave up on \(o.job.notification.key) after \(o.attempts) attempts: \(oneLine(error))")
                 delivery.recordDead(o.job.notification, name, o.attempts, error)
             case .tellFailed(let o):
                 // Each failure with its reason (a missing journal socket, what a hook said last).
@@ -238,10 +221,13 @@ final class Dispatcher: Sendable {
                 context.printer.err(
                     Self.failureLine(o.job, error: error, attempts: o.attempts, of: delivery.retry, retry: retry))
                 delivery.recordFailed(o.job.notification, name, o.attempts, error, retry)
+            case .tellStale(let o):
+                context.printer.err(
+                    "expired \(name) \(o.job.notification.key) without another try: \(o.error ?? "no longer due")")
             case .notStored(let delivered):
                 guard !delivered.isEmpty else { continue }
                 context.printer.warn(Self.notStoredLine(name, delivered.map(\.job.notification.key)))
-            case .deliver, .defer:
+            case .deliver, .defer, .expire:
                 continue
             }
         }
@@ -268,6 +254,8 @@ final class Dispatcher: Sendable {
     static func failureLine(_ job: DeliveryJob, error: String, attempts: Int, of retry: RetryPolicy, retry at: Instant)
         -> String
     {
+        // What a hook said is printed on a terminal: nothing in it may act on the terminal.
+        let error = oneLine(error)
         let split = error.firstRange(of: ": ")
         let reason = split.map { String(error[..<$0.lowerBound]) } ?? error
         let said = split.map { ": " + error[$0.upperBound...] } ?? ""

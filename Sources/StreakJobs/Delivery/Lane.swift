@@ -9,6 +9,18 @@ struct DeliveryJob: Equatable, Sendable {
     var notification: Notification
     var sink: String
     var attempts: Int
+    /// For a retry (a delivery due for another try, taken over from a run that is gone, or left
+    /// for the next run): what asking SPEC §4 again found (`Recheck`). Nil for a notification
+    /// this run recorded, which it planned as of its own instant.
+    var retry: Retry? = nil
+
+    /// What a retry's second look found.
+    enum Retry: Equatable, Sendable {
+        /// Still fresh, and an `at_risk`'s date still open and not done: deliver it.
+        case stillDue
+        /// Not to be sent any more: recorded `expired` for the sink, with the reason.
+        case stale(String)
+    }
 }
 
 /// What became of one delivery, as the ledger records it.
@@ -30,7 +42,9 @@ struct Outcome: Equatable, Sendable {
 /// `handOver`, each handed to the run's next transaction); the lane starts nothing more after
 /// `failureLimit` failures in a row, or once an outcome could not be stored (the next run would
 /// repeat whatever it delivered after); nothing starts once the run is stopping, fenced (its
-/// lease) or `runBudget` after it began.
+/// lease) or `runBudget` after it began. A retry found stale is recorded `expired`, never sent;
+/// once the sink could not be reached at all (no session bus, a notification server that does
+/// not answer), the rest of its jobs in this run are recorded `expired` without calling it again.
 struct Lane: Sendable {
     /// A group is committed once it holds this many outcomes or is this old, and always before a
     /// delivery that may take time: a crash repeats at most one group of fast deliveries.
@@ -61,6 +75,8 @@ struct Lane: Sendable {
         /// Call the sink for the job, which asks `startLimit` again right before it starts; then
         /// call `finished`.
         case deliver(DeliveryJob)
+        /// Do not call the sink: call `expired` (the job is recorded `expired` with the reason).
+        case expire(DeliveryJob, String)
         /// Leave the job pending for the next run, its attempts unchanged.
         case `defer`(DeliveryJob)
         /// Give these outcomes to the run's next transaction.
@@ -73,6 +89,8 @@ struct Lane: Sendable {
         case tellFailed(Outcome)
         /// A delivery was given up (dead): say so.
         case tellDead(Outcome)
+        /// A retry was no longer to be sent (`Recheck`) and is recorded expired: say so.
+        case tellStale(Outcome)
         /// An outcome write failed: these deliveries were made but are not recorded (the next run
         /// repeats them); the lane starts nothing more this run.
         case notStored(delivered: [Outcome])
@@ -96,7 +114,8 @@ struct Lane: Sendable {
     private var unsavedSince = Duration.zero
     /// Outcomes being written (`.commit` answered, no word back yet).
     private var committing: [Outcome] = []
-    private var warnedUnavailable = false
+    /// Why the sink could not be reached, once it could not: its other jobs are not tried this run.
+    private(set) var unreachable: String?
 
     init(handOver: Bool = false, retry: RetryPolicy = RetryPolicy()) {
         self.handOver = handOver
@@ -112,14 +131,37 @@ struct Lane: Sendable {
     }
 
     /// A job's turn. `atOnce`: the sink's next delivery returns at once (`Sink.deliversAtOnce`);
-    /// if not, what went before is committed first (then ask again).
+    /// if not, what went before is committed first (then ask again). A job not to be delivered (a
+    /// stale retry, a sink that could not be reached) is expired, when a delivery could start.
     mutating func next(_ job: DeliveryJob, atOnce: Bool, _ now: Now) -> Action {
-        if !handOver && !atOnce && !unsaved.isEmpty { return commit() }
+        let skip = skipReason(job)
+        if !handOver && !atOnce && skip == nil && !unsaved.isEmpty { return commit() }
         guard startLimit(now) != nil else {
             report.deferred += 1
             return .defer(job)
         }
+        if let skip { return .expire(job, skip) }
         return .deliver(job)
+    }
+
+    /// Why `job` is not to be delivered: a retry found stale, or a sink that could not be reached
+    /// earlier in this run.
+    private func skipReason(_ job: DeliveryJob) -> String? {
+        if case .stale(let reason) = job.retry { return reason }
+        return unreachable.map { $0 + " (not tried again in this run)" }
+    }
+
+    /// The job the lane answered `.expire` for is recorded `expired`, the sink not called.
+    mutating func expired(_ job: DeliveryJob, _ reason: String, _ now: Now) -> [Action] {
+        let outcome = Outcome(job: job, state: .expired, attempts: job.attempts, error: reason)
+        var actions: [Action] = []
+        if case .stale = job.retry {
+            report.stale += 1
+            actions.append(.tellStale(outcome))
+        } else {
+            report.unavailable += 1
+        }
+        return actions + keep(outcome, now)
     }
 
     /// The sink answered for `job`; nil: it did not start (its start limit had passed).
@@ -138,8 +180,8 @@ struct Lane: Sendable {
             outcome = Outcome(job: job, state: .delivered, attempts: attempts)
         case .unavailable(let reason):
             report.unavailable += 1
-            if !warnedUnavailable {
-                warnedUnavailable = true
+            if unreachable == nil {
+                unreachable = reason
                 actions.append(.warnUnavailable(reason))
             }
             outcome = Outcome(job: job, state: .expired, attempts: attempts, error: reason)
@@ -158,17 +200,22 @@ struct Lane: Sendable {
             }
             actions.append(dead ? .tellDead(outcome) : .tellFailed(outcome))
         }
+        return actions + keep(outcome, now)
+    }
+
+    /// Keeps an outcome to store: handed over, or committed when a group is full or old enough (a
+    /// dead one at once).
+    private mutating func keep(_ outcome: Outcome, _ now: Now) -> [Action] {
         if unsaved.isEmpty { unsavedSince = now.elapsed }
         unsaved.append(outcome)
         if handOver {
-            actions.append(.handOver(unsaved))
-            unsaved = []
-        } else if outcome.state == .dead || unsaved.count >= Self.groupSize
-            || now.elapsed - unsavedSince >= Self.groupAge
-        {
-            actions.append(commit())
+            defer { unsaved = [] }
+            return [.handOver(unsaved)]
         }
-        return actions
+        if outcome.state == .dead || unsaved.count >= Self.groupSize || now.elapsed - unsavedSince >= Self.groupAge {
+            return [commit()]
+        }
+        return []
     }
 
     /// The lane has no more jobs for now: what is unsaved is committed.
@@ -186,7 +233,9 @@ struct Lane: Sendable {
     mutating func commitFailed() -> Action {
         halted = .notStored
         defer { committing = [] }
-        return .notStored(delivered: committing.filter { $0.state == .delivered })
+        let delivered = committing.filter { $0.state == .delivered }
+        report.notStored += delivered.count
+        return .notStored(delivered: delivered)
     }
 
     private mutating func commit() -> Action {

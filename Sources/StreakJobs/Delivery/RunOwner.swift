@@ -9,10 +9,6 @@ enum RunOwner {
         return "\(hostName):\(pid):\(startTicks(pid) ?? "0"):\(now.seconds)"
     }
 
-    static func isThisHost(_ owner: String) -> Bool {
-        owner.split(separator: ":", maxSplits: 1).first.map(String.init) == hostName
-    }
-
     /// Whether the run that holds a claim is known to be gone: on this host, its process has ended
     /// (or its pid was reused). Of a run on another host nothing is known here: its lease decides.
     static func isGone(_ owner: String) -> Bool {

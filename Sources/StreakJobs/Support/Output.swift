@@ -76,3 +76,14 @@ public struct Printer: Sendable {
         if !lines.isEmpty { out(lines.joined(separator: "\n")) }
     }
 }
+
+/// One line, and nothing a terminal would act on: control characters (C0, DEL, C1) become
+/// spaces. For text streakd did not write itself and prints on a terminal: a hook's standard
+/// error, a bus's error, a journal field (`log`). (0xC2 leads the UTF-8 of U+0080...U+00BF,
+/// where the C1 controls are.)
+func oneLine(_ line: some StringProtocol) -> String {
+    guard line.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f || $0 == 0xc2 }) else { return String(line) }
+    return String(
+        String.UnicodeScalarView(
+            line.unicodeScalars.map { $0.value < 0x20 || (0x7f...0x9f).contains($0.value) ? " " : $0 }))
+}

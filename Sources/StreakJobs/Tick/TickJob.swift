@@ -8,8 +8,11 @@ public struct TickReport: Equatable, Sendable {
     public var sent = 0
     public var expired = 0
     public var deliveries = DispatchReport()
-    /// Deliveries left pending for a later run.
+    /// Deliveries pending when the run ended, those another run holds included.
     public var pending = 0
+    /// Of them, held by another run: one still delivering, or one killed or stopped whose lease
+    /// has not run out yet (then a later run takes them over).
+    public var held = 0
 }
 
 /// `streakd tick`: settle ended dates, send what is due, retry what failed (SPEC §4–5).
@@ -18,7 +21,10 @@ extension Context {
     public func tickCommand(dryRun: Bool) throws {
         // Once stopped (SIGTERM from systemd stopping the unit, SIGINT): start no new delivery,
         // record those in flight, exit 75 (SPEC §5; `TickRun`).
-        try failIfPending(try tick(dryRun: dryRun, delivery: standardDelivery()).pending)
+        // Another run's deliveries are that run's to finish (or a later run's, once its lease is
+        // out): pending, but not left behind by this run.
+        let report = try tick(dryRun: dryRun, delivery: standardDelivery())
+        try failIfPending(report.pending - report.held)
     }
 
     /// Exit 75 (SPEC §6) when deliveries are left for the next run.
@@ -39,7 +45,8 @@ extension Context {
             MetaKey.lastTick,
             [
                 ("sent", report.sent), ("expired", report.expired), ("delivered", d.delivered), ("failed", d.failed),
-                ("dead", d.dead), ("retried", d.retried), ("pending", report.pending), ("streaks", report.streaks),
+                ("dead", d.dead), ("retried", d.retried), ("pending", report.pending), ("held", report.held),
+                ("streaks", report.streaks),
             ])
         return report
     }

@@ -75,7 +75,33 @@ final class TickRun {
     var now: Instant { context.now }
     var store: any Store { context.store }
 
+    /// The run; one that fails after it recorded or delivered something says what it delivered
+    /// before the error (issue 31: a full disk ended a run with only "what it was writing was not
+    /// stored").
     func run() throws -> TickReport {
+        do {
+            return try recordAndDeliver()
+        } catch {
+            // The lanes are drained (`recordAndDeliver`'s defer): the counts are final.
+            let d = dispatcher.report
+            if !summarized && (report.sent > 0 || d.delivered > 0 || d.failed > 0 || d.dead > 0) {
+                let unrecorded =
+                    d.notStored > 0
+                    ? " (\(d.notStored) of them not recorded: the next run makes \(d.notStored == 1 ? "it" : "them") again)"
+                    : ""
+                context.printer.err(
+                    "tick at \(now), ended by the error below: \(report.sent) sent, \(report.expired) expired; "
+                        + "\(d.delivered) delivered\(unrecorded), \(d.failed) failed, \(d.dead) dead, \(d.retried) "
+                        + "retried; what is left waits for the next run")
+            }
+            throw error
+        }
+    }
+
+    /// Whether the run printed its summary (a stopped run does, then ends 75).
+    private var summarized = false
+
+    private func recordAndDeliver() throws -> TickReport {
         report.streaks = due.streaks.count
         // Planning a transaction ahead, on a connection of its own (overlap only). A small first
         // batch: the run records nothing until it is planned.
@@ -114,14 +140,29 @@ final class TickRun {
         try dispatcher.lease.end()
         output.sync {}
         report.deliveries = dispatcher.report
-        report.pending = try store.read { try $0.waitingDeliveries() }
+        (report.pending, report.held) = try store.read { r in
+            let held = try r.heldDeliveries()
+            return (try r.waitingDeliveries() + held, held)
+        }
         let d = report.deliveries
         context.printer.err(
             "tick at \(now): \(report.sent) sent, \(report.expired) expired; \(d.delivered) delivered, \(d.failed) failed, "
-                + "\(d.dead) dead, \(d.retried) retried; \(report.pending) pending (\(report.streaks) streaks looked at)"
+                + "\(d.dead) dead, \(d.retried) retried\(d.stale > 0 ? " (\(d.stale) no longer due, expired)" : ""); "
+                + "\(Self.pendingText(report.pending, held: report.held)) "
+                + "(\(report.streaks) streaks looked at)"
         )
+        summarized = true
         if context.stop.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
         return report
+    }
+
+    /// `3 pending`, or `824 pending, 824 of them held by another run (…)`: what waits for a later
+    /// run, those another run holds included (a run killed or stopped holds its deliveries until
+    /// its lease runs out).
+    static func pendingText(_ pending: Int, held: Int) -> String {
+        guard held > 0 else { return "\(pending) pending" }
+        return "\(pending) pending, \(held == pending ? "all" : "\(held)") of them held by another run "
+            + "(taken over once it has ended or its lease has run out)"
     }
 
     /// Prints what a transaction recorded and hands its fresh notifications to the lanes.

@@ -83,6 +83,10 @@ extension PGAccess {
         try pg.query("SELECT count(*) FROM deliveries WHERE state = 'pending' AND owner IS NULL").get(0, 0)
     }
 
+    func heldDeliveries() throws -> Int {
+        try pg.query("SELECT count(*) FROM deliveries WHERE state = 'pending' AND owner IS NOT NULL").get(0, 0)
+    }
+
     func meta(_ key: String) throws -> String? {
         let r = try pg.query("SELECT value FROM meta WHERE key = $1", key)
         return r.count == 0 ? nil : try r.get(0, 0)
