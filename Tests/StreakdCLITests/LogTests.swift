@@ -432,6 +432,24 @@ import Testing
         #expect(status.err == error("-o cat is for log only; use -o short or -o json"))
     }
 
+    /// Issue 31, item 6: a time past what a journal holds trapped (SIGILL) converting it.
+    @Test func timesOutOfRangeAreUsageErrorsNotTraps() throws {
+        let (s, _) = try Self.storeSandbox()
+        let range = "use a time from 1970-01-01T00:00:00Z (@0) to 9999-12-31T23:59:59Z (@253402300799)"
+        for (option, value) in [
+            ("--since", "@99999999999999"), ("--until", "@9223372036854775807"), ("--since", "@99999999999999999999"),
+            ("--until", "+31000y"), ("--since", "-60y"), ("--until", "@253402300800"),
+        ] {
+            let r = s.run(["log", option, value, "--utc"])
+            #expect(r.code == 64, "\(option) \(value): \(r)")
+            #expect(r.err == error("\(option): \"\(value)\" is out of range; \(range)"), "\(option) \(value)")
+        }
+        for (option, value) in [("--since", "@0"), ("--until", "@253402300799")] {
+            let r = s.run(["log", option, value, "-q"])
+            #expect(r.code == 0, "\(option) \(value): \(r)")
+        }
+    }
+
     @Test(.requires(.root))
     func aJournalThatCannotBeReadIsUnavailable() throws {
         try Journal.ensureRunning()

@@ -210,6 +210,11 @@ extension Context {
             }
             throw StreakdError.usage("\(option): \(quoted(text)) is not a time; \(TimeArgument.rule)")
         }
+        guard TimeArgument.range.contains(instant) else {
+            throw StreakdError.usage(
+                "\(option): \(quoted(text)) is out of range; use a time from \(TimeArgument.range.lowerBound) "
+                    + "(@0) to \(TimeArgument.range.upperBound) (@\(TimeArgument.range.upperBound.seconds))")
+        }
         return instant
     }
 
