@@ -18,6 +18,7 @@ extension StoreError.Kind {
         case .damaged: .damaged
         case .missing: .noInput
         case .invalid: .usage
+        case .denied: .noPermission
         }
     }
 }

@@ -151,19 +151,7 @@ public final class PostgresStore: Store {
             }
             return try body(connection.pg)
         } catch let e as PGError {
-            // 53100 disk_full: the server's disk.
-            var kind = e.sqlState == "53100" ? .full : Self.kind(of: e)
-            if kind == .unavailable && e.kind == .unreachable && reached.load(ordering: .relaxed) { kind = .busy }
-            throw StoreError(kind, e.message, unreachable: kind == .busy && [.lost, .unreachable].contains(e.kind))
-        }
-    }
-
-    static func kind(of e: PGError) -> StoreError.Kind {
-        switch e.kind {
-        case .unreachable, .badURL: .unavailable
-        case .lost, .timedOut, .conflict: .busy
-        case .newerSchema: .unavailable
-        case .uniqueViolation, .other: .busy
+            throw Self.storeError(e, reachedBefore: reached.load(ordering: .relaxed), url: url)
         }
     }
 }
