@@ -18,11 +18,17 @@ extension SQLiteStore {
                         "\(table) row \(rowid.map(String.init) ?? "?") refers to a missing row of \(parent)")
                     if problems.count >= 100 { break }
                 }
+                // Only on pages SQLite found whole: a damaged one would throw instead of answering.
+                if problems.isEmpty {
+                    problems += try SQLiteAccess(db: db).packedCopyProblems(limit: 100)
+                }
                 let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'table'") ?? 0
                 let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
                 return StoreCheck(
                     problems: problems,
-                    checked: "integrity_check and foreign_key_check of \(tables) tables, \(pages) pages")
+                    checked:
+                        "integrity_check and foreign_key_check of \(tables) tables, \(pages) pages, "
+                        + "and the packed histories")
             }
         }
     }
