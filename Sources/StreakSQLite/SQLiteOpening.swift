@@ -133,6 +133,13 @@ extension SQLiteStore {
         return StoreError(kind, text)
     }
 
+    /// The store error for an error a job let out unwrapped, if it is SQLite's (a damaged page
+    /// met on a path that did not wrap its error was exit 1, "SQLite error 11", issue 31): the
+    /// command line's last net, so damage is 74 wherever it is met.
+    public static func storeError(escaped error: any Error, path: String) -> StoreError? {
+        (error as? DatabaseError).map { storeError($0, path: path) }
+    }
+
     static func reason(_ error: any Error) -> String {
         if let e = error as? DatabaseError { return e.message ?? "\(e.resultCode)" }
         return "\(error)"

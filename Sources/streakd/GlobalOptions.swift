@@ -91,10 +91,19 @@ struct GlobalOptions: ParsableArguments {
         let config = try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
         let opened = try openStore(namedStore(env), access, anyVersion: anyVersion, logger: logger)
         let instant = try pinned ?? storeNow(opened)
-        try job(
-            Context(
-                store: opened, config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
-                printer: printer, logger: logger, stop: StopSignals.token))
+        do {
+            try job(
+                Context(
+                    store: opened, config: config, now: instant,
+                    zones: ZoneBook(logger: logger, around: instant, store: opened.location),
+                    printer: printer, logger: logger, stop: StopSignals.token))
+        } catch {
+            // SQLite's own error, let out unwrapped somewhere: still the store's kind (damage is 74).
+            if let sqlite = opened as? SQLiteStore, let mapped = SQLiteStore.storeError(escaped: error, path: sqlite.path) {
+                throw mapped
+            }
+            throw error
+        }
     }
 
     /// The store named, opened for `access`.
