@@ -62,6 +62,45 @@ struct StoreFaultTests {
         #expect(try s.statusObject()["total_checkins"] as? Int == 7)
     }
 
+    /// Issue 31, item 5: a backup into a shared folder (sticky, world-writable) wrote a predictable
+    /// `FILE.partial-PID` without O_EXCL; another user who made those names first got the backup
+    /// (their owner, mode 0666). Now the copy is made in a private folder of a random name, with the
+    /// store's mode whatever the umask.
+    @Test(.enabled(if: getuid() == 0, "running as another user needs root"))
+    func aBackupInASharedFolderIsNobodyElsesAndHasTheStoresMode() throws {
+        let s = try stocked()
+        chmod(s.dir.path, 0o755)
+        chmod(s.store, 0o600)
+        let shared = s.dir.appendingPathComponent("shared").path
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        chmod(shared, 0o1777)
+        let file = shared + "/backup.sqlite"
+        // Another user makes FILE.partial-PID for the next few hundred process ids, readable and
+        // writable by all.
+        let last = Int((try String(contentsOfFile: "/proc/sys/kernel/ns_last_pid", encoding: .utf8))
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let trap = run(
+            [
+                "/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/bin/sh", "-c",
+                "umask 0; for i in $(seq \(last + 1) \(last + 400)); do : > '\(file).partial-'$i; done",
+            ], env: ["PATH": "/usr/bin:/bin"])
+        try #require(trap.code == 0, "\(trap)")
+        let r = run(
+            ["/bin/sh", "-c", "umask 0; exec \"$0\" \"$@\"", builtStreakd, "store", "backup", file, "--store", s.store],
+            env: s.environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
+        #expect(r.code == 0, "\(r)")
+        var info = stat()
+        try #require(stat(file, &info) == 0)
+        #expect(info.st_uid == 0, "the backup belongs to uid \(info.st_uid)")
+        #expect(info.st_mode & 0o777 == 0o600, "mode \(String(info.st_mode & 0o777, radix: 8))")
+        let left = try FileManager.default.contentsOfDirectory(atPath: shared)
+        #expect(left.filter { !$0.contains(".partial-") } == ["backup.sqlite"], "\(left.filter { !$0.contains(".partial-") })")
+        for name in left where name.contains(".partial-") {
+            #expect((try FileManager.default.attributesOfItem(atPath: shared + "/" + name)[.size] as? Int) == 0)
+        }
+        #expect(s.runBare(["store", "check", "--store", file]).code == 0)
+    }
+
     @Test func readersNeverWaitForAWriterAndWritersGiveUpAsBusy() throws {
         let s = try stocked()
         let holder = try LockHolder(store: s.store)
