@@ -181,6 +181,19 @@ struct GlobalOptions: ParsableArguments {
         }
     }
 
+    /// libpq's keyword/value form (`host=/run/postgresql dbname=streakd password=...`): its first
+    /// word is a libpq keyword and an `=`, which no store file's path starts with in practice.
+    static func isKeywordConninfo(_ value: String) -> Bool {
+        let first = value.drop { $0 == " " || $0 == "\t" }.prefix { $0 != " " && $0 != "\t" }
+        guard let equals = first.firstIndex(of: "=") else { return false }
+        let keyword = first[..<equals].trimmingCharacters(in: .whitespaces)
+        return [
+            "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "options", "sslmode", "service",
+            "application_name", "connect_timeout", "sslrootcert", "sslcert", "sslkey", "target_session_attrs",
+            "channel_binding", "gssencmode", "requiressl", "krbsrvname", "keepalives", "fallback_application_name",
+        ].contains(keyword)
+    }
+
     func storeLocation(_ value: String) throws -> StoreLocation {
         if value.isEmpty || value == "sqlite://" {
             throw StreakdError.usage(
@@ -191,6 +204,13 @@ struct GlobalOptions: ParsableArguments {
                 throw StreakdError.usage("--store: \(e)")
             }
             return .postgres(value)
+        }
+        if Self.isKeywordConninfo(value) {
+            // Never echoed: it may hold a password.
+            throw StreakdError.usage(
+                "--store: a PostgreSQL keyword/value connection string (host=... dbname=...) is not taken; write it as "
+                    + "a URL, libpq's parameters in its query: postgresql:///DBNAME?host=HOST&user=USER (a password "
+                    + "belongs in ~/.pgpass or PGPASSFILE rather than on a command line)")
         }
         if value.hasPrefix("sqlite://") { return .sqlite(String(value.dropFirst("sqlite://".count))) }
         if value.contains("://") {
