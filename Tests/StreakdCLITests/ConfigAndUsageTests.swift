@@ -284,7 +284,21 @@ struct ConfigAndUsageTests {
         // Issue 17: the parser took a NUL byte for the end of the text, and dropped what followed.
         (
             "n.toml", "[import]\nbackfill_days = 5\u{0}\n[freeze]\nmax = 200\n",
-            #"n.toml:2: a NUL byte (U+0000) at column 18; TOML allows no control characters but tab and line breaks (in a quoted string write it as \u0000)"#
+            #"n.toml:2: a NUL byte (U+0000) at column 18; TOML allows no control characters but tab and line breaks; remove it"#
+        ),
+        // Issue 31, item 13: a \u0000 escape cut a hook's argument (and a template) at the NUL.
+        (
+            "z.toml", "# \\u0000 in a comment is text\n[[hooks]]\nname = 'x'\ncommand = ['/bin/echo', '\\u0000', \"a\\u0000b\"]\n",
+            #"z.toml:4: a NUL character (\u0000) at column 37; it would end a program's argument or a message where it stands; remove it"#
+        ),
+        (
+            "y.toml", "[messages.en]\nat_risk = \"\"\"\nkeep {length}\\U00000000\"\"\"\n",
+            #"y.toml:3: a NUL character (\u0000) at column 14; it would end a program's argument or a message where it stands; remove it"#
+        ),
+        // Issue 31, item 13: a 200 KB template passed, then every hook failed with E2BIG.
+        (
+            "l.toml", "[messages.en]\nat_risk = \"" + String(repeating: "x", count: 200_000) + "\"\n",
+            "l.toml:2: messages.en.at_risk: is 200000 bytes; a template may be at most 4096 bytes (hooks get the message in their environment)"
         ),
         (
             "c.toml", "[freeze]\r\nmax = 2\r\n# \u{1b}[31m\r\n",
@@ -415,6 +429,49 @@ struct ConfigAndUsageTests {
         let r = s.run(["config", "check", "--config", path])
         #expect(r.code == 78)
         #expect(r.err == error("\(path):4: the configuration is not valid UTF-8 text (column 5)"))
+    }
+
+    /// Issue 31, item 13: `--config FIFO` and `import FIFO` with no writer hung in `open`. A pipe
+    /// nobody writes to is refused after a wait (78 for the configuration, 66 for input); one with
+    /// a writer is read as a file.
+    @Test func aPipeWithNoWriterIsRefusedNeverAHang() throws {
+        let s = try Sandbox()
+        s.addUser("u1")
+        let fifo = s.dir.appendingPathComponent("fifo").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        for (args, code, message) in [
+            (["config", "check", "--config", fifo], Int32(78), "\(fifo): a pipe nobody wrote to within 10 s; name the configuration file itself"),
+            (["import", fifo], 66, "\(fifo): a pipe nobody wrote to within 10 s; name a file, or - for standard input"),
+            (["user", "import", fifo], 66, "\(fifo): a pipe nobody wrote to within 10 s; name a file, or - for standard input"),
+        ] {
+            let r = try s.run(args, within: .seconds(40))
+            #expect(r.code == code && r.err == error(message), "\(args): \(r)")
+        }
+        // With a writer it is read to its end.
+        let writer = try Spawned(
+            {
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: "/bin/sh")
+                p.arguments = ["-c", "sleep 1; printf '%s\\n' '\(checkinLine("2026-11-20T18:00:00+01:00"))' > '\(fifo)'"]
+                return p
+            }(), stdin: nil)
+        let r = try s.run(["import", fifo], within: .seconds(40))
+        #expect(r.code == 0 && r.out.contains("imported 1 check-in"), "\(r)")
+        _ = writer.wait()
+    }
+
+    /// Issue 31, item 13: a hook's argument over what the kernel takes (E2BIG) is refused by
+    /// `config check` with file and line, as a long template is.
+    @Test func aHookCommandLongerThanAProgramTakesIsRefused() throws {
+        let s = try Sandbox()
+        let path = try s.file(
+            "h.toml", "[[hooks]]\nname = \"x\"\ncommand = [\"/bin/echo\", \"\(String(repeating: "y", count: 5000))\"]\n")
+        let r = s.run(["config", "check", "--config", path])
+        #expect(r.code == 78)
+        #expect(
+            r.err == error(
+                "\(path):3: hooks[1].command: is too long for a program's command line; use at most 256 strings of at "
+                    + "most 4096 bytes each (a longer text belongs in a file the program reads)"), "\(r.err)")
     }
 
     @Test func missingExplicitConfigIsExit66() throws {
