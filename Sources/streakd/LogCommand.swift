@@ -108,6 +108,19 @@ struct Log: ParsableCommand {
         if chosen > 1 {
             throw StreakdError.usage("-D, --file and -m each choose the journals to read; give one of them")
         }
+        // What is not there is 66 (SPEC §6: an input file missing), as journalctl's own -D; what
+        // is there but cannot be read stays 69 (JournalReader).
+        for (path, folder) in (directory.map { [($0, true)] } ?? []) + files.map({ ($0, false) }) {
+            var info = stat()
+            if stat(path, &info) != 0 {
+                guard errno == ENOENT || errno == ENOTDIR else { continue }
+                throw StreakdError(
+                    .noInput, "\(folder ? "-D" : "--file"): no \(folder ? "folder" : "journal file") \(path)")
+            }
+            if folder && info.st_mode & S_IFMT != S_IFDIR {
+                throw StreakdError(.usage, "-D: \(path) is not a folder; name the folder that holds the *.journal files")
+            }
+        }
         if let directory { return .directory(directory) }
         if !files.isEmpty { return .files(files) }
         return merge ? .merged : .local
