@@ -96,10 +96,16 @@ public final class PostgresStore: Store {
                 let n: Int64 = try pg.query("SELECT count(*) FROM \(from)").get(0, 0)
                 if n > 0 { problems.append("\(n) \(what)") }
             }
+            // The packed copies against the tables, at one snapshot (issue 31).
+            if problems.isEmpty {
+                problems += try pg.transaction(isolation: .repeatableRead, readOnly: true) {
+                    try PGAccess(pg: $0).packedCopyProblems(limit: 100)
+                }
+            }
             return StoreCheck(
                 problems: problems,
-                checked: "the schema's \(applied.count) migrations and the references of check-ins, schedule rows "
-                    + "and deliveries (PostgreSQL's own pages: amcheck, pg_checksums)")
+                checked: "the schema's \(applied.count) migrations, the references of check-ins, schedule rows "
+                    + "and deliveries, and the packed histories (PostgreSQL's own pages: amcheck, pg_checksums)")
         }
     }
 
