@@ -18,7 +18,11 @@ extension JournalReader {
     /// leaves the position on the newest entry of the journal, so `next()` answers entries
     /// written after the walk began.
     public func last(_ count: Int, since: Instant?, until: Instant?) throws -> [LogEntry] {
-        if let until { try seek(realtime: Self.microseconds(Instant(seconds: min(until.seconds, Int64.max - 1) + 1))) } else { try seekTail() }
+        if let until {
+            try seek(realtime: Self.microseconds(Instant(seconds: min(until.seconds, Int64.max - 1) + 1)))
+        } else {
+            try seekTail()
+        }
         guard try stepBack() else {
             try seekHead()  // nothing yet: every entry that arrives is new
             return []
@@ -40,7 +44,11 @@ extension JournalReader {
 
     /// Every entry logged from `since` to `until`, newest first (`log -r`).
     public func backward(since: Instant?, until: Instant?, _ body: (LogEntry) throws -> Void) throws {
-        if let until { try seek(realtime: Self.microseconds(Instant(seconds: min(until.seconds, Int64.max - 1) + 1))) } else { try seekTail() }
+        if let until {
+            try seek(realtime: Self.microseconds(Instant(seconds: min(until.seconds, Int64.max - 1) + 1)))
+        } else {
+            try seekTail()
+        }
         while let entry = try previous() {
             if let until, entry.logged > until { continue }
             if let since, entry.logged < since { return }

@@ -72,7 +72,9 @@ public struct Context: Sendable {
         if let bad = stored.checkins.first(where: {
             !Instant.plausible.contains($0.instant) || !Instant.plausible.contains($0.storedAt)
         }) {
-            throw damaged("a check-in at \(bad.instant.seconds) s (stored \(bad.storedAt.seconds) s) is not an instant from 1900 to 2199")
+            throw damaged(
+                "a check-in at \(bad.instant.seconds) s (stored \(bad.storedAt.seconds) s) is not an instant from 1900 to 2199"
+            )
         }
         let zones = try stored.zones.map {
             ZoneChange(since: $0.since, zone: try self.zones.stored($0.zone, store: location))

@@ -23,7 +23,8 @@ extension PGAccess {
             }
             guard let user = try user(userID) else { continue }  // the references' check says it
             if try copy != storedStreak(of: user, streak: streak) {
-                problems.append("schedule row \(id) (\(userID)/\(streak)): its packed history is not the tables' at its version")
+                problems.append(
+                    "schedule row \(id) (\(userID)/\(streak)): its packed history is not the tables' at its version")
             }
         }
         return problems
