@@ -435,14 +435,18 @@ import Testing
     /// Issue 31, item 4: any local user can write an entry with streakd's identifier, MESSAGE_IDs,
     /// fields and the store's identity (`logger --journald`); only journald's own fields say who
     /// sent it. `log` leaves such an entry out, saying so, and `--untrusted` shows it, marked.
-    @Test(.enabled(if: getuid() == 0, "needs root to write as another user"))
+    @Test(.requires(.root))
     func entriesAnotherUserWroteUnderStreakdsNameAreLeftOutOrMarked() throws {
+        try Journal.ensureRunning()
         let (s, id) = try Self.storeSandbox()
         let user = Self.user("forged")
         try Self.write([TestJournal.notification("at_risk", user: user, store: id)], user: user, total: 1, in: s)
         let forged = TestJournal.notification("streak_broken", user: user, message: "FORGED: pay here", store: id)
         let sent = run(
-            ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/logger", "--journald"],
+            [
+                "/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/logger",
+                "--journald",
+            ],
             stdin: forged.joined(separator: "\n") + "\n")
         try #require(sent.code == 0, "\(sent)")
         let deadline = ContinuousClock.now + .seconds(20)

@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 31, item 8, on PostgreSQL: `store check` compares each packed copy a reader would take
 /// (a schedule row's at its version) with the tables' history, as on SQLite.
-@Suite(.enabled(if: TestPostgres.isAvailable, "PostgreSQL 15 is not installed"))
+@Suite(.fastTier, .requires(.postgres))
 struct PostgresCheckTests {
     @Test func storeCheckFindsADamagedPackedHistory() throws {
         let s = try Sandbox()

@@ -5,7 +5,7 @@ import Testing
 /// Issue 31, item 2: what a PostgreSQL server refuses for good (a role without write rights, a
 /// read-only connection or standby, a `search_path` without streakd's tables) is permanent, 77 or
 /// 69 with the reason; never 75, which the units count as success.
-@Suite(.enabled(if: TestPostgres.isAvailable, "PostgreSQL 15 is not installed"))
+@Suite(.fastTier, .requires(.postgres))
 struct PostgresRefusalTests {
     /// A fresh database set up by its owner, with u1 and a week of check-ins, and a role of its own.
     func setUp() throws -> (s: Sandbox, url: String, role: String) {

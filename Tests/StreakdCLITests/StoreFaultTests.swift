@@ -66,7 +66,7 @@ struct StoreFaultTests {
     /// `FILE.partial-PID` without O_EXCL; another user who made those names first got the backup
     /// (their owner, mode 0666). Now the copy is made in a private folder of a random name, with the
     /// store's mode whatever the umask.
-    @Test(.enabled(if: getuid() == 0, "running as another user needs root"))
+    @Test(.requires(.root))
     func aBackupInASharedFolderIsNobodyElsesAndHasTheStoresMode() throws {
         let s = try stocked()
         chmod(s.dir.path, 0o755)
@@ -77,8 +77,10 @@ struct StoreFaultTests {
         let file = shared + "/backup.sqlite"
         // Another user makes FILE.partial-PID for the next few hundred process ids, readable and
         // writable by all.
-        let last = Int((try String(contentsOfFile: "/proc/sys/kernel/ns_last_pid", encoding: .utf8))
-            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let last =
+            Int(
+                (try String(contentsOfFile: "/proc/sys/kernel/ns_last_pid", encoding: .utf8))
+                    .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         let trap = run(
             [
                 "/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/bin/sh", "-c",
@@ -86,7 +88,10 @@ struct StoreFaultTests {
             ], env: ["PATH": "/usr/bin:/bin"])
         try #require(trap.code == 0, "\(trap)")
         let r = run(
-            ["/bin/sh", "-c", "umask 0; exec \"$0\" \"$@\"", builtStreakd, "store", "backup", file, "--store", s.store],
+            [
+                "/bin/sh", "-c", "umask 0; exec \"$0\" \"$@\"", builtStreakd, "store", "backup", file, "--store",
+                s.store,
+            ],
             env: s.environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
         #expect(r.code == 0, "\(r)")
         var info = stat()
@@ -94,7 +99,9 @@ struct StoreFaultTests {
         #expect(info.st_uid == 0, "the backup belongs to uid \(info.st_uid)")
         #expect(info.st_mode & 0o777 == 0o600, "mode \(String(info.st_mode & 0o777, radix: 8))")
         let left = try FileManager.default.contentsOfDirectory(atPath: shared)
-        #expect(left.filter { !$0.contains(".partial-") } == ["backup.sqlite"], "\(left.filter { !$0.contains(".partial-") })")
+        #expect(
+            left.filter { !$0.contains(".partial-") } == ["backup.sqlite"],
+            "\(left.filter { !$0.contains(".partial-") })")
         for name in left where name.contains(".partial-") {
             #expect((try FileManager.default.attributesOfItem(atPath: shared + "/" + name)[.size] as? Int) == 0)
         }
@@ -106,11 +113,16 @@ struct StoreFaultTests {
     /// where the umask is stricter.
     @Test func aNewStoresFoldersAndFileArePrivateWhateverTheUmask() throws {
         let s = try Sandbox()
-        for (umask, folderMode, fileMode) in [("000", 0o700, 0o600), ("022", 0o700, 0o600), ("077", 0o700, 0o600), ("007", 0o700, 0o600)] {
+        for (umask, folderMode, fileMode) in [
+            ("000", 0o700, 0o600), ("022", 0o700, 0o600), ("077", 0o700, 0o600), ("007", 0o700, 0o600),
+        ] {
             let top = s.dir.appendingPathComponent("u\(umask)").path
             let store = top + "/state/streakd/s.sqlite"
             let r = run(
-                ["/bin/sh", "-c", "umask \(umask); exec \"$0\" \"$@\"", builtStreakd, "user", "add", "u1", "--tz", "UTC", "--store", store],
+                [
+                    "/bin/sh", "-c", "umask \(umask); exec \"$0\" \"$@\"", builtStreakd, "user", "add", "u1", "--tz",
+                    "UTC", "--store", store,
+                ],
                 env: s.environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
             #expect(r.code == 0, "umask \(umask): \(r)")
             func mode(_ path: String) -> Int {
@@ -130,7 +142,10 @@ struct StoreFaultTests {
     /// echoed it, password and all. It is refused (64), never echoed.
     @Test func aKeywordValueConninfoIsRefusedWithoutItsPassword() throws {
         let s = try Sandbox()
-        for value in ["host=/run/postgresql dbname=streakd password=hunter2", "dbname=streakd user=x password=hunter2", " password=hunter2 host=db"] {
+        for value in [
+            "host=/run/postgresql dbname=streakd password=hunter2", "dbname=streakd user=x password=hunter2",
+            " password=hunter2 host=db",
+        ] {
             for args in [["user", "list"], ["tick"], ["log"]] {
                 let r = s.runBare(args + ["--store", value])
                 #expect(r.code == 64, "\(args) \(value): \(r)")
