@@ -11,21 +11,26 @@ import Testing
 /// ends in 0 (it did not read the damage) or 74 naming the store, within a time limit: never 1
 /// ("SQLite error 11"), 65, a trap or a spin; `store backup` never copies a damaged store quietly,
 /// and `store check` finds every packed copy that is not the tables' history. Seeded; the counts
-/// are printed for the record.
+/// (exits by command) are in the expectations' messages.
 extension FaultCampaignTests {
     /// A store of 300 users (three zones, two streaks) with eleven days each and a tick's planned
     /// runs (which carry packed histories), checkpointed into its one file.
     static func stockedStore(_ s: Sandbox) throws -> String {
+        try Prerequisite.sqlite3.require()
         var users = ""
         var rows = ""
         for u in 0..<300 {
             users += #"{"user":"u\#(u)","tz":"\#(["Europe/Berlin", "Asia/Tokyo", "America/New_York"][u % 3])"}"# + "\n"
             for d in 10...20 {
-                rows += #"{"user":"u\#(u)","streak":"\#(u % 2 == 0 ? "daily" : "run")","at":"2026-11-\#(d)T10:00:00Z","id":"e\#(u)-\#(d)"}"# + "\n"
+                rows +=
+                    #"{"user":"u\#(u)","streak":"\#(u % 2 == 0 ? "daily" : "run")","at":"2026-11-\#(d)T10:00:00Z","id":"e\#(u)-\#(d)"}"#
+                    + "\n"
             }
         }
         let base = s.dir.appendingPathComponent("base.sqlite").path
-        for args in [["user", "import", try s.file("users.jsonl", users)], ["import", try s.file("rows.jsonl", rows)], ["tick"]] {
+        for args in [
+            ["user", "import", try s.file("users.jsonl", users)], ["import", try s.file("rows.jsonl", rows)], ["tick"],
+        ] {
             let r = s.runBare(args + ["--store", base])
             try #require(r.code == 0, "\(args): \(r)")
         }
@@ -62,15 +67,16 @@ extension FaultCampaignTests {
             #expect([0, 74].contains(r.code), "\(note): \(args): \(r)")
             if r.code == 74 { #expect(r.err.contains(store), "\(note): \(args) does not name the store: \(r.err)") }
         }
-        return (codes["store check"] ?? -1, codes["store backup"] ?? -1, FileManager.default.fileExists(atPath: backupFile))
+        return (
+            codes["store check"] ?? -1, codes["store backup"] ?? -1, FileManager.default.fileExists(atPath: backupFile)
+        )
     }
 
-    static func report(_ title: String, _ tally: [String: [Int32: Int]]) {
-        Swift.print(
-            "fault campaign: \(title): "
-                + tally.sorted { $0.key < $1.key }.map { name, codes in
-                    "\(name) " + codes.sorted { $0.key < $1.key }.map { "\($0.value)×\($0.key)" }.joined(separator: " ")
-                }.joined(separator: "; "))
+    /// The exits by command, e.g. `preview 12×0 28×74; status 40×74`.
+    static func summary(_ tally: [String: [Int32: Int]]) -> String {
+        tally.sorted { $0.key < $1.key }.map { name, codes in
+            "\(name) " + codes.sorted { $0.key < $1.key }.map { "\($0.value)×\($0.key)" }.joined(separator: " ")
+        }.joined(separator: "; ")
     }
 
     @Test func damagedPagesAre74EverywhereAndNeverBackedUpQuietly() throws {
@@ -79,6 +85,7 @@ extension FaultCampaignTests {
         let size = try #require(try FileManager.default.attributesOfItem(atPath: base)[.size] as? Int)
         var random = SplitMix64(state: Self.seed)
         var tally: [String: [Int32: Int]] = [:]
+        var (found, refused) = (0, 0)
         for n in 0..<40 {
             let store = try Self.copy(base, s, "damaged.sqlite")
             // A whole page but the first (the schema's) overwritten with random bytes.
@@ -90,9 +97,15 @@ extension FaultCampaignTests {
             let r = try Self.readEverything(s, store, tally: &tally, note: "damage \(n) (page \(page))")
             #expect(r.check == 74, "damage \(n) (page \(page)): store check did not find it")
             #expect(r.backup == 74 && !r.backupFile, "damage \(n) (page \(page)): a damaged store was backed up")
+            if r.check == 74 { found += 1 }
+            if r.backup == 74 && !r.backupFile { refused += 1 }
             try? FileManager.default.removeItem(atPath: store + ".backup")
         }
-        Self.report("40 damaged pages (seed \(Self.seed))", tally)
+        let record =
+            "40 damaged pages (seed \(Self.seed)): store check found \(found), store backup refused \(refused); "
+            + "exits: \(Self.summary(tally))"
+        #expect(
+            found == 40 && refused == 40 && tally.values.allSatisfy { Set($0.keys).isSubset(of: [0, 74]) }, "\(record)")
     }
 
     @Test func damagedPackedHistoriesAreFoundAndNeverSpin() throws {
@@ -100,6 +113,7 @@ extension FaultCampaignTests {
         let base = try Self.stockedStore(s)
         var random = SplitMix64(state: Self.seed &+ 8)
         var tally: [String: [Int32: Int]] = [:]
+        var (mutated, found) = (0, 0)
         for n in 0..<25 {
             let store = try Self.copy(base, s, "mutated.sqlite")
             // One byte of one current copy (a schedule row's, or a planned run's) set at random.
@@ -121,11 +135,18 @@ extension FaultCampaignTests {
                     + "WHERE \(row) AND substr(history, \(at), 1) != x'\(byte)'; SELECT changes()",
             ])
             guard update.out.hasPrefix("1") else { continue }
+            mutated += 1
             let r = try Self.readEverything(s, store, tally: &tally, note: "mutation \(n) (\(table) \(row) byte \(at))")
             #expect(r.check == 74, "mutation \(n) (\(table) \(row) byte \(at) = \(byte)): store check called it ok")
+            if r.check == 74 { found += 1 }
             try? FileManager.default.removeItem(atPath: store + ".backup")
         }
-        Self.report("25 damaged packed histories (seed \(Self.seed))", tally)
+        let record =
+            "25 tries (seed \(Self.seed)): \(mutated) packed copies damaged, store check found \(found); "
+            + "exits: \(Self.summary(tally))"
+        #expect(
+            mutated > 20 && found == mutated && tally.values.allSatisfy { Set($0.keys).isSubset(of: [0, 74]) },
+            "\(record)")
     }
 
     @Test func aStoredZoneThatIsNoZoneIsDamage() throws {
