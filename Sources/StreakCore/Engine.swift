@@ -21,7 +21,13 @@ public enum Engine {
 
         // Freeze credits and debits, in time order.
         let freeze = history.settings.freeze
-        var events = history.freezeEvents.filter { $0.at <= now }
+        // Events outside the plausible instants and dates (a damaged store's) are left out: a use
+        // far away would make a table of every date up to it.
+        var events = history.freezeEvents.filter { e in
+            guard e.at <= now, Instant.plausible.contains(e.at) else { return false }
+            if case .use(let d) = e.kind { return LocalDate.plausible.contains(d) }
+            return true
+        }
         events.removeAll { if case .use(let d) = $0.kind { return qualifying(d) } else { return false } }
         events.sort { $0.at < $1.at }
         var nextEvent = 0
@@ -109,12 +115,17 @@ public enum Engine {
             nextEnd: days.end(of: walk.endedThrough + 1, in: history.zone(at: now)))
     }
 
-    /// Check-ins that count: not in the future of `now`, and not older than the
-    /// backfill cap when they were stored. Sorted by (instant, zone, id).
+    /// Check-ins that count: not in the future of `now`, not older than the backfill cap when
+    /// they were stored, and within `Instant.plausible` (the walk over dates starts at the
+    /// first: a damaged store's instant of 2^60 seconds ago would walk for billions of days).
+    /// Sorted by (instant, zone, id).
     static func countingCheckins(_ history: StreakHistory, now: Instant) -> [CheckIn] {
         let cap = Int64(history.backfillDays) * Instant.day
         return history.checkins
-            .filter { $0.instant <= now + clockSkew && $0.instant >= $0.storedAt - cap }
+            .filter {
+                Instant.plausible.contains($0.instant) && Instant.plausible.contains($0.storedAt)
+                    && $0.instant <= now + clockSkew && $0.instant >= $0.storedAt - cap
+            }
             .sorted {
                 if $0.instant != $1.instant { return $0.instant < $1.instant }
                 if $0.zone.identifier != $1.zone.identifier { return $0.zone.identifier < $1.zone.identifier }

@@ -14,6 +14,12 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public static let hour: Int64 = 3600
     public static let day: Int64 = 86400
 
+    /// The instants a stored history may hold: 1900-01-01T00:00:00Z to 2199-12-31T23:59:59Z.
+    /// Bytes that decode to one outside are no history (`PackedHistory`), and the engine counts
+    /// nothing outside: no walk over dates then runs for more than about 110,000 days (a value
+    /// of 2^60 seconds would have walked for billions of days, issue 31).
+    public static let plausible = Instant(seconds: -2_208_988_800)...Instant(seconds: 7_258_118_399)
+
     /// `YYYY-MM-DDTHH:MM:SSZ`, in UTC, without fractions.
     public var description: String { RFC3339.format(self, offset: 0, utcZ: true) }
 }

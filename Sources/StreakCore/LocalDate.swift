@@ -7,6 +7,9 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public init(day: Int) { self.day = day }
 
+    /// The dates of `Instant.plausible`: 1900-01-01 to 2199-12-31.
+    public static let plausible = LocalDate(day: -25_567)...LocalDate(day: 84_005)
+
     public init?(year: Int, month: Int, day: Int) {
         guard (1...12).contains(month), day >= 1, day <= LocalDate.daysIn(year: year, month: month) else {
             return nil

@@ -40,6 +40,8 @@ public final class HookSink: Sink {
     static let drainGrace: Double = 0.25
     /// Parent variables a hook inherits; everything else it gets comes from the notification.
     static let inherited = ["PATH", "HOME", "LANG"]
+    /// The longest value of a hook's environment, in bytes.
+    static let valueBytesAtMost = 8192
 
     public init(command: HookCommand, stopRequested: @escaping @Sendable () -> Bool = { false }) {
         self.command = command
@@ -68,6 +70,18 @@ public final class HookSink: Sink {
         for key in Self.inherited { environment[key] = parent[key] }
         for (key, value) in notification.fields { environment[key] = value }
         environment["STREAKD_MESSAGE"] = notification.message
+        // Each value within what the kernel takes (128 KiB a string, E2BIG past it): cut at 8 KiB
+        // on a character's edge. Templates are limited to 4 KiB, so only a value from elsewhere is.
+        for (key, value) in environment where value.utf8.count > Self.valueBytesAtMost {
+            var cut = ""
+            var bytes = 3  // the "…"
+            for c in value {
+                bytes += c.utf8.count
+                if bytes > Self.valueBytesAtMost { break }
+                cut.append(c)
+            }
+            environment[key] = cut + "…"
+        }
         let marker = HookProcess.nextMarker()
 
         let input: FileHandle

@@ -268,7 +268,7 @@ public final class JournalReader {
         "MESSAGE", "MESSAGE_ID", "STREAKD_KIND", "STREAKD_USER", "STREAKD_STREAK", "STREAKD_LOCAL_DATE",
         "STREAKD_STREAK_LENGTH", "STREAKD_DUE", "STREAKD_LOCAL_DUE", "STREAKD_TIMEZONE", "STREAKD_SINK",
         "STREAKD_ATTEMPTS", "STREAKD_ERROR", "STREAKD_RETRY", "STREAKD_STORE", "STREAKD_BADGE", "STREAKD_LEVEL",
-        "_HOSTNAME",
+        "_HOSTNAME", "_UID", "_COMM", "_EXE", "_SYSTEMD_UNIT", "_TRANSPORT",
     ]
 
     private func check(_ name: String, _ result: Int32) throws(JournalError) {

@@ -18,7 +18,11 @@ extension JournalReader {
     /// leaves the position on the newest entry of the journal, so `next()` answers entries
     /// written after the walk began.
     public func last(_ count: Int, since: Instant?, until: Instant?) throws -> [LogEntry] {
-        if let until { try seek(realtime: Self.microseconds(until + 1)) } else { try seekTail() }
+        if let until {
+            try seek(realtime: Self.microseconds(Instant(seconds: min(until.seconds, Int64.max - 1) + 1)))
+        } else {
+            try seekTail()
+        }
         guard try stepBack() else {
             try seekHead()  // nothing yet: every entry that arrives is new
             return []
@@ -40,7 +44,11 @@ extension JournalReader {
 
     /// Every entry logged from `since` to `until`, newest first (`log -r`).
     public func backward(since: Instant?, until: Instant?, _ body: (LogEntry) throws -> Void) throws {
-        if let until { try seek(realtime: Self.microseconds(until + 1)) } else { try seekTail() }
+        if let until {
+            try seek(realtime: Self.microseconds(Instant(seconds: min(until.seconds, Int64.max - 1) + 1)))
+        } else {
+            try seekTail()
+        }
         while let entry = try previous() {
             if let until, entry.logged > until { continue }
             if let since, entry.logged < since { return }
@@ -48,5 +56,9 @@ extension JournalReader {
         }
     }
 
-    static func microseconds(_ instant: Instant) -> UInt64 { UInt64(max(0, instant.seconds)) * 1_000_000 }
+    /// journald's realtime of an instant: saturating, never a trap (before 1970: 0).
+    static func microseconds(_ instant: Instant) -> UInt64 {
+        let (product, overflow) = UInt64(max(0, instant.seconds)).multipliedReportingOverflow(by: 1_000_000)
+        return overflow ? UInt64.max : product
+    }
 }

@@ -22,6 +22,29 @@ public struct LogEntry: Equatable, Sendable {
     public var allFields: [Field] = []
     /// The entry's cursor, with `allFields`.
     public var cursor: String?
+    /// Who sent it, as journald recorded it (fields no sender can set): `JournalTrust` decides
+    /// from this whether streakd wrote it.
+    public var writer = Writer()
+
+    /// journald's own fields about the sender (`_UID`, `_COMM`, `_EXE`, `_SYSTEMD_UNIT`,
+    /// `_TRANSPORT`), nil where the entry has none.
+    public struct Writer: Equatable, Sendable {
+        public var uid: UInt32?
+        public var comm: String?
+        public var exe: String?
+        public var unit: String?
+        public var transport: String?
+
+        public init(
+            uid: UInt32? = nil, comm: String? = nil, exe: String? = nil, unit: String? = nil, transport: String? = nil
+        ) {
+            self.uid = uid
+            self.comm = comm
+            self.exe = exe
+            self.unit = unit
+            self.transport = transport
+        }
+    }
 
     /// One `NAME=value` of an entry.
     public struct Field: Equatable, Sendable {
@@ -117,6 +140,9 @@ public struct LogEntry: Equatable, Sendable {
         self.init(
             notification: notification, realtimeMicroseconds: realtimeMicroseconds, dead: dead, failed: failed,
             host: fields["_HOSTNAME"], store: fields["STREAKD_STORE"])
+        writer = Writer(
+            uid: fields["_UID"].flatMap { UInt32($0) }, comm: fields["_COMM"], exe: fields["_EXE"],
+            unit: fields["_SYSTEMD_UNIT"], transport: fields["_TRANSPORT"])
     }
 }
 

@@ -58,11 +58,31 @@ public struct Context: Sendable {
 
     /// A stored streak as the engine takes it, with the streak's settings epochs.
     public func history(of stored: StoredStreak, epochs: [SettingsEpoch]) throws -> StreakHistory {
-        let zones = try stored.zones.map { ZoneChange(since: $0.since, zone: try self.zones.stored($0.zone)) }
-        guard !zones.isEmpty else { throw StreakdError.data("\(stored.userID): no zone stored") }
+        let location = store.location
+        func damaged(_ what: String) -> StoreError {
+            StoreError(
+                .damaged,
+                "store \(location): \(stored.userID)/\(stored.streak): \(what); the store is damaged: see "
+                    + "`streakd store check` and restore a backup")
+        }
+        // Instants outside `Instant.plausible` are values the store never writes.
+        if let bad = stored.zones.first(where: { !Instant.plausible.contains($0.since) }) {
+            throw damaged("a zone change at \(bad.since.seconds) s is not an instant from 1900 to 2199")
+        }
+        if let bad = stored.checkins.first(where: {
+            !Instant.plausible.contains($0.instant) || !Instant.plausible.contains($0.storedAt)
+        }) {
+            throw damaged(
+                "a check-in at \(bad.instant.seconds) s (stored \(bad.storedAt.seconds) s) is not an instant from 1900 to 2199"
+            )
+        }
+        let zones = try stored.zones.map {
+            ZoneChange(since: $0.since, zone: try self.zones.stored($0.zone, store: location))
+        }
+        guard !zones.isEmpty else { throw damaged("no zone stored") }
         var last = zones[zones.count - 1].zone  // check-ins are mostly in the latest zone: ask the book less
         let checkins = try stored.checkins.map {
-            if $0.zone != last.identifier { last = try self.zones.stored($0.zone) }
+            if $0.zone != last.identifier { last = try self.zones.stored($0.zone, store: location) }
             return CheckIn(instant: $0.instant, zone: last, id: $0.eventID, storedAt: $0.storedAt)
         }
         return StreakHistory(
@@ -80,7 +100,7 @@ public struct Context: Sendable {
     }
 
     /// The user's current zone.
-    func currentZone(of user: User) throws -> Zone { try zones.stored(user.zone) }
+    func currentZone(of user: User) throws -> Zone { try zones.stored(user.zone, store: store.location) }
 
     /// A local time with its offset, e.g. `2026-11-21T20:00:00+01:00`.
     func local(_ instant: Instant, in zone: Zone) -> String {

@@ -18,22 +18,34 @@ extension SQLiteStore {
                         "\(table) row \(rowid.map(String.init) ?? "?") refers to a missing row of \(parent)")
                     if problems.count >= 100 { break }
                 }
+                // Only on pages SQLite found whole: a damaged one would throw instead of answering.
+                if problems.isEmpty {
+                    problems += try SQLiteAccess(db: db).packedCopyProblems(limit: 100)
+                }
                 let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'table'") ?? 0
                 let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
                 return StoreCheck(
                     problems: problems,
-                    checked: "integrity_check and foreign_key_check of \(tables) tables, \(pages) pages")
+                    checked:
+                        "integrity_check and foreign_key_check of \(tables) tables, \(pages) pages, "
+                        + "and the packed histories")
             }
         }
     }
 
     /// SQLite's online backup into a new file beside `path`, made self-contained (not WAL, so no
-    /// `-wal` file goes with it) and synced, then linked to `path`: `path` is never a half-made
-    /// copy, and `link` refuses a file that appeared meanwhile. The copy is one read transaction:
-    /// a snapshot as of its start, while ticks go on writing.
+    /// `-wal` file goes with it), given the store's mode and synced, then linked to `path`: `path`
+    /// is never a half-made copy, and `link` refuses a file that appeared meanwhile. The copy is
+    /// one read transaction: a snapshot as of its start, while ticks go on writing.
+    ///
+    /// The copy is made in a folder of its own beside `path` (`mkdtemp`: a random name, created
+    /// exclusively, mode 0700), so in a shared folder nobody else can have made or open the file
+    /// the copy goes into (a predictable `FILE.partial-PID` was theirs if they made it first, their
+    /// owner and mode with it, issue 31). Its mode is the store's, never the umask's.
     public func backup(to path: String) throws {
         guard !path.isEmpty else { throw StoreError(.invalid, "backup: the file name is empty") }
-        if FileManager.default.fileExists(atPath: path) {
+        var existing = stat()
+        if lstat(path, &existing) == 0 {
             throw StoreError(
                 .invalid,
                 "backup: \(path) exists already; name a new file (to keep one copy, back up to a new name, then mv it over the old one)"
@@ -44,8 +56,23 @@ extension SQLiteStore {
         guard FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder),
             isFolder.boolValue
         else { throw StoreError(.unavailable, "backup: no folder \(folder) to write \(path) in") }
-        let partial = path + ".partial-\(getpid())"
-        defer { unlink(partial) }
+        var store = stat()
+        guard stat(self.path, &store) == 0 else {
+            throw StoreError(.unavailable, "backup: cannot look at the store \(self.path): \(String(cString: strerror(errno)))")
+        }
+        let mode = store.st_mode & 0o777
+        var template = Array(((folder.isEmpty ? "." : folder) + "/.streakd-backup-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            let reason = String(cString: strerror(errno))
+            throw StoreError(
+                errno == ENOSPC ? .full : .unavailable, "backup: cannot make a private folder beside \(path): \(reason)")
+        }
+        let privateFolder = String(cString: made)
+        let partial = privateFolder + "/copy.sqlite"
+        defer {
+            for name in ["", "-journal", "-wal", "-shm"] { unlink(partial + name) }
+            rmdir(privateFolder)
+        }
         do {
             try {
                 let copy = try DatabaseQueue(path: partial)
@@ -59,6 +86,9 @@ extension SQLiteStore {
                 throw StoreError(.full, "backup: cannot write \(path): \(Self.reason(error)); the store is unchanged")
             }
             throw Self.storeError(error, path: self.path)
+        }
+        guard chmod(partial, mode) == 0 else {
+            throw StoreError(.unavailable, "backup: cannot set the copy's mode: \(String(cString: strerror(errno)))")
         }
         try Self.sync(partial)
         guard link(partial, path) == 0 else {

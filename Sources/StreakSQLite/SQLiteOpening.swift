@@ -70,6 +70,34 @@ extension SQLiteStore {
 
     static func writable(_ path: String) -> Bool { Glibc.access(path, W_OK) == 0 }
 
+    /// The store's folders, those missing made 0700 (less where the umask is stricter): a store
+    /// holds every user's check-ins. Under umask 000 they were 0777 (issue 31).
+    static func makeFolders(_ folder: String) throws {
+        var made = folder.hasPrefix("/") ? "" : "."
+        for part in folder.split(separator: "/") {
+            made += "/" + part
+            if mkdir(made, 0o700) != 0 && errno != EEXIST {
+                throw StoreError(
+                    errno == ENOSPC ? .full : .unavailable,
+                    "cannot create the store's folder \(made): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// The store's file, made empty with mode 0600 (less where the umask is stricter) before
+    /// SQLite opens it, which would make it 0644 less the umask, and its `-wal` and `-shm` alike.
+    /// One made meanwhile by another process is theirs to have made.
+    static func makeFile(_ path: String) throws {
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            close(fd)
+        } else if errno != EEXIST {
+            throw StoreError(
+                errno == ENOSPC ? .full : errno == EROFS || errno == EACCES ? .readOnly : .unavailable,
+                "cannot create the store \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// `file:/abs/path?immutable=1`, the path percent-encoded where a URI needs it.
     static func immutableURI(_ path: String) -> String {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
@@ -131,6 +159,13 @@ extension SQLiteStore {
             kind = .unavailable
         }
         return StoreError(kind, text)
+    }
+
+    /// The store error for an error a job let out unwrapped, if it is SQLite's (a damaged page
+    /// met on a path that did not wrap its error was exit 1, "SQLite error 11", issue 31): the
+    /// command line's last net, so damage is 74 wherever it is met.
+    public static func storeError(escaped error: any Error, path: String) -> StoreError? {
+        (error as? DatabaseError).map { storeError($0, path: path) }
     }
 
     static func reason(_ error: any Error) -> String {

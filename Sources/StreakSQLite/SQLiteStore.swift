@@ -67,12 +67,9 @@ public final class SQLiteStore: Store {
                 "store \(path): \(Self.writable(path) ? "its folder" : "the file") is read-only; this command writes, and needs write access to the file and its folder (commands that only read work)"
             )
         }
-        if !exists && !folder.isEmpty {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw StoreError(.unavailable, "cannot create the store's folder \(folder): \(Self.reason(error))")
-            }
+        if !exists {
+            if !folder.isEmpty { try Self.makeFolders(folder) }
+            try Self.makeFile(path)
         }
         config.journalMode = .wal
         // WAL with synchronous=NORMAL: a commit does not wait for the disk; a power cut can lose the

@@ -113,9 +113,14 @@ final class SQLiteUserImport: UserImport {
         self.at = at.seconds
         add = try RawStatement(
             db,
-            "INSERT INTO users (id, zone, remind_at, remind, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
-        old = try RawStatement(db, "SELECT zone, remind_at, remind FROM users WHERE id = ?")
-        update = try RawStatement(db, "UPDATE users SET zone = ?, remind_at = ?, remind = ? WHERE id = ?")
+            """
+            INSERT INTO users (id, zone, remind_at, remind, created_at, language) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
+            """)
+        old = try RawStatement(db, "SELECT zone, remind_at, remind, language FROM users WHERE id = ?")
+        // A record without a language keeps the stored one (`user set` without --lang).
+        update = try RawStatement(
+            db, "UPDATE users SET zone = ?, remind_at = ?, remind = ?, language = coalesce(?, language) WHERE id = ?")
         reschedule = try RawStatement(
             db, "UPDATE schedule SET next_at = 0, version = version + 1 WHERE user_id = ?")
         zoneChange = try RawStatement(
@@ -142,6 +147,7 @@ final class SQLiteUserImport: UserImport {
                 add.bind(3, Int64(user.remindAt))
                 add.bind(4, user.remind ? 1 : 0)
                 add.bind(5, at)
+                add.bind(6, user.language)
                 if try add.run() == 1 {
                     try recordZone(id, zone)
                     return true
@@ -152,13 +158,16 @@ final class SQLiteUserImport: UserImport {
                     return false
                 }
                 let sameZone = old.bytes(0).elementsEqual(zone)
-                let same = sameZone && old.int64(1) == Int64(user.remindAt) && (old.int64(2) != 0) == user.remind
+                let same =
+                    sameZone && old.int64(1) == Int64(user.remindAt) && (old.int64(2) != 0) == user.remind
+                    && (user.language == nil || old.optionalText(3) == user.language)
                 old.reset()
                 guard !same else { return false }
                 update.bind(1, zone)
                 update.bind(2, Int64(user.remindAt))
                 update.bind(3, user.remind ? 1 : 0)
-                update.bind(4, id)
+                update.bind(4, user.language)
+                update.bind(5, id)
                 _ = try update.run()
                 reschedule.bind(1, id)
                 _ = try reschedule.run()

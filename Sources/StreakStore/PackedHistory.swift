@@ -63,9 +63,14 @@ public enum PackedHistory {
     }
 
     /// The history packed in `bytes`, or nil when they are not a packed history of this format.
+    /// The bytes are not trusted (a store's copy may be damaged where `store check` does not
+    /// look): every count is checked against the bytes left (each item takes at least one byte
+    /// per field), and every instant and date against `Instant.plausible` and
+    /// `LocalDate.plausible`, so decoding ends in time linear in the bytes and nothing decoded
+    /// sends a later walk over dates for billions of days (issue 31).
     public static func unpack(_ bytes: UnsafeBufferPointer<UInt8>, user: String, streak: String) -> StoredStreak? {
         var r = Unpacker(bytes: bytes)
-        guard r.byte() == format, let nameCount = r.count() else { return nil }
+        guard r.byte() == format, let nameCount = r.count(each: 1) else { return nil }
         var names: [String] = []
         names.reserveCapacity(nameCount)
         for _ in 0..<nameCount {
@@ -73,14 +78,14 @@ public enum PackedHistory {
             names.append(n)
         }
         func name(_ i: Int?) -> String? { i.flatMap { $0 < names.count ? names[$0] : nil } }
-        guard let zoneCount = r.count(), zoneCount > 0 else { return nil }
+        guard let zoneCount = r.count(each: 2), zoneCount > 0 else { return nil }
         var zones: [StoredZoneChange] = []
         zones.reserveCapacity(zoneCount)
         for _ in 0..<zoneCount {
-            guard let since = r.signed(), let zone = name(r.count()) else { return nil }
-            zones.append(StoredZoneChange(since: Instant(seconds: since), zone: zone))
+            guard let since = r.instant(), let zone = name(r.count()) else { return nil }
+            zones.append(StoredZoneChange(since: since, zone: zone))
         }
-        guard let checkinCount = r.count() else { return nil }
+        guard let checkinCount = r.count(each: 4) else { return nil }
         var checkins: [StoredCheckin] = []
         checkins.reserveCapacity(checkinCount)
         var at: Int64 = 0
@@ -88,6 +93,9 @@ public enum PackedHistory {
             guard let delta = r.signed(), let zone = name(r.count()), let stored = r.signed(), let idLength = r.count()
             else { return nil }
             at = at &+ delta
+            guard Instant.plausible.contains(Instant(seconds: at)),
+                Instant.plausible.contains(Instant(seconds: at &+ stored))
+            else { return nil }
             var id: String?
             if idLength > 0 {
                 guard let text = r.text(length: idLength - 1) else { return nil }
@@ -97,16 +105,16 @@ public enum PackedHistory {
                 StoredCheckin(
                     instant: Instant(seconds: at), zone: zone, eventID: id, storedAt: Instant(seconds: at &+ stored)))
         }
-        guard let freezeCount = r.count() else { return nil }
+        guard let freezeCount = r.count(each: 2) else { return nil }
         var events: [FreezeEvent] = []
         for _ in 0..<freezeCount {
-            guard let at = r.signed(), let kind = r.count() else { return nil }
+            guard let at = r.instant(), let kind = r.count() else { return nil }
             switch kind {
-            case 0: events.append(FreezeEvent(at: Instant(seconds: at), kind: .grant))
-            case 1: events.append(FreezeEvent(at: Instant(seconds: at), kind: .refill))
+            case 0: events.append(FreezeEvent(at: at, kind: .grant))
+            case 1: events.append(FreezeEvent(at: at, kind: .refill))
             case 2:
-                guard let day = r.signed(), let d = Int(exactly: day) else { return nil }
-                events.append(FreezeEvent(at: Instant(seconds: at), kind: .use(LocalDate(day: d))))
+                guard let date = r.date() else { return nil }
+                events.append(FreezeEvent(at: at, kind: .use(date)))
             default: return nil
             }
         }
@@ -167,6 +175,23 @@ struct Unpacker {
     /// A count or index: small enough to be one.
     @inlinable mutating func count() -> Int? { unsigned().flatMap { $0 <= UInt64(Int32.max) ? Int($0) : nil } }
 
+    /// A count of items that take at least `each` bytes apiece: no more than the bytes left can hold.
+    @inlinable mutating func count(each: Int) -> Int? {
+        count().flatMap { $0 <= (bytes.count - at) / each ? $0 : nil }
+    }
+
+    /// An instant within `Instant.plausible`.
+    @inlinable mutating func instant() -> Instant? {
+        signed().flatMap { Instant.plausible.contains(Instant(seconds: $0)) ? Instant(seconds: $0) : nil }
+    }
+
+    /// A date (a day number) within `LocalDate.plausible`.
+    @inlinable mutating func date() -> LocalDate? {
+        signed().flatMap { day in
+            Int(exactly: day).flatMap { LocalDate.plausible.contains(LocalDate(day: $0)) ? LocalDate(day: $0) : nil }
+        }
+    }
+
     @inlinable mutating func signed() -> Int64? {
         unsigned().map { Int64(bitPattern: $0 >> 1) ^ -Int64(bitPattern: $0 & 1) }
     }
@@ -210,7 +235,10 @@ extension PackedHistory {
         }
         let zone = UnsafeBufferPointer(rebasing: bytes[r.at..<r.at + length])
         r.at += length
-        guard r.count() == 1, r.signed() != nil, r.count() == 0, let count = r.count() else { return nil }
+        // Bounded as `unpack` is: counts by the bytes left, instants and dates plausible. (A
+        // check-in already handed to `checkin` stays handed: callers use the answer only when
+        // it is not nil.)
+        guard r.count() == 1, r.instant() != nil, r.count() == 0, let count = r.count(each: 4) else { return nil }
         var at: Int64 = 0
         for _ in 0..<count {
             guard let delta = r.signed(), r.count() == 0, let stored = r.signed(), let id = r.count(),
@@ -218,14 +246,17 @@ extension PackedHistory {
             else { return nil }
             r.at += max(id - 1, 0)
             at = at &+ delta
+            guard Instant.plausible.contains(Instant(seconds: at)),
+                Instant.plausible.contains(Instant(seconds: at &+ stored))
+            else { return nil }
             checkin(Instant(seconds: at), Instant(seconds: at &+ stored))
         }
-        guard let events = r.count() else { return nil }
+        guard let events = r.count(each: 2) else { return nil }
         var first: Instant?
         for _ in 0..<events {
-            guard let t = r.signed(), let kind = r.count() else { return nil }
-            if kind == 2 && r.signed() == nil { return nil }
-            first = min(first ?? Instant(seconds: t), Instant(seconds: t))
+            guard let t = r.instant(), let kind = r.count(), kind <= 2 else { return nil }
+            if kind == 2 && r.date() == nil { return nil }
+            first = min(first ?? t, t)
         }
         guard r.atEnd else { return nil }
         return OneZone(zone: zone, checkins: count, firstFreezeEvent: first)

@@ -120,6 +120,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case outdated
         /// The store was written by a newer streakd than this one (69).
         case newer
+        /// The store refuses this user what the command needs: a database role without the
+        /// rights on streakd's tables (77).
+        case denied
     }
 
     public var kind: Kind

@@ -18,6 +18,7 @@ extension StoreError.Kind {
         case .damaged: .damaged
         case .missing: .noInput
         case .invalid: .usage
+        case .denied: .noPermission
         }
     }
 }
@@ -90,10 +91,19 @@ struct GlobalOptions: ParsableArguments {
         let config = try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
         let opened = try openStore(namedStore(env), access, anyVersion: anyVersion, logger: logger)
         let instant = try pinned ?? storeNow(opened)
-        try job(
-            Context(
-                store: opened, config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
-                printer: printer, logger: logger, stop: StopSignals.token))
+        do {
+            try job(
+                Context(
+                    store: opened, config: config, now: instant,
+                    zones: ZoneBook(logger: logger, around: instant, store: opened.location),
+                    printer: printer, logger: logger, stop: StopSignals.token))
+        } catch {
+            // SQLite's own error, let out unwrapped somewhere: still the store's kind (damage is 74).
+            if let sqlite = opened as? SQLiteStore, let mapped = SQLiteStore.storeError(escaped: error, path: sqlite.path) {
+                throw mapped
+            }
+            throw error
+        }
     }
 
     /// The store named, opened for `access`.
@@ -171,6 +181,19 @@ struct GlobalOptions: ParsableArguments {
         }
     }
 
+    /// libpq's keyword/value form (`host=/run/postgresql dbname=streakd password=...`): its first
+    /// word is a libpq keyword and an `=`, which no store file's path starts with in practice.
+    static func isKeywordConninfo(_ value: String) -> Bool {
+        let first = value.drop { $0 == " " || $0 == "\t" }.prefix { $0 != " " && $0 != "\t" }
+        guard let equals = first.firstIndex(of: "=") else { return false }
+        let keyword = first[..<equals].trimmingCharacters(in: .whitespaces)
+        return [
+            "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "options", "sslmode", "service",
+            "application_name", "connect_timeout", "sslrootcert", "sslcert", "sslkey", "target_session_attrs",
+            "channel_binding", "gssencmode", "requiressl", "krbsrvname", "keepalives", "fallback_application_name",
+        ].contains(keyword)
+    }
+
     func storeLocation(_ value: String) throws -> StoreLocation {
         if value.isEmpty || value == "sqlite://" {
             throw StreakdError.usage(
@@ -181,6 +204,13 @@ struct GlobalOptions: ParsableArguments {
                 throw StreakdError.usage("--store: \(e)")
             }
             return .postgres(value)
+        }
+        if Self.isKeywordConninfo(value) {
+            // Never echoed: it may hold a password.
+            throw StreakdError.usage(
+                "--store: a PostgreSQL keyword/value connection string (host=... dbname=...) is not taken; write it as "
+                    + "a URL, libpq's parameters in its query: postgresql:///DBNAME?host=HOST&user=USER (a password "
+                    + "belongs in ~/.pgpass or PGPASSFILE rather than on a command line)")
         }
         if value.hasPrefix("sqlite://") { return .sqlite(String(value.dropFirst("sqlite://".count))) }
         if value.contains("://") {

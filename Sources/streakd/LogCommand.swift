@@ -64,6 +64,11 @@ struct Log: ParsableCommand {
             valueName: "id"))
     var storeID: String?
     @Flag(help: "Every store's entries.") var allStores = false
+    @Flag(
+        help: ArgumentHelp(
+            "Also show entries that streakd did not write (another user's or program's, under its name), marked UNTRUSTED."
+        ))
+    var untrusted = false
     @Flag(help: "Do not pipe the output into a pager.") var noPager = false
     @Flag(name: .shortAndLong, help: "No \"-- No entries --\" when nothing matched.") var quiet = false
 
@@ -83,6 +88,10 @@ struct Log: ParsableCommand {
         request.deliveries = dead ? .dead : failed ? .failedOrDead : .all
         request.source = try source()
         request.stores = try stores(env)
+        request.untrusted = untrusted
+        // streakd's own entries: root's, this user's, and the store file's owner's (the user the
+        // units or a desktop run it as); and those of its system units (JournalTrust).
+        request.trust = JournalTrust(uids: Set([0, getuid()] + (storeOwner(env).map { [$0] } ?? [])))
         let context = try journalContext(env)
         // journalctl pages on a terminal, never when following.
         let pager = follow || noPager ? nil : Pager.start(environment: env)
@@ -98,6 +107,19 @@ struct Log: ParsableCommand {
         let chosen = [directory != nil, !files.isEmpty, merge].filter { $0 }.count
         if chosen > 1 {
             throw StreakdError.usage("-D, --file and -m each choose the journals to read; give one of them")
+        }
+        // What is not there is 66 (SPEC §6: an input file missing), as journalctl's own -D; what
+        // is there but cannot be read stays 69 (JournalReader).
+        for (path, folder) in (directory.map { [($0, true)] } ?? []) + files.map({ ($0, false) }) {
+            var info = stat()
+            if stat(path, &info) != 0 {
+                guard errno == ENOENT || errno == ENOTDIR else { continue }
+                throw StreakdError(
+                    .noInput, "\(folder ? "-D" : "--file"): no \(folder ? "folder" : "journal file") \(path)")
+            }
+            if folder && info.st_mode & S_IFMT != S_IFDIR {
+                throw StreakdError(.usage, "-D: \(path) is not a folder; name the folder that holds the *.journal files")
+            }
         }
         if let directory { return .directory(directory) }
         if !files.isEmpty { return .files(files) }
@@ -147,6 +169,15 @@ struct Log: ParsableCommand {
         } catch let error as StoreError {
             throw StreakdError(.unavailable, "\(error.description); \(hint)")
         }
+    }
+
+    /// The owner of the SQLite file the store names (nil for `--store-id`, `--all-stores` and a
+    /// database server's store).
+    func storeOwner(_ env: [String: String]) -> uid_t? {
+        guard !allStores, storeID == nil, case .sqlite(let path)? = try? global.storeLocation(global.namedStore(env))
+        else { return nil }
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_uid : nil
     }
 
     /// A context without a store or configuration: `log` reads only the journal (and the store's

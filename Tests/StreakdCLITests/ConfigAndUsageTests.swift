@@ -284,7 +284,21 @@ struct ConfigAndUsageTests {
         // Issue 17: the parser took a NUL byte for the end of the text, and dropped what followed.
         (
             "n.toml", "[import]\nbackfill_days = 5\u{0}\n[freeze]\nmax = 200\n",
-            #"n.toml:2: a NUL byte (U+0000) at column 18; TOML allows no control characters but tab and line breaks (in a quoted string write it as \u0000)"#
+            #"n.toml:2: a NUL byte (U+0000) at column 18; TOML allows no control characters but tab and line breaks; remove it"#
+        ),
+        // Issue 31, item 13: a \u0000 escape cut a hook's argument (and a template) at the NUL.
+        (
+            "z.toml", "# \\u0000 in a comment is text\n[[hooks]]\nname = 'x'\ncommand = ['/bin/echo', '\\u0000', \"a\\u0000b\"]\n",
+            #"z.toml:4: a NUL character (\u0000) at column 37; it would end a program's argument or a message where it stands; remove it"#
+        ),
+        (
+            "y.toml", "[messages.en]\nat_risk = \"\"\"\nkeep {length}\\U00000000\"\"\"\n",
+            #"y.toml:3: a NUL character (\u0000) at column 14; it would end a program's argument or a message where it stands; remove it"#
+        ),
+        // Issue 31, item 13: a 200 KB template passed, then every hook failed with E2BIG.
+        (
+            "l.toml", "[messages.en]\nat_risk = \"" + String(repeating: "x", count: 200_000) + "\"\n",
+            "l.toml:2: messages.en.at_risk: is 200000 bytes; a template may be at most 4096 bytes (hooks get the message in their environment)"
         ),
         (
             "c.toml", "[freeze]\r\nmax = 2\r\n# \u{1b}[31m\r\n",

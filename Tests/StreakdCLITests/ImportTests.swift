@@ -359,8 +359,8 @@ struct ImportTests {
             u.err
                 == error(#"\#(users):1: field "remind": must be true or false, not an integer"#) + """
                     \(users):2: field "tz": given twice in one object; give each field once
-                    \(users):3: field "meta": unknown field; valid fields: user, tz, remind_at, remind
-                    \(users):4: unknown field "" (an empty name); valid fields: user, tz, remind_at, remind
+                    \(users):3: field "meta": unknown field; valid fields: user, tz, remind_at, remind, lang
+                    \(users):4: unknown field "" (an empty name); valid fields: user, tz, remind_at, remind, lang
                     4 invalid records; no user was added or changed
 
                     """)

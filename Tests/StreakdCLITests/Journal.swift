@@ -72,7 +72,9 @@ enum TestJournal {
         var export = ""
         for (i, e) in entries.enumerated() {
             export += "__REALTIME_TIMESTAMP=\(e.realtime)\n__MONOTONIC_TIMESTAMP=\(i + 1)\n"
+            // As the units send them: a DynamicUser= uid, the unit journald saw (log trusts it).
             export += "_BOOT_ID=0123456789abcdef0123456789abcdef\n_HOSTNAME=\(e.host)\n_TRANSPORT=journal\n"
+            export += "_UID=61842\n_COMM=streakd\n_SYSTEMD_UNIT=streakd-tick.service\n"
             for f in e.fields { export += f + "\n" }
             export += "\n"
         }

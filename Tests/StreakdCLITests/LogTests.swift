@@ -515,8 +515,15 @@ import Testing
             ["log", "-D", dir, "--all-stores", "--since", "2026-11-22 04:00:02", "--until", "04:00:03"],
             env: tokyo.merging(["STREAKD_NOW": "2026-11-21T20:00:00Z"]) { $1 })
         #expect(window.out.split(separator: "\n").map { $0.split(separator: " ")[1] } == ["host-b", "host-c"])
-        let missing = s.runBare(["log", "-D", s.dir.appendingPathComponent("none").path, "--all-stores"])
-        #expect(missing.code == 69)
+        // Issue 31, item 13: a folder or file that is not there is 66 (was 69); one without journal files 69.
+        let none = s.dir.appendingPathComponent("none").path
+        let missing = s.runBare(["log", "-D", none, "--all-stores"])
+        #expect(missing.code == 66 && missing.err == error("-D: no folder \(none)"), "\(missing)")
+        let missingFile = s.runBare(["log", "--file", none + ".journal", "--all-stores"])
+        #expect(missingFile.code == 66, "\(missingFile)")
+        let empty = s.dir.appendingPathComponent("empty").path
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        #expect(s.runBare(["log", "-D", empty, "--all-stores"]).code == 69)
     }
 
     /// Polls `condition` every 50 ms until it holds or `timeout` passes (then fails the test).

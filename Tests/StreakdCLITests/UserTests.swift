@@ -53,6 +53,29 @@ struct UserTests {
                 """)
     }
 
+    /// Issue 31, item 13: `user import` takes `lang` as `user add --lang` does; a record without
+    /// it keeps the stored language; a bad tag is refused with its line, nothing stored.
+    @Test func userImportTakesLangAsUserAddDoes() throws {
+        let s = try Sandbox()
+        let first = try s.file(
+            "a.jsonl",
+            #"{"user":"li","tz":"Asia/Shanghai","lang":"zh-hans"}"# + "\n" + #"{"user":"ann","tz":"Europe/London"}"# + "\n")
+        let r = s.run(["user", "import", first])
+        #expect(r.code == 0, "\(r)")
+        // Again without lang: li keeps zh-Hans; ann gets en-GB.
+        let again = try s.file(
+            "b.jsonl",
+            #"{"user":"li","tz":"Asia/Tokyo"}"# + "\n" + #"{"user":"ann","tz":"Europe/London","lang":"en-GB"}"# + "\n")
+        #expect(s.run(["user", "import", again]).code == 0)
+        let users = try jsonLines(s.run(["user", "list", "-o", "json"]).out)
+        #expect(users.map { "\($0["user"]!) \($0["timezone"]!) \($0["language"] as? String ?? "-")" } == [
+            "ann Europe/London en-GB", "li Asia/Tokyo zh-Hans",
+        ])
+        let bad = try s.file("c.jsonl", #"{"user":"x","tz":"UTC","lang":"english"}"# + "\n")
+        let refused = s.run(["user", "import", bad])
+        #expect(refused.code == 65 && refused.err.contains("c.jsonl:1: field \"lang\""), "\(refused)")
+    }
+
     @Test func languagesAreBCP47TagsStreakdHasMessagesIn() throws {
         let s = try Sandbox()
         let add = s.run(["user", "add", "li", "--tz", "Asia/Shanghai", "--lang", "zh-hans"])
@@ -237,7 +260,7 @@ struct UserTests {
                 streakd: error: \(path):2: field "tz": unknown time zone "Nowhere/Land"; \(zoneRule)
                 \(path):3: field "user": "b1" appears already on line 1
                 \(path):4: field "remind_at": "9:00" is not a time of day; use HH:MM from 00:00 to 23:59
-                \(path):5: field "x": unknown field; valid fields: user, tz, remind_at, remind
+                \(path):5: field "x": unknown field; valid fields: user, tz, remind_at, remind, lang
                 \(path):6: field "tz": missing; it is required
                 \(path):7: field "remind": must be true or false, not a string
                 6 invalid records; no user was added or changed

@@ -10,6 +10,8 @@ extension Context {
         input.meta = try Self.metadata(meta)
         let (user, stored, state) = try store.write { w -> (User, InsertResult, StreakState) in
             let user = try self.user(id, in: w)
+            // The user's zone stands for --tz: one that is no zone is the store's damage (74), not input's.
+            if tz == nil { _ = try currentZone(of: user) }
             let rules = CheckinRules(zones: zones, now: now, names: Self.checkinOptions)
             let checkin = try rules.check(input) { $0 == user.id ? user.zone : nil }.mapError(\.asError).get()
             let result = try w.insertCheckins([checkin], storedAt: now)

@@ -35,6 +35,10 @@ public struct LogRequest: Sendable {
     public var deliveries = JournalReader.Deliveries.all
     public var source = JournalReader.Source.local
     public var stores = Stores.all
+    /// Whose entries are streakd's own (`JournalTrust`); the others are left out unless
+    /// `untrusted`, then shown marked.
+    public var trust = JournalTrust(uids: [0])
+    public var untrusted = false
 
     public init() {}
 }
@@ -68,13 +72,27 @@ extension Context {
         }
         var shown = 0
         func emit(_ entry: LogEntry) {
-            printer.out(Self.line(entry, format: request.format, zone: zone))
+            let trusted = request.trust.trusts(entry.writer)
+            printer.out(Self.line(entry, format: request.format, zone: zone, trusted: trusted))
             shown += 1
         }
+        // Entries someone else wrote under streakd's name: left out (counted), or shown marked.
+        var hidden = 0
+        var hiddenWriters: [String] = []
+        let trust = request.trust
         do {
             let reader = try JournalReader(source: request.source, filter: filter)
             reader.keepAllFields = request.format == .verbose
-            if request.stores == .withoutIdentity { reader.accept = { $0.store == nil } }
+            let withoutIdentity = request.stores == .withoutIdentity
+            let showUntrusted = request.untrusted
+            reader.accept = { entry in
+                if withoutIdentity && entry.store != nil { return false }
+                if showUntrusted || trust.trusts(entry.writer) { return true }
+                hidden += 1
+                let who = JournalTrust.describe(entry.writer)
+                if hiddenWriters.count < 3 && !hiddenWriters.contains(who) { hiddenWriters.append(who) }
+                return false
+            }
             switch limit {
             case .last(let n):
                 let found = try reader.last(n, since: from, until: to)
@@ -114,6 +132,12 @@ extension Context {
         if shown == 0 && !request.follow && !request.quiet && request.format != .json {
             printer.out("-- No entries --")
         }
+        if hidden > 0 {
+            printer.warn(
+                "left out \(hidden) entr\(hidden == 1 ? "y" : "ies") that streakd did not write (by "
+                    + hiddenWriters.joined(separator: "; ") + "): they carry its name and fields, but journald says "
+                    + "another user or program sent them; --untrusted shows them, marked UNTRUSTED")
+        }
     }
 
     private struct Stopped: Error {}
@@ -124,16 +148,30 @@ extension Context {
         case first(Int)
     }
 
-    /// One entry as `format` shows it, times in `zone`.
-    static func line(_ entry: LogEntry, format: LogRequest.Format, zone: Zone) -> String {
+    /// One entry as `format` shows it, times in `zone`; one streakd did not write (`trusted`
+    /// false, shown with `--untrusted`) marked `UNTRUSTED (who)`, or in JSON `"trusted": false`
+    /// with the writer's `uid` and `comm`.
+    static func line(_ entry: LogEntry, format: LogRequest.Format, zone: Zone, trusted: Bool = true) -> String {
+        let mark = trusted ? "" : "UNTRUSTED (\(JournalTrust.describe(entry.writer))) "
         switch format {
-        case .json: return entry.json.text
-        case .short: return shortLine(entry, zone: zone)
-        case .cat: return oneLine(entry.notification.message)
+        case .json:
+            guard !trusted, case .object(var fields) = entry.json else { return entry.json.text }
+            fields += [
+                ("trusted", .bool(false)), ("uid", entry.writer.uid.map { .int(Int($0)) } ?? .null),
+                ("comm", .optional(entry.writer.comm)),
+            ]
+            return JSON.object(fields).text
+        case .short:
+            guard !trusted else { return shortLine(entry, zone: zone) }
+            var marked = entry
+            marked.host = (entry.host.map { $0 + " " } ?? "") + mark.dropLast()
+            return shortLine(marked, zone: zone)
+        case .cat: return oneLine(mark + entry.notification.message)
         case .verbose:
             let time = timeWithMicroseconds(entry.realtimeMicroseconds, in: zone)
-            let head = entry.cursor.map { "\(time) [\($0)]" } ?? time
-            return ([head] + entry.allFields.map { "    \($0.name)=\(oneLine($0.value))" }).joined(separator: "\n")
+            let head = (entry.cursor.map { "\(time) [\($0)]" } ?? time) + (trusted ? "" : " " + mark.dropLast())
+            return ([oneLine(head)] + entry.allFields.map { "    \($0.name)=\(oneLine($0.value))" })
+                .joined(separator: "\n")
         }
     }
 
@@ -200,6 +238,11 @@ extension Context {
                         + "the past, +\(text) for the future")
             }
             throw StreakdError.usage("\(option): \(quoted(text)) is not a time; \(TimeArgument.rule)")
+        }
+        guard TimeArgument.range.contains(instant) else {
+            throw StreakdError.usage(
+                "\(option): \(quoted(text)) is out of range; use a time from \(TimeArgument.range.lowerBound) "
+                    + "(@0) to \(TimeArgument.range.upperBound) (@\(TimeArgument.range.upperBound.seconds))")
         }
         return instant
     }

@@ -111,7 +111,7 @@ extension Context {
 
     func userRecord(_ line: Substring) throws -> User {
         let o = try JSONInput.object(line).get()
-        let fields = ["user", "tz", "remind_at", "remind"]
+        let fields = ["user", "tz", "remind_at", "remind", "lang"]
         if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
             throw JSONInput.unknownField(unknown, valid: fields)
         }
@@ -124,7 +124,12 @@ extension Context {
         case .bool(let b)?: remind = b
         case let other?: throw FieldProblem(field: "remind", message: "must be true or false, not \(other.kind)")
         }
-        return try checkedUser(id: id, tz: tz, remindAt: at, remind: remind, fields: ("user", "tz", "remind_at")).get()
+        // As `user add --lang`: a BCP 47 tag streakd has messages for; left out, the stored one stays.
+        let language = try JSONInput.string(o, "lang", required: false).get()
+        return try checkedUser(
+            id: id, tz: tz, remindAt: at, remind: remind, fields: ("user", "tz", "remind_at"), language: language,
+            languageField: "lang"
+        ).get()
     }
 
     /// A user whose id, zone, reminder time and language are valid, or the field that is not.

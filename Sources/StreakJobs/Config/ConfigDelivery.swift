@@ -6,6 +6,9 @@ import TOMLKit
 /// The delivery sections of `streakd.toml`: `[desktop]`, `[[hooks]]`, `[journal]` and `[runs]`.
 extension ConfigLoader {
     static let hookNameRule = "1 to 32 characters of a-z, 0-9, '_' and '-'"
+    /// A hook's command line: at most this many strings, each at most this many bytes.
+    static let argumentsAtMost = 256
+    static let argumentBytesAtMost = 4096
 
     /// Each part is read on its own (`TableReader.attempt`), so that every problem is reported.
     static func readDelivery(_ table: TOMLTable, reader: TableReader, into config: inout Config, checkPrograms: Bool) {
@@ -114,7 +117,16 @@ extension ConfigLoader {
         var argv: [String] = []
         for item in items {
             guard item.type == .string, let s = item.string else { throw fail("command", argvRule) }
+            if s.utf8.contains(0) { throw fail("command", TableReader.nulRule) }
             argv.append(s)
+        }
+        // The kernel refuses (E2BIG) an argument over 128 KiB, and all of them with the environment
+        // over its limit: every run of the hook would fail.
+        guard items.count <= Self.argumentsAtMost, argv.allSatisfy({ $0.utf8.count <= Self.argumentBytesAtMost }) else {
+            throw fail(
+                "command",
+                "is too long for a program's command line; use at most \(Self.argumentsAtMost) strings of at most "
+                    + "\(Self.argumentBytesAtMost) bytes each (a longer text belongs in a file the program reads)")
         }
         guard !argv[0].isEmpty, !argv[0].contains(" ") || argv[0].hasPrefix("/") else {
             throw fail(

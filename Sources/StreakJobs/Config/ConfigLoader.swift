@@ -31,7 +31,15 @@ public enum ConfigLoader {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
             throw StreakdError.config("\(path): a folder, not a configuration file")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        let handle: FileHandle
+        do {
+            handle = try OpenToRead.open(path)
+        } catch .noWriter(let waited) {
+            throw StreakdError.config(
+                "\(path): a pipe nobody wrote to within \(waited.components.seconds) s; name the configuration file itself")
+        } catch .folder {
+            throw StreakdError.config("\(path): a folder, not a configuration file")
+        } catch {
             throw StreakdError.config("\(path): cannot read the configuration file")
         }
         defer { try? handle.close() }

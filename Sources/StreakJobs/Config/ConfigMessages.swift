@@ -25,6 +25,16 @@ extension ConfigLoader {
                 var read: [String: MessageTemplate] = [:]
                 for name in templates.keys.sorted() where MessageBook.keys.contains(name) {
                     guard let text = try reader.string(templates, name, in: section) else { continue }
+                    // A hook gets the message in its environment, where the kernel takes at most 128 KiB
+                    // a value (E2BIG): a 200 KB template passed, then every hook run failed (issue 31).
+                    guard text.utf8.count <= MessageBook.templateBytesAtMost else {
+                        reader.note(
+                            reader.error(
+                                section, name,
+                                "is \(text.utf8.count) bytes; a template may be at most "
+                                    + "\(MessageBook.templateBytesAtMost) bytes (hooks get the message in their environment)"))
+                        continue
+                    }
                     do {
                         read[name] = try MessageBook.template(text, key: name)
                     } catch let problem as MessageTemplate.Problem {

@@ -12,6 +12,7 @@
 enum TOMLPrecheck {
     static func check(_ text: String, file: String) throws {
         try controlCharacters(text, file: file)
+        try TOMLNulEscape.check(text, file: file)
         try tableHeaders(Array(text.utf8), file: file)
     }
 
@@ -37,7 +38,8 @@ enum TOMLPrecheck {
                 let hex = String(c.value, radix: 16)
                 let code = String(repeating: "0", count: 4 - hex.count) + hex
                 throw StreakdError.config(
-                    "\(file):\(line): \(name) (U+\(code.uppercased())) at column \(column); TOML allows no control characters but tab and line breaks (in a quoted string write it as \\u\(code))"
+                    "\(file):\(line): \(name) (U+\(code.uppercased())) at column \(column); TOML allows no control characters but tab and line breaks"
+                        + (c.value == 0 ? "; remove it" : " (in a quoted string write it as \\u\(code))")
                 )
             }
             column += 1

@@ -135,8 +135,17 @@ struct TableReader {
             note(error(section, key, "must be a string in quotes"))
             return nil
         }
+        if s.utf8.contains(0) {
+            note(error(section, key, Self.nulRule))
+            return nil
+        }
         return s
     }
+
+    /// A NUL (`\u0000` in a TOML string) ends a C string: an argument or a message would be cut
+    /// there without a word (issue 31).
+    static let nulRule =
+        "holds a NUL character (\\u0000), which ends a program's argument or a message where it stands; remove it"
 
     func intArray(_ t: TOMLTable, _ key: String, in section: String, range: ClosedRange<Int>) throws -> [Int]? {
         guard let v = t[key] else { return nil }

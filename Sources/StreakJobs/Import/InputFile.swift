@@ -70,10 +70,17 @@ final class InputFile {
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
                 throw StreakdError(.noInput, "\(path): no such file")
             }
-            guard !isDir.boolValue, let h = FileHandle(forReadingAtPath: path) else {
+            guard !isDir.boolValue else { throw StreakdError(.noInput, "\(path): cannot read the file") }
+            do {
+                handle = try OpenToRead.open(path)
+            } catch .noWriter(let waited) {
+                throw StreakdError(
+                    .noInput,
+                    "\(path): a pipe nobody wrote to within \(waited.components.seconds) s; name a file, or - for "
+                        + "standard input")
+            } catch {
                 throw StreakdError(.noInput, "\(path): cannot read the file")
             }
-            handle = h
             name = path
             let attributes = try? FileManager.default.attributesOfItem(atPath: path)
             size = attributes?[.type] as? FileAttributeType == .typeRegular ? (attributes?[.size] as? Int) : nil

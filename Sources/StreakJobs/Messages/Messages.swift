@@ -13,6 +13,8 @@ public struct MessageBook: Equatable, Sendable {
     public init() {}
 
     /// The keys of a language's table: each kind's text, and its heading.
+    /// The longest template taken, in bytes of UTF-8 (its rendering goes into a hook's environment).
+    public static let templateBytesAtMost = 4096
     public static var keys: [String] { NotificationKind.allCases.flatMap { [$0.rawValue, $0.rawValue + "_title"] } }
 
     /// Every language with messages: those streakd ships and those configured, sorted (kept, not

@@ -7,6 +7,7 @@ public enum ExitStatus: Int32, Sendable {
     case unavailable = 69
     case damaged = 74
     case tempFail = 75
+    case noPermission = 77
     case config = 78
 }
 

@@ -3,6 +3,10 @@ import StreakCore
 /// The times `log --since/--until` take: journalctl's (systemd.time(7)), read in a zone (the
 /// local one, or UTC with `--utc`).
 enum TimeArgument {
+    /// The times a journal can hold and `log` takes: from 1970-01-01T00:00:00Z (journald's
+    /// realtime is unsigned) to 9999-12-31T23:59:59Z.
+    static let range = Instant(seconds: 0)...Instant(seconds: 253_402_300_799)
+
     static let rule =
         "use a time as journalctl takes it: \"2026-11-23 20:00[:00]\", \"2026-11-23\" (its midnight), \"21:00\" "
         + "(today), now, today, yesterday, tomorrow, \"2 hours ago\", -2h, +1d, \"@1795287600\", or RFC 3339 such "
@@ -22,8 +26,9 @@ enum TimeArgument {
         default: break
         }
         if text.hasPrefix("@") {
+            // Past any time a journal holds: refused by the caller's range, never converted with a trap.
             guard let seconds = Self.number(text.dropFirst()) else { return nil }
-            return Instant(seconds: Int64(seconds.rounded(.down)))
+            return Instant(seconds: seconds < 1e15 ? Int64(seconds.rounded(.down)) : 1_000_000_000_000_000)
         }
         if let relative = relative(text) { return now + relative }
         return absolute(text, today: today, zone: zone, zones: zones)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StreakCore
+import StreakStore
 import Synchronization
 
 /// Checks zone names against the system's tzdata and hands out `Zone`s.
@@ -14,17 +15,20 @@ public final class ZoneBook: Sendable {
     let logger: Logger
     /// Zones are handed out `steadied(around:)` this instant (the run's now), when given.
     let around: Instant?
+    /// The store whose zones these are, for the message of one that is not a zone (`stored`).
+    let store: String?
     /// The zones handed out, by name, and the names whose rules came from Foundation.
     private let known = Mutex<(zones: [String: Zone], fallbacks: Set<String>)>(([:], []))
 
     public init(
         directory: String = "/usr/share/zoneinfo",
         logger: Logger = Logger(label: "streakd", factory: { _ in SwiftLogNoOpLogHandler() }),
-        around: Instant? = nil
+        around: Instant? = nil, store: String? = nil
     ) {
         self.directory = directory
         self.logger = logger
         self.around = around
+        self.store = store
     }
 
     /// Every zone name of the tzdata: each TZif file but the posix/ and right/ copies, sorted.
@@ -63,11 +67,18 @@ public final class ZoneBook: Sendable {
             })
     }
 
-    /// A zone known to be valid (from the store).
-    public func stored(_ name: String) throws -> Zone {
+    /// A zone the store holds, `store` its location for the message: a name that is no zone of
+    /// this system is a value the store cannot hold (only checked zones are written), so the
+    /// store is damaged (74), or the system's tzdata lost the zone; never bad input (65).
+    public func stored(_ name: String, store: String? = nil) throws -> Zone {
         switch zone(name) {
         case .success(let z): return z
-        case .failure(let e): throw StreakdError.data("the store holds \(e.message)")
+        case .failure(let e):
+            throw StoreError(
+                .damaged,
+                "\((store ?? self.store).map { "store \($0)" } ?? "the store") holds a time zone that is not one here: \(e.message); "
+                    + "the store is damaged (see `streakd store check`, restore a backup) or this system's tzdata "
+                    + "lacks the zone (install tzdata)")
         }
     }
 

@@ -59,10 +59,7 @@ final class PGCheckinImport: CheckinImport {
     init(pg: PGConnection, storedAt: Instant, expectedRows: Int?) throws {
         self.pg = pg
         self.storedAt = storedAt
-        if let expectedRows, expectedRows >= Self.directFrom,
-            try pg.query("SELECT NOT EXISTS (SELECT FROM checkin_lists)").get(0, 0, as: Bool.self),
-            try Self.ownsTables(pg)
-        {
+        if let expectedRows, expectedRows >= Self.directFrom, try Self.ownsTables(pg), try Self.lockAtOnce(pg) {
             large = true
             emptiedSchedule = try Self.setAside(pg)
             // The schedule's rows are the lists' (user, streak), in their order: the database's,
@@ -103,8 +100,36 @@ final class PGCheckinImport: CheckinImport {
         ).get(0, 0, as: Bool.self)
     }
 
-    /// Locks what the direct path writes and sets its key and foreign keys aside; answers
-    /// whether the schedule was empty (then truncated, its indexes set aside too).
+    /// The direct path's locks (`ACCESS EXCLUSIVE` on users, the lists, the event ids and the
+    /// schedule), taken at once or not at all, and then, under them, whether no check-in is
+    /// stored yet; false (locks given back, by the savepoint) takes the staged path.
+    ///
+    /// Why at once: the lists were read first (`NOT EXISTS`, an `ACCESS SHARE` lock kept to the
+    /// commit), then the exclusive locks asked for; two imports doing so each waited for the
+    /// other's share lock, a deadlock (40P01) in 4 of 12 runs of three imports at once (issue
+    /// 31). `NOWAIT` never waits, so it never closes a cycle with a lock this transaction holds
+    /// already (users read by the caller); the emptiness is read under the locks, so no other
+    /// import can add lists between the look and the truncation.
+    static func lockAtOnce(_ pg: PGConnection) throws -> Bool {
+        try pg.execute("SAVEPOINT direct_import")
+        do {
+            try pg.execute("LOCK TABLE users, checkin_lists, checkin_events, schedule IN ACCESS EXCLUSIVE MODE NOWAIT")
+        } catch let error as PGError where error.sqlState == "55P03" {
+            // Another transaction uses one of them (an import, a tick's read): the staged path.
+            try pg.execute("ROLLBACK TO SAVEPOINT direct_import; RELEASE SAVEPOINT direct_import")
+            return false
+        }
+        guard try pg.query("SELECT NOT EXISTS (SELECT FROM checkin_lists)").get(0, 0, as: Bool.self) else {
+            try pg.execute("ROLLBACK TO SAVEPOINT direct_import; RELEASE SAVEPOINT direct_import")
+            return false
+        }
+        try pg.execute("RELEASE SAVEPOINT direct_import")
+        return true
+    }
+
+    /// Locks what the direct path writes (held already: `lockAtOnce`) and sets its key and
+    /// foreign keys aside; answers whether the schedule was empty (then truncated, its indexes
+    /// set aside too).
     ///
     /// `ACCESS EXCLUSIVE` on users, the lists, the event ids and the schedule (the lock that
     /// dropping a constraint takes anyway, taken at once and in one order): no other transaction

@@ -257,11 +257,11 @@ final class PGUserImport: UserImport {
             old[u.id] = u
         }
         let new = batch.filter { old[$0.id] == nil }
-        // A user import carries no language: the stored one stays, and does not count as a change.
+        // A record without a language keeps the stored one, and that is no change.
         let changed = batch.filter { user in
             old[user.id].map { o in
                 var user = user
-                user.language = o.language
+                if user.language == nil { user.language = o.language }
                 return o != user
             } ?? false
         }
@@ -270,17 +270,20 @@ final class PGUserImport: UserImport {
         if !new.isEmpty {
             try pg.query(
                 """
-                INSERT INTO users (id, zone, remind_at, remind, created_at)
-                SELECT i, z, r, b <> 0, $5 FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) AS v(i, z, r, b)
-                """, new.map(\.id), new.map(\.zone), new.map(\.remindAt), new.map { $0.remind ? 1 : 0 }, at)
+                INSERT INTO users (id, zone, remind_at, remind, created_at, language)
+                SELECT i, z, r, b <> 0, $5, l
+                FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $6::text[]) AS v(i, z, r, b, l)
+                """, new.map(\.id), new.map(\.zone), new.map(\.remindAt), new.map { $0.remind ? 1 : 0 }, at,
+                new.map(\.language))
         }
         if !changed.isEmpty {
             try pg.query(
                 """
-                UPDATE users u SET zone = v.z, remind_at = v.r, remind = v.b <> 0
-                FROM unnest($1::text[], $2::text[], $3::int[], $4::int[]) AS v(i, z, r, b)
+                UPDATE users u SET zone = v.z, remind_at = v.r, remind = v.b <> 0, language = coalesce(v.l, u.language)
+                FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[]) AS v(i, z, r, b, l)
                 WHERE u.id = v.i AND u.id = \(PGAccess.anyOf(1))
-                """, changed.map(\.id), changed.map(\.zone), changed.map(\.remindAt), changed.map { $0.remind ? 1 : 0 })
+                """, changed.map(\.id), changed.map(\.zone), changed.map(\.remindAt), changed.map { $0.remind ? 1 : 0 },
+                changed.map(\.language))
             try access.reschedule(users: changed.map(\.id))
         }
         let zones = new + changed.filter { old[$0.id]?.zone != $0.zone }

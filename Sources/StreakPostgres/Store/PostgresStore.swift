@@ -96,10 +96,16 @@ public final class PostgresStore: Store {
                 let n: Int64 = try pg.query("SELECT count(*) FROM \(from)").get(0, 0)
                 if n > 0 { problems.append("\(n) \(what)") }
             }
+            // The packed copies against the tables, at one snapshot (issue 31).
+            if problems.isEmpty {
+                problems += try pg.transaction(isolation: .repeatableRead, readOnly: true) {
+                    try PGAccess(pg: $0).packedCopyProblems(limit: 100)
+                }
+            }
             return StoreCheck(
                 problems: problems,
-                checked: "the schema's \(applied.count) migrations and the references of check-ins, schedule rows "
-                    + "and deliveries (PostgreSQL's own pages: amcheck, pg_checksums)")
+                checked: "the schema's \(applied.count) migrations, the references of check-ins, schedule rows "
+                    + "and deliveries, and the packed histories (PostgreSQL's own pages: amcheck, pg_checksums)")
         }
     }
 
@@ -151,19 +157,7 @@ public final class PostgresStore: Store {
             }
             return try body(connection.pg)
         } catch let e as PGError {
-            // 53100 disk_full: the server's disk.
-            var kind = e.sqlState == "53100" ? .full : Self.kind(of: e)
-            if kind == .unavailable && e.kind == .unreachable && reached.load(ordering: .relaxed) { kind = .busy }
-            throw StoreError(kind, e.message, unreachable: kind == .busy && [.lost, .unreachable].contains(e.kind))
-        }
-    }
-
-    static func kind(of e: PGError) -> StoreError.Kind {
-        switch e.kind {
-        case .unreachable, .badURL: .unavailable
-        case .lost, .timedOut, .conflict: .busy
-        case .newerSchema: .unavailable
-        case .uniqueViolation, .other: .busy
+            throw Self.storeError(e, reachedBefore: reached.load(ordering: .relaxed), url: url)
         }
     }
 }
