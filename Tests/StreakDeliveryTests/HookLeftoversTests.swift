@@ -54,16 +54,7 @@ import Testing
                         + waitForIt)
             case .pythonDoubleFork:
                 let script = dir.url.appendingPathComponent("daemon.py").path
-                try """
-                import os, sys, time
-                if os.fork() == 0:
-                    os.setsid()
-                    if os.fork() == 0:
-                        os.execve("/bin/sh", ["sh", "-c", 'echo $$ > "$0"; exec /bin/sleep 30', sys.argv[1]], {})
-                    os._exit(0)
-                while not (os.path.exists(sys.argv[1]) and os.path.getsize(sys.argv[1]) > 0):
-                    time.sleep(0.01)
-                """.write(toFile: script, atomically: true, encoding: .utf8)
+                try pythonDoubleForkDaemon.write(toFile: script, atomically: true, encoding: .utf8)
                 _ = daemon
                 return ["/usr/bin/python3", script, d + "/pid"]
             }

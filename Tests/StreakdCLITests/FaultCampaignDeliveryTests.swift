@@ -107,18 +107,7 @@ extension FaultCampaignTests {
         let d = s.dir.path
         let daemon = try s.file("daemon.sh", "#!/bin/sh\necho $$ > \"$1\"\nexec /bin/sleep 30\n")
         chmod(daemon, 0o755)
-        try s.file(
-            "daemon.py",
-            """
-            import os, sys, time
-            if os.fork() == 0:
-                os.setsid()
-                if os.fork() == 0:
-                    os.execve("/bin/sh", ["sh", "-c", 'echo $$ > "$0"; exec /bin/sleep 30', sys.argv[1]], {})
-                os._exit(0)
-            while not (os.path.exists(sys.argv[1]) and os.path.getsize(sys.argv[1]) > 0):
-                time.sleep(0.01)
-            """)
+        try s.file("daemon.py", pythonDoubleForkDaemon)
         let styles: [(String, String)] = [
             ("plain", #""$d/daemon.sh" "$d/pid-plain""#),
             ("background", #""$d/daemon.sh" "$d/pid-background" & w background"#),
@@ -251,7 +240,7 @@ extension FaultCampaignTests {
         let streak = "bus_" + String(UUID().uuidString.prefix(8)).lowercased()
         try dueUsers(s, 20, streak: streak)
         let socket = s.dir.path + "/bus"
-        let fd = try #require(neverAcceptingSocket(socket))
+        let fd = try #require(listeningSocket(socket))
         defer { close(fd) }
         let users = (0..<20).map { "\"u\($0)\"" }.joined(separator: ", ")
         let config = try s.file("streakd.toml", "[desktop]\nusers = [\(users)]\n")
@@ -277,22 +266,4 @@ func queuedConnections(_ fd: Int32) -> Int {
         close(connection)
         count += 1
     }
-}
-
-/// A unix socket bound at `path` and listening, whose connections are never accepted: connecting
-/// works, the bus's authentication never ends.
-func neverAcceptingSocket(_ path: String) -> Int32? {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return nil }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    guard bound == 0, listen(fd, 64) == 0 else {
-        close(fd)
-        return nil
-    }
-    return fd
 }

@@ -61,9 +61,7 @@ extension FaultCampaignTests {
     /// `free` KiB; a tick; the space freed; another tick.
     func diskFullLevel(_ free: Int) throws -> DiskFullLevel {
         let s = try Sandbox()
-        let mount = s.dir.appendingPathComponent("small").path
-        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-        try #require(run(["/bin/mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mount]).code == 0)
+        let mount = try s.tmpfs("small", size: "16m")
         defer { _ = run(["/bin/umount", "-l", mount]) }
         let store = mount + "/s.sqlite"
         let streak = "nearfull_" + String(UUID().uuidString.prefix(8)).lowercased()

@@ -252,9 +252,7 @@ struct FaultCampaignTests {
     func aFullDiskFailsClearlyAndTheStoreGoesOnAfterwards() throws {
         try Journal.ensureRunning()
         let s = try Sandbox()
-        let mount = s.dir.appendingPathComponent("small").path
-        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-        try #require(run(["/bin/mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mount]).code == 0)
+        let mount = try s.tmpfs("small", size: "16m")
         defer { _ = run(["/bin/umount", "-l", mount]) }
         let store = mount + "/s.sqlite"
         let streak = "full_" + String(UUID().uuidString.prefix(8)).lowercased()

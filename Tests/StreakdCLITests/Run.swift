@@ -57,6 +57,17 @@ final class Sandbox {
         ]
     }
 
+    /// A tmpfs of `size` (mount's `size=`, such as `16m`) mounted at DIR/NAME, for a small or
+    /// read-only file system; the caller unmounts it (`umount -l`). Needs root.
+    func tmpfs(_ name: String, size: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let mount = dir.appendingPathComponent(name).path
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        try #require(
+            StreakTestKit.run(["/bin/mount", "-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mount]).code == 0,
+            sourceLocation: sourceLocation)
+        return mount
+    }
+
     /// Runs `streakd ARGS --store DIR/s.sqlite` at `now`.
     @discardableResult
     func run(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) -> RunResult {

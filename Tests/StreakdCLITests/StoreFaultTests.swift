@@ -181,9 +181,7 @@ struct StoreFaultTests {
     @Test(.requires(.root))
     func readCommandsWorkOnAReadOnlyStoreAndFolder() throws {
         let s = try stocked()
-        let mount = s.dir.appendingPathComponent("ro").path
-        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-        try #require(run(["/bin/mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mount]).code == 0)
+        let mount = try s.tmpfs("ro", size: "8m")
         defer { _ = run(["/bin/umount", "-l", mount]) }
         let store = mount + "/s.sqlite"
         try FileManager.default.copyItem(atPath: s.store, toPath: store)
