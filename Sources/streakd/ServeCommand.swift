@@ -32,7 +32,7 @@ struct Serve: ParsableCommand {
         }
         done.wait()
         if case .failure(let error) = outcome.withLock({ $0 }) {
-            throw StreakdError(.unavailable, "serve: cannot go on listening on \(address): \(error)")
+            throw StreakdError(.unavailable, "serve: cannot listen on \(address): \(error)")
         }
     }
 }

@@ -126,6 +126,52 @@ struct ServeTests {
         server.stop()
     }
 
+    @Test func listenAddressesAreCheckedAndATakenPortIsUnavailable() throws {
+        let s = try Sandbox()
+        let valid = "use unix:PATH, HOST:PORT or [V6]:PORT, such as 127.0.0.1:8080"
+        let host = try s.run(["serve", "--listen", "localhost"], within: .seconds(60))
+        #expect(host.code == 64 && host.err == error(#"--listen: "localhost" has no port; "# + valid), "\(host)")
+        let v6 = try s.run(["serve", "--listen", "::1:8080"], within: .seconds(60))
+        #expect(v6.code == 64 && v6.err == error("--listen: an IPv6 address goes in brackets, as [::1]:8080; " + valid))
+        // No runtime folder in the sandbox's environment: no default socket.
+        let none = try s.run(["serve"], within: .seconds(60))
+        #expect(none.code == 64 && none.err.contains("neither RUNTIME_DIRECTORY nor XDG_RUNTIME_DIR is set"), "\(none)")
+        let server = try Server(s, listen: "127.0.0.1:0")
+        let taken = try s.run(
+            ["serve", "--listen", String(server.base.dropFirst("http://".count))], within: .seconds(60))
+        #expect(taken.code == 69 && taken.err.contains("serve: cannot listen on 127.0.0.1:"), "\(taken)")
+        #expect(try server.request("GET", "/v1/health").status == 200, "the first server goes on")
+        server.stop()
+    }
+
+    /// Clients retrying at once, with one id and without: one 201 per check-in, the others 200
+    /// replays, each answer the object `status` shows for the count it stored, nothing stored twice.
+    @Test func concurrentCheckinsAreStoredOnce() throws {
+        let s = try Sandbox()
+        s.addUser("u1")
+        let token = try Self.token(s, "app", "ingest")
+        let server = try Server(s, listen: "127.0.0.1:0")
+        let path = "/v1/users/u1/checkins"
+        let same = try (0..<6).map { _ in
+            try server.start("POST", path, token: token, json: #"{"at":"2026-11-21T09:00:00Z","id":"same"}"#)
+        }
+        let keyed = try (0..<6).map { _ in try server.start("POST", path, token: token, headers: ["Idempotency-Key: k"])
+        }
+        let plain = try (0..<4).map { _ in try server.start("POST", path, token: token, json: "{}") }
+        let sameReplies = try same.map(server.reply)
+        let keyedReplies = try keyed.map(server.reply)
+        let plainReplies = try plain.map(server.reply)
+        #expect(sameReplies.map(\.status).sorted() == [200, 200, 200, 200, 200, 201], "\(sameReplies)")
+        #expect(keyedReplies.map(\.status).sorted() == [200, 200, 200, 200, 200, 201], "\(keyedReplies)")
+        #expect(plainReplies.allSatisfy { $0.status == 201 }, "check-ins without ids are never merged")
+        #expect(try s.statusObject()["total_checkins"] as? Int == 6)
+        let counts = try (sameReplies + keyedReplies + plainReplies).map {
+            try jsonObject($0.body)["today_count"] as? Int
+        }
+        #expect(counts.allSatisfy { ($0 ?? 0) >= 1 && ($0 ?? 0) <= 6 } && counts.contains(6), "\(counts)")
+        server.stop()
+    }
+
     static func token(_ s: Sandbox, _ name: String, _ scope: String) throws -> String {
         let r = s.run(["token", "add", name, "--scope", scope])
         try #require(r.code == 0, "\(r)")
@@ -192,6 +238,14 @@ final class Server {
         _ method: String, _ path: String, token: String? = nil, json: String? = nil, body: String? = nil,
         headers: [String] = []
     ) throws -> Reply {
+        try reply(start(method, path, token: token, json: json, body: body, headers: headers))
+    }
+
+    /// A request under way: curl started, not waited for (requests at once).
+    func start(
+        _ method: String, _ path: String, token: String? = nil, json: String? = nil, body: String? = nil,
+        headers: [String] = []
+    ) throws -> (String, Spawned) {
         var args = reach + ["-sS", "--max-time", "20", "-X", method, "-D", "/dev/stderr", "-o", "/dev/stdout"]
         if let token { args += ["-H", "Authorization: Bearer " + token] }
         for h in headers { args += ["-H", h] }
@@ -202,8 +256,13 @@ final class Server {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = args + [base + path]
-        let outcome = try Spawned(process, stdin: nil).wait(timeout: .seconds(30))
-        guard outcome.code == 0 else { throw ServerFailed(what: "curl \(method) \(path): \(outcome)") }
+        return ("\(method) \(path)", try Spawned(process, stdin: nil))
+    }
+
+    /// The answer of a request started, once curl is done (killed past 30 s: a failure).
+    func reply(_ started: (String, Spawned)) throws -> Reply {
+        let outcome = started.1.wait(timeout: .seconds(30))
+        guard outcome.code == 0 else { throw ServerFailed(what: "curl \(started.0): \(outcome)") }
         var lines = outcome.err.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst().split(separator: " ")
         let fields = lines.compactMap { line -> (String, String)? in
