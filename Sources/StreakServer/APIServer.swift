@@ -40,9 +40,12 @@ public struct APIServer: Sendable {
         let app = Application(
             router: router(), configuration: ApplicationConfiguration(address: address, serverName: nil),
             onServerRunning: { [listen] channel in
-                if case .tcp(let host, _) = listen, let port = channel.localAddress?.port {
-                    listening(ListenAddress.tcp(host: host, port: port).description)
-                } else {
+                switch listen {
+                case .tcp(let host, let port):
+                    listening(ListenAddress.tcp(host: host, port: channel.localAddress?.port ?? port).description)
+                case .unix(let path):
+                    // Owner and group may connect (SPEC §11: the file's mode decides who does).
+                    chmod(path, 0o660)
                     listening(listen.description)
                 }
             }, logger: logger)

@@ -12,6 +12,8 @@ struct ServeTests {
         let ingest = try Self.token(s, "app", "ingest")
         let server = try Server(s, listen: "unix:" + s.dir.path + "/api.sock")
 
+        let mode = try FileManager.default.attributesOfItem(atPath: s.dir.path + "/api.sock")[.posixPermissions]
+        #expect(mode as? Int == 0o660, "owner and group may connect")
         let health = try server.request("GET", "/v1/health")
         #expect(health.status == 200, "\(health)")
         let object = try jsonObject(health.body)
