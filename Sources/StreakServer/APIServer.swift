@@ -144,6 +144,12 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as any HTTPResponseError {
             let status = Int(error.status.code)
+            if status == 404, let allowed = Self.methods(of: request.uri.path) {
+                return APIServer.response(
+                    .problem(
+                        405, "\(request.uri.path) takes \(allowed), not \(request.method.rawValue)",
+                        headers: [("Allow", allowed)]))
+            }
             let detail =
                 switch status {
                 case 404: "no such path: \(request.method.rawValue) \(request.uri.path)"
@@ -154,6 +160,17 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             return APIServer.response(.failed(error))
+        }
+    }
+
+    /// The methods a path of the API takes (for 405 and `Allow`), or nil for a path it does not have.
+    static func methods(of path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        switch Array(parts) {
+        case ["v1", "health"]: return "GET"
+        case let p where p.count == 4 && p[0] == "v1" && p[1] == "users" && p[3] == "checkins": return "POST"
+        case let p where p.count == 5 && p[0] == "v1" && p[1] == "users" && p[3] == "streaks": return "GET"
+        default: return nil
         }
     }
 }
