@@ -4,6 +4,7 @@
 //
 // Dependencies point one way (docs/ARCHITECTURE.md):
 //   streakd (CLI wiring) -> StreakJobs -> StreakDelivery, StreakStore -> StreakCore (pure)
+//   streakd -> StreakServer (HTTP wiring: Hummingbird) -> StreakJobs
 //   streakd -> StreakSQLite (an engine behind StreakStore's roles) -> StreakStore
 // Only StreakDelivery imports the libsystemd C target (CSystemd) and CProcess (the hooks' process
 // calls); only StreakSQLite calls
@@ -33,6 +34,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // `streakd serve` (StreakServer). Without Hummingbird's default traits: swift-configuration
+        // and full Foundation are not used, and not built.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "StreakCore", swiftSettings: strict),
@@ -57,13 +64,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // The HTTP API (SPEC §11): wiring only, Hummingbird's routes onto the jobs' endpoints.
+        .target(
+            name: "StreakServer",
+            dependencies: [
+                "StreakJobs", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         .systemLibrary(name: "CMalloc"),
         .target(name: "CBuildInfo", cSettings: commit.isEmpty ? [] : [.define("STREAKD_COMMIT", to: "\"\(commit)\"")]),
         .executableTarget(
             name: "streakd",
             dependencies: [
-                "StreakCore", "StreakStore", "StreakSQLite", "StreakPostgres", "StreakJobs", "CMalloc", "CBuildInfo",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "StreakCore", "StreakStore", "StreakSQLite", "StreakPostgres", "StreakJobs", "StreakServer", "CMalloc",
+                "CBuildInfo", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

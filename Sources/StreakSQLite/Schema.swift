@@ -324,6 +324,19 @@ enum Schema {
                         OR row NOT IN (SELECT rowid FROM schedule);
                     """)
         }
+        // The HTTP API's tokens (SPEC §11): a name, a scope and the token's SHA-256, never the token.
+        m.registerMigration("14-api-tokens") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE api_tokens (
+                        name TEXT PRIMARY KEY,
+                        scope TEXT NOT NULL,
+                        sha256 TEXT NOT NULL UNIQUE,
+                        created_at INTEGER NOT NULL,
+                        last_used_at INTEGER
+                    );
+                    """)
+        }
         return m
     }
 }

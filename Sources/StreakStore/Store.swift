@@ -62,11 +62,11 @@ public enum WriteMode: Sendable {
 
 /// Every role a read sees.
 public typealias StoreReader = UserReading & HistoryReading & ScheduleReading & LedgerReading & MetaReading
-    & OverviewReading
+    & OverviewReading & TokenReading
 
 /// Every role a write transaction sees.
 public typealias StoreWriter = StoreReader & UserWriting & HistoryWriting & Importing & ScheduleWriting
-    & LedgerWriting & RunRegistry & MetaWriting
+    & LedgerWriting & RunRegistry & MetaWriting & TokenWriting
 
 /// Small settings the store keeps for streakd itself: its identity, the notice settings'
 /// fingerprint, the last runs (`MetaKey`).

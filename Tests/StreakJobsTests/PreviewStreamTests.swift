@@ -392,4 +392,5 @@ private struct CountingReader: StoreReader {
     func deliveryStates(key: String) throws -> [String: DeliveryState] { try reader.deliveryStates(key: key) }
     func waitingDeliveries() throws -> Int { try reader.waitingDeliveries() }
     func meta(_ key: String) throws -> String? { try reader.meta(key) }
+    func tokens() throws -> [StoredToken] { try reader.tokens() }
 }

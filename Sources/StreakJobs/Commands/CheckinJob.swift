@@ -10,14 +10,7 @@ extension Context {
         input.meta = try Self.metadata(meta)
         let (user, stored, state) = try store.write { w -> (User, InsertResult, StreakState) in
             let user = try self.user(id, in: w)
-            // The user's zone stands for --tz: one that is no zone is the store's damage (74), not input's.
-            if tz == nil { _ = try currentZone(of: user) }
-            let rules = CheckinRules(zones: zones, now: now, names: Self.checkinOptions)
-            let checkin = try rules.check(input) { $0 == user.id ? user.zone : nil }.mapError(\.asError).get()
-            let result = try w.insertCheckins([checkin], storedAt: now)
-            try recordSettings(for: [streak], in: w)
-            // Its next run planned now, for `preview`; the next tick still looks at it afresh.
-            if result.inserted == 1 { try planChanged([DueStreak(user: user.id, streak: streak)], in: w) }
+            let result = try storeCheckin(input, of: user, names: Self.checkinOptions, in: w).mapError(\.asError).get()
             return (user, result, Engine.evaluate(try history(of: user, streak: streak, in: w), at: now))
         }
         let verb = stored.inserted == 1 ? "checked in" : "already checked in (event \(eventID ?? ""))"
@@ -33,6 +26,28 @@ extension Context {
 }
 
 extension Context {
+    /// Checks and stores one check-in of a known user in the caller's transaction, as `checkin` and
+    /// the API's check-in do: the settings in force noted, and a new row's streak planned at once
+    /// (for `preview`; the next tick still looks at it afresh). `names`: the fields as the input
+    /// spells them, for messages.
+    func storeCheckin(_ input: CheckinInput, of user: User, names: [String: String], in w: any StoreWriter) throws
+        -> Result<InsertResult, FieldProblem>
+    {
+        // The user's zone stands for a missing tz: one that is no zone is the store's damage (74),
+        // not input's.
+        if input.tz == nil { _ = try currentZone(of: user) }
+        let rules = CheckinRules(zones: zones, now: now, names: names)
+        let checkin: NewCheckin
+        switch rules.check(input, userZone: { $0 == user.id ? user.zone : nil }) {
+        case .success(let c): checkin = c
+        case .failure(let problem): return .failure(problem)
+        }
+        let result = try w.insertCheckins([checkin], storedAt: now)
+        try recordSettings(for: [checkin.streak], in: w)
+        if result.inserted == 1 { try planChanged([DueStreak(user: user.id, streak: checkin.streak)], in: w) }
+        return .success(result)
+    }
+
     /// The options of `checkin` that carry each field, for messages.
     static let checkinOptions = [
         "user": "ID", "streak": "--streak", "at": "--at", "tz": "--tz", "id": "--id", "meta": "--meta",

@@ -22,6 +22,15 @@ extension Context {
 
     /// `achieved`: the user's XP and level (SPEC §9), the same on each of their streaks' reports.
     func report(user: User, streak: String, history: StreakHistory, achieved: AchievementState) {
+        let (json, short) = streakRecord(user: user, streak: streak, history: history, achieved: achieved)
+        printer.record(json, short: short)
+    }
+
+    /// A streak as `status` shows it: the streak object (`-o json`, and the API's answer) and its
+    /// short text.
+    func streakRecord(user: User, streak: String, history: StreakHistory, achieved: AchievementState) -> (
+        JSON, String
+    ) {
         let state = Engine.evaluate(history, at: now)
         let zone = history.zone(at: now)
         let lastRefill = history.freezeEvents.filter { $0.kind == .refill }.map(\.at).max()
@@ -65,7 +74,7 @@ extension Context {
             "  level            \(achieved.level), \(achieved.xp) XP"
                 + (achieved.nextLevelXP.map { ", level \(achieved.level + 1) at \($0) XP" } ?? " (the highest)"),
         ]
-        printer.record(json, short: lines.joined(separator: "\n"))
+        return (json, lines.joined(separator: "\n"))
     }
 }
 

@@ -211,5 +211,17 @@ enum PostgresSchema {
             UPDATE schedule SET run_version = version WHERE NOT changed AND next_at IS NOT NULL;
             CREATE INDEX schedule_unplanned ON schedule (id) WHERE changed AND run_version IS DISTINCT FROM version;
             """),
+        // The HTTP API's tokens (SPEC §11): a name, a scope and the token's SHA-256: SQLite's 14.
+        PGMigration(
+            "7-api-tokens",
+            """
+            CREATE TABLE api_tokens (
+                name text PRIMARY KEY,
+                scope text NOT NULL,
+                sha256 text NOT NULL UNIQUE,
+                created_at bigint NOT NULL,
+                last_used_at bigint
+            );
+            """),
     ]
 }

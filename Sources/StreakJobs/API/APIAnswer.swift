@@ -1,0 +1,160 @@
+import StreakCore
+import StreakStore
+
+/// One answer of the HTTP API (SPEC §11) as the server sends it: the jobs decide every status,
+/// header and body; the server (StreakServer) only carries them. An error too: a step of a job
+/// that refuses the request fails with the answer to send (a `Result`'s failure).
+public struct APIAnswer: Error, Sendable {
+    public var status: Int
+    public var contentType: String
+    public var headers: [(name: String, value: String)]
+    public var body: String
+
+    public init(status: Int, contentType: String, headers: [(name: String, value: String)] = [], body: String) {
+        self.status = status
+        self.contentType = contentType
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON answer, its object on one line with a line break after it.
+    public static func json(_ status: Int, _ value: JSON) -> APIAnswer {
+        APIAnswer(status: status, contentType: "application/json", body: value.text + "\n")
+    }
+
+    /// One bad field or parameter of a request: a JSON pointer into the body (`/at`), or the name
+    /// of a path parameter or header, and what is wrong with it and what would be valid.
+    public struct FieldError: Sendable {
+        public var pointer: String?
+        public var parameter: String?
+        public var detail: String
+
+        public init(pointer: String? = nil, parameter: String? = nil, detail: String) {
+            self.pointer = pointer
+            self.parameter = parameter
+            self.detail = detail
+        }
+
+        var json: JSON {
+            .object(
+                (pointer.map { [("pointer", JSON.string($0))] } ?? [])
+                    + (parameter.map { [("parameter", JSON.string($0))] } ?? []) + [("detail", .string(detail))])
+        }
+    }
+
+    /// RFC 9457 problem details: `type` (about:blank: the status says it), `title` (the status's
+    /// phrase), `status`, `detail`, and `errors`, each bad field.
+    public static func problem(
+        _ status: Int, _ detail: String, errors: [FieldError] = [], headers: [(name: String, value: String)] = []
+    ) -> APIAnswer {
+        var fields: [(String, JSON)] = [
+            ("type", .string("about:blank")), ("title", .string(phrase(status))), ("status", .int(status)),
+            ("detail", .string(detail)),
+        ]
+        if !errors.isEmpty { fields.append(("errors", .array(errors.map(\.json)))) }
+        return APIAnswer(
+            status: status, contentType: "application/problem+json", headers: headers,
+            body: JSON.object(fields).text + "\n")
+    }
+
+    /// The reason phrases of the statuses the API answers with (RFC 9110).
+    public static func phrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 409: "Conflict"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        case 422: "Unprocessable Content"
+        case 503: "Service Unavailable"
+        default: "Internal Server Error"
+        }
+    }
+
+    /// A store that could not answer: busy or out of reach for now (503, try again in a second), or
+    /// not usable at all (503 without a retry).
+    static func storeProblem(_ error: StoreError) -> APIAnswer {
+        switch error.kind {
+        case .busy, .outdated:
+            problem(503, "the store is busy or out of reach for now; try again", headers: [("Retry-After", "1")])
+        default: problem(503, "the store cannot be used: \(error.description)")
+        }
+    }
+
+    /// What a job threw, as an answer: the store's errors by kind, a person's error as 422 (the
+    /// rules refused it), anything else 503 (a failure of this server, never a 500).
+    public static func failed(_ error: any Error) -> APIAnswer {
+        switch error {
+        case let e as StoreError: storeProblem(e)
+        case let e as StreakdError: problem(e.status == .dataError ? 422 : 503, e.message)
+        default: problem(503, "the request could not be done: \(error)", headers: [("Retry-After", "1")])
+        }
+    }
+}
+
+/// Who a request is, by its bearer token (SPEC §11).
+public struct APIClient: Sendable {
+    /// The token's name, for the request log (never the token).
+    public var name: String
+    public var scope: TokenScope
+}
+
+extension Context {
+    /// The client an `Authorization` header names, or the 401 (no or unknown token) or 403 (a
+    /// token without `needs`) to answer. The tokens are read afresh each time: a removed token
+    /// fails from the next request on. Its use is noted at most once a minute.
+    public func authorize(_ authorization: String?, needs: TokenScope) -> Result<APIClient, APIAnswer> {
+        let challenge = ("WWW-Authenticate", "Bearer")
+        guard let authorization, let presented = Self.bearerToken(authorization) else {
+            return .failure(
+                .problem(401, "this request needs a token: Authorization: Bearer TOKEN", headers: [challenge]))
+        }
+        let tokens: [StoredToken]
+        do {
+            tokens = try store.read { try $0.tokens() }
+        } catch {
+            return .failure(.failed(error))
+        }
+        guard let token = matchingToken(presented, among: tokens), let scope = TokenScope(rawValue: token.scope)
+        else {
+            return .failure(
+                .problem(
+                    401, "the token is not known (removed, mistyped or from another store)",
+                    headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)]))
+        }
+        guard scope.allows(needs) else {
+            return .failure(
+                .problem(
+                    403,
+                    "the token \(quoted(token.name)) has the scope \(scope.rawValue); this request needs "
+                        + "\(needs.rawValue) or more",
+                    headers: [("WWW-Authenticate", #"Bearer error="insufficient_scope""#)]))
+        }
+        if token.lastUsed.map({ now.seconds - $0.seconds >= 60 }) ?? true {
+            _ = try? store.write { try $0.noteTokenUse(token.name, at: now) }
+        }
+        return .success(APIClient(name: token.name, scope: scope))
+    }
+
+    /// The token of `Bearer TOKEN` (the scheme in any case, RFC 9110), or nil.
+    static func bearerToken(_ header: String) -> String? {
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: " \t")
+        return token.isEmpty ? nil : String(token)
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: String) -> Substring {
+        var s = self
+        while let c = s.first, set.contains(c) { s = s.dropFirst() }
+        while let c = s.last, set.contains(c) { s = s.dropLast() }
+        return s
+    }
+}

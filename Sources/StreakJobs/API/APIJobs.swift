@@ -1,0 +1,164 @@
+import StreakCore
+import StreakStore
+
+/// The HTTP API's endpoints (SPEC §11) as jobs: each takes what the request carried and answers
+/// with an `APIAnswer`, using the command line's rules, texts and JSON objects.
+extension Context {
+    /// The fields a check-in's body may carry; the user is the path's.
+    static let apiCheckinFields = ["streak", "at", "tz", "id", "meta"]
+    /// The fields of a check-in's body, as JSON pointers, for messages.
+    static let apiCheckinNames = [
+        "user": "{user}", "streak": "/streak", "at": "/at", "tz": "/tz", "id": "/id", "meta": "/meta",
+    ]
+    /// The largest body of a single request (SPEC §11).
+    public static let apiBodyLimit = 64 * 1024
+
+    /// `POST /v1/users/{user}/checkins`: 201 with the streak object once the check-in is stored;
+    /// 200 with it when a check-in with that id (or `Idempotency-Key`) is stored already.
+    public func apiCheckin(user id: String, contentType: String?, body: [UInt8], idempotencyKey: String?)
+        -> APIAnswer
+    {
+        if !body.isEmpty, let problem = Self.jsonContentProblem(contentType) { return problem }
+        let input: CheckinInput
+        switch Self.checkinBody(user: id, body) {
+        case .success(var parsed):
+            if parsed.id == nil, let key = idempotencyKey {
+                if let problem = Validate.eventID(key) {
+                    return .problem(
+                        400, "the Idempotency-Key header is not valid",
+                        errors: [
+                            .init(
+                                parameter: "Idempotency-Key",
+                                detail: "\(quoted(key)) is not an event id; use \(problem)")
+                        ])
+                }
+                parsed.id = key
+            }
+            input = parsed
+        case .failure(let answer): return answer
+        }
+        do {
+            return try store.write { w -> APIAnswer in
+                guard Validate.userID(id) == nil, let user = try w.user(id) else {
+                    return .problem(
+                        422, "the check-in cannot be stored",
+                        errors: [.init(parameter: "user", detail: StreakdError.unknownUser(id).message)])
+                }
+                switch try storeCheckin(input, of: user, names: Self.apiCheckinNames, in: w) {
+                case .failure(let problem): return Self.checkinProblem(problem, input)
+                case .success(let result):
+                    let streak = input.streak ?? "daily"
+                    let history = try history(of: user, streak: streak, in: w)
+                    let (json, _) = streakRecord(
+                        user: user, streak: streak, history: history, achieved: try achievements(of: user, in: w))
+                    return .json(result.inserted == 1 ? 201 : 200, json)
+                }
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// `GET /v1/users/{user}/streaks/{streak}`: the `status -o json` object; 404 for a user that is
+    /// not there. A streak with no check-ins yet has zeros, as in `status`.
+    public func apiStreak(user id: String, streak: String) -> APIAnswer {
+        if let problem = Validate.streakID(streak) {
+            return .problem(
+                404, "no such streak",
+                errors: [.init(parameter: "streak", detail: "\(quoted(streak)) is not a streak id; use \(problem)")])
+        }
+        do {
+            return try store.read { r -> APIAnswer in
+                guard Validate.userID(id) == nil, let user = try r.user(id) else {
+                    return .problem(
+                        404, "no such user",
+                        errors: [.init(parameter: "user", detail: StreakdError.unknownUser(id).message)])
+                }
+                let history = try history(of: user, streak: streak, in: r)
+                let (json, _) = streakRecord(
+                    user: user, streak: streak, history: history, achieved: try achievements(of: user, in: r))
+                return .json(200, json)
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// `GET /v1/health`: 200 when the store can be read, with its place and the last tick; else 503.
+    public func apiHealth() -> APIAnswer {
+        do {
+            let tick = try store.read { try $0.meta(MetaKey.lastTick) }
+            return .json(
+                200,
+                .object([
+                    ("status", .string("ok")), ("store", .string(store.location)),
+                    ("last_tick", .optional(tick.flatMap(Self.runSummary)?.at.description)),
+                ]))
+        } catch {
+            return .json(
+                503,
+                .object([
+                    ("status", .string("unavailable")), ("store", .string(store.location)),
+                    ("detail", .string("\(error)")),
+                ]))
+        }
+    }
+
+    /// A body's content type: JSON (any parameters, such as a charset) or a 415.
+    static func jsonContentProblem(_ contentType: String?) -> APIAnswer? {
+        let type = (contentType ?? "").split(separator: ";").first.map { $0.trimmed().lowercased() } ?? ""
+        guard type != "application/json" else { return nil }
+        return .problem(
+            415, "the body must be JSON: Content-Type: application/json (got \(quoted(contentType ?? "none")))")
+    }
+
+    /// A check-in's body: a JSON object of `apiCheckinFields`, all optional (an empty body is
+    /// `{}`), read as import reads a line; or a 400 naming the field.
+    static func checkinBody(user: String, _ body: [UInt8]) -> Result<CheckinInput, APIAnswer> {
+        guard let text = String(validating: body, as: UTF8.self) else {
+            return .failure(.problem(400, "the body is not UTF-8 text"))
+        }
+        let parsed = Result { () throws -> CheckinInput in
+            let o = body.isEmpty ? [:] : try JSONInput.object(text[...]).get()
+            if let unknown = o.keys.sorted().first(where: { !apiCheckinFields.contains($0) }) {
+                throw JSONInput.unknownField(unknown, valid: apiCheckinFields)
+            }
+            return CheckinInput(
+                user: user, streak: try JSONInput.string(o, "streak", required: false).get(),
+                at: try JSONInput.string(o, "at", required: false).get(),
+                tz: try JSONInput.string(o, "tz", required: false).get(),
+                id: try JSONInput.string(o, "id", required: false).get(), meta: try JSONInput.meta(o["meta"]).get())
+        }
+        return parsed.mapError { error in
+            let p = error as? FieldProblem ?? FieldProblem(field: "", message: "\(error)")
+            return p.field.isEmpty
+                ? .problem(400, p.message)
+                : .problem(
+                    400, "the body is not a valid check-in", errors: [.init(pointer: "/" + p.field, detail: p.message)])
+        }
+    }
+
+    /// A check-in the rules refused: 400 for a value that does not parse or has the wrong shape
+    /// (an `at` that is no RFC 3339 instant, a streak or event id, metadata), 422 for one the rules
+    /// refuse (an instant outside SPEC §1's window, an unknown zone).
+    static func checkinProblem(_ problem: FieldProblem, _ input: CheckinInput) -> APIAnswer {
+        let refused: Bool
+        switch problem.field {
+        case "/at": refused = input.at.flatMap(RFC3339.parse) != nil
+        case "/tz": refused = true
+        default: refused = false
+        }
+        return .problem(
+            refused ? 422 : 400, refused ? "the check-in cannot be stored" : "the body is not a valid check-in",
+            errors: [.init(pointer: problem.field, detail: problem.message)])
+    }
+}
+
+extension Substring {
+    fileprivate func trimmed() -> Substring {
+        var s = self
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" { s = s.dropLast() }
+        return s
+    }
+}

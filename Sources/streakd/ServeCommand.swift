@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import StreakJobs
+import StreakServer
+import StreakStore
+import Synchronization
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Serve the HTTP API that apps push check-ins to.",
+        discussion: """
+            Listens on a Unix socket (default $RUNTIME_DIRECTORY/streakd.sock, else $XDG_RUNTIME_DIR/streakd.sock) \
+            or TCP, until SIGTERM or SIGINT: then it answers the requests already received (at most 10 s) and \
+            exits 0. Every request but GET /v1/health carries Authorization: Bearer TOKEN (streakd token add).
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Option(help: ArgumentHelp("Where to listen: unix:PATH, HOST:PORT or [V6]:PORT.", valueName: "address"))
+    var listen: String?
+
+    func run() throws {
+        let env = ProcessInfo.processInfo.environment
+        let address = try listen.map(ListenAddress.parse) ?? ListenAddress.standard(env)
+        let server = APIServer(listen: address, logger: global.logger(), context: try global.requestContexts())
+        let outcome = Mutex<Result<Void, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let result = await Result {
+                try await server.run { FileHandle.standardError.write(Data("streakd: listening on \($0)\n".utf8)) }
+            }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        if case .failure(let error) = outcome.withLock({ $0 }) {
+            throw StreakdError(.unavailable, "serve: cannot listen on \(address): \(error)")
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}
+
+extension GlobalOptions {
+    /// What `serve` answers with: the store opened once (for writing: check-ins and tokens'
+    /// last use), the configuration read once, and a context per request whose "now" is the
+    /// request's (`--now` or `STREAKD_NOW` pins it, as for every command).
+    func requestContexts() throws -> @Sendable () throws -> Context {
+        let env = ProcessInfo.processInfo.environment
+        let logger = logger()
+        let printer = try printer()
+        let pinned = try pinnedNow(env)
+        let config = try ConfigLoader.load(
+            path: self.config ?? Paths(environment: env).defaultConfig, explicit: self.config != nil)
+        let store = try openStore(namedStore(env), .write, logger: logger)
+        let zones = ZoneBook(logger: logger)
+        let options = self
+        return {
+            Context(
+                store: store, config: config, now: try pinned ?? options.storeNow(store), zones: zones,
+                printer: printer, logger: logger)
+        }
+    }
+}
