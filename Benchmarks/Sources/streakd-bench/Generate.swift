@@ -42,7 +42,7 @@ struct DataSet {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let book = ZoneBook()
         let names = book.names()
-        let zones = try names.map(book.stored)
+        let zones = try names.map { try book.stored($0) }
         var rng = SplitMix64(seed: seed)
         var zoneOf = [Int32](repeating: 0, count: users)
         var remindOf = [Int32](repeating: 0, count: users)
