@@ -47,7 +47,7 @@ extension Context {
                 switch try storeCheckin(input, of: user, names: Self.apiCheckinNames, in: w) {
                 case .failure(let problem): return Self.checkinProblem(problem, input)
                 case .success(let result):
-                    let streak = input.streak ?? "daily"
+                    let streak = input.streakID
                     let history = try history(of: user, streak: streak, in: w)
                     let (json, _) = streakRecord(
                         user: user, streak: streak, history: history, achieved: try achievements(of: user, in: w))

@@ -9,6 +9,9 @@ struct CheckinInput {
     var tz: String?
     var id: String?
     var meta: Metadata = []
+
+    /// The streak it is for: `daily` when the input names none.
+    var streakID: String { streak ?? "daily" }
 }
 
 /// One thing wrong with one input: which field, and what would be valid.
@@ -43,7 +46,7 @@ struct CheckinRules {
                 "user",
                 "unknown user \(quoted(input.user)); add it first with: streakd user add \(input.user) --tz ZONE")
         }
-        let streak = input.streak ?? "daily"
+        let streak = input.streakID
         if let problem = Validate.streakID(streak) {
             return fail("streak", "\(quoted(streak)) is not a streak id; use \(problem)")
         }
