@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "StreakServer",
             dependencies: [
-                "StreakJobs", .product(name: "Hummingbird", package: "hummingbird"),
+                "StreakJobs", "COpenAPI", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -76,6 +76,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
+        // docs/openapi.json, embedded (#embed) for GET /openapi.json.
+        .target(name: "COpenAPI"),
         .systemLibrary(name: "CMalloc"),
         .target(name: "CBuildInfo", cSettings: commit.isEmpty ? [] : [.define("STREAKD_COMMIT", to: "\"\(commit)\"")]),
         .executableTarget(

@@ -56,61 +56,46 @@ public struct APIServer: Sendable {
         try await ServiceGroup(configuration: configuration).run()
     }
 
-    func router() -> Router<BasicRequestContext> {
-        let router = Router()
-        router.middlewares.add(ProblemMiddleware(logger: logger))
-        router.get("/v1/health") { request, _ in
-            try await answer(request, needs: nil) { c, _ in c.apiHealth() }
-        }
-        router.post("/v1/users/:user/checkins") { request, context in
-            var request = request
-            let body = try await request.collectBody(upTo: Context.apiBodyLimit)
-            let user = context.parameters.get("user") ?? ""
-            let contentType = request.headers[.contentType]
-            let key = request.headers[Self.idempotencyKey]
-            return try await answer(request, needs: .ingest) { c, _ in
-                c.apiCheckin(
-                    user: user, contentType: contentType, body: Array(body.readableBytesView), idempotencyKey: key)
-            }
-        }
-        router.get("/v1/users/:user/streaks/:streak") { request, context in
-            let user = context.parameters.get("user") ?? ""
-            let streak = context.parameters.get("streak") ?? ""
-            return try await answer(request, needs: .read) { c, _ in c.apiStreak(user: user, streak: streak) }
-        }
-        return router
-    }
-
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
 
     /// Runs a job on the thread pool, after checking the request's token when it `needs` a scope,
     /// logs the request (at debug: method, path, status, duration and token name, never the token
     /// or the body), and makes the answer a response.
     func answer(
-        _ request: Request, needs: TokenScope?, _ job: @escaping @Sendable (Context, APIClient?) -> APIAnswer
+        _ request: Request, needs: TokenScope?, _ job: @escaping @Sendable (Context) -> APIAnswer
     ) async throws -> Response {
         let started = ContinuousClock.now
         let authorization = request.headers[.authorization]
-        let (answer, client) = try await NIOThreadPool.singleton.runIfActive { [context] () -> (APIAnswer, String?) in
-            let c: Context
-            do {
-                c = try context()
-            } catch {
-                return (APIAnswer.failed(error), nil)
-            }
-            guard let needs else { return (job(c, nil), nil) }
-            switch c.authorize(authorization, needs: needs) {
+        let (answer, client) = try await NIOThreadPool.singleton.runIfActive { () -> (APIAnswer, String?) in
+            switch authorized(authorization, needs: needs) {
             case .failure(let refused): return (refused, nil)
-            case .success(let client): return (job(c, client), client.name)
+            case .success(let (c, client)): return (job(c), client)
             }
         }
+        log(request, status: answer.status, since: started, client: client)
+        return Self.response(answer)
+    }
+
+    /// The request's context, and its token's name, once the token is checked when the request
+    /// `needs` a scope; or the answer that refuses it. On the thread pool: it reads the store.
+    func authorized(_ authorization: String?, needs: TokenScope?) -> Result<(Context, String?), APIAnswer> {
+        let c: Context
+        do {
+            c = try context()
+        } catch {
+            return .failure(APIAnswer.failed(error))
+        }
+        guard let needs else { return .success((c, nil)) }
+        return c.authorize(authorization, needs: needs).map { (c, $0.name) }
+    }
+
+    func log(_ request: Request, status: Int, since started: ContinuousClock.Instant, client: String?) {
         logger.debug(
             "request",
             metadata: [
-                "method": "\(request.method.rawValue)", "path": "\(request.uri.path)", "status": "\(answer.status)",
+                "method": "\(request.method.rawValue)", "path": "\(request.uri.path)", "status": "\(status)",
                 "duration": "\(ContinuousClock.now - started)", "token": "\(client ?? "-")",
             ])
-        return Self.response(answer)
     }
 
     static func response(_ answer: APIAnswer) -> Response {
@@ -144,7 +129,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as any HTTPResponseError {
             let status = Int(error.status.code)
-            if status == 404, let allowed = Self.methods(of: request.uri.path) {
+            if status == 404, let allowed = APIRoutes.methods(of: request.uri.path) {
                 return APIServer.response(
                     .problem(
                         405, "\(request.uri.path) takes \(allowed), not \(request.method.rawValue)",
@@ -153,24 +138,13 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             let detail =
                 switch status {
                 case 404: "no such path: \(request.method.rawValue) \(request.uri.path)"
-                case 413: "the body is larger than \(StreakJobs.Context.apiBodyLimit / 1024) KiB"
+                case 413: "the body is larger than \(APIRoutes.bodyLimit(of: request.uri.path) / 1024) KiB"
                 default: "\(error)"
                 }
             return APIServer.response(.problem(status, detail))
         } catch {
             logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             return APIServer.response(.failed(error))
-        }
-    }
-
-    /// The methods a path of the API takes (for 405 and `Allow`), or nil for a path it does not have.
-    static func methods(of path: String) -> String? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        switch Array(parts) {
-        case ["v1", "health"]: return "GET"
-        case let p where p.count == 4 && p[0] == "v1" && p[1] == "users" && p[3] == "checkins": return "POST"
-        case let p where p.count == 5 && p[0] == "v1" && p[1] == "users" && p[3] == "streaks": return "GET"
-        default: return nil
         }
     }
 }

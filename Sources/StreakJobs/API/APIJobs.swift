@@ -106,10 +106,14 @@ extension Context {
 
     /// A body's content type: JSON (any parameters, such as a charset) or a 415.
     static func jsonContentProblem(_ contentType: String?) -> APIAnswer? {
-        let type = (contentType ?? "").split(separator: ";").first.map { $0.trimmed().lowercased() } ?? ""
-        guard type != "application/json" else { return nil }
+        guard mediaType(contentType) != "application/json" else { return nil }
         return .problem(
             415, "the body must be JSON: Content-Type: application/json (got \(quoted(contentType ?? "none")))")
+    }
+
+    /// A content type's media type, lowercased, without parameters.
+    static func mediaType(_ contentType: String?) -> String {
+        (contentType ?? "").split(separator: ";").first.map { $0.trimmed().lowercased() } ?? ""
     }
 
     /// A check-in's body: a JSON object of `apiCheckinFields`, all optional (an empty body is

@@ -12,15 +12,7 @@ extension Context {
             return (user, try achievements(of: user, in: r), zones)
         }
         if printer.format == .json {
-            for b in state.badges {
-                printer.out(
-                    JSON.object([
-                        ("user", .string(user.id)), ("badge", .string(b.badge.id)),
-                        ("category", .string(b.badge.category)), ("title", .string(b.badge.title)),
-                        ("value", .int(b.value)), ("current", .int(b.current)), ("progress", .int(b.progress)),
-                        ("unlocked_at", .optional(b.unlockedAt?.description)),
-                    ]).text)
-            }
+            for record in badgeRecords(of: user, state) { printer.out(record.text) }
             return
         }
         let unlocked = state.badges.count { $0.unlockedAt != nil }
@@ -43,6 +35,18 @@ extension Context {
                 "  \(b.unlockedAt == nil ? " " : "✓") \(Self.padded(b.badge.id, idWidth))  "
                     + "\(Self.padded(b.badge.title, titleWidth))  \(bar)\(Self.padded(percent, 4, right: true))  \(when)"
             )
+        }
+    }
+
+    /// The `badges -o json` objects (and the API's): a badge each, with progress and unlock.
+    func badgeRecords(of user: User, _ state: AchievementState) -> [JSON] {
+        state.badges.map { b in
+            JSON.object([
+                ("user", .string(user.id)), ("badge", .string(b.badge.id)),
+                ("category", .string(b.badge.category)), ("title", .string(b.badge.title)),
+                ("value", .int(b.value)), ("current", .int(b.current)), ("progress", .int(b.progress)),
+                ("unlocked_at", .optional(b.unlockedAt?.description)),
+            ])
         }
     }
 

@@ -6,15 +6,8 @@ extension Context {
     /// Grants one freeze, up to the streak's maximum.
     public func addFreeze(user id: String, streak: String) throws {
         let streak = try streakID(streak)
-        let (before, after) = try store.write { w -> (Int, Int) in
-            let user = try self.user(id, in: w)
-            try w.lockStreak(user: id, streak: streak)
-            let before = Engine.evaluate(try history(of: user, streak: streak, in: w), at: now).freezes
-            let max = config.settings(for: streak).freeze.max
-            guard before < max else { return (before, before) }
-            try w.addFreezeEvent(FreezeEvent(at: now, kind: .grant), user: id, streak: streak)
-            try recordSettings(for: [streak], in: w)
-            return (before, Refill.apply(freezes: before, max: max))  // a grant adds one, as a refill does
+        let (before, after) = try store.write { w in
+            try grantFreeze(user: try self.user(id, in: w), streak: streak, in: w)
         }
         let max = config.settings(for: streak).freeze.max
         printer.record(
@@ -27,38 +20,23 @@ extension Context {
                 : "\(id) (\(streak)) holds \(after) of \(max) freezes already (freeze.max); nothing added")
     }
 
+    /// Grants a freeze in a write: the freezes before and after (the same at `freeze.max`).
+    func grantFreeze(user: User, streak: String, in w: any StoreWriter) throws -> (Int, Int) {
+        let id = user.id
+        try w.lockStreak(user: id, streak: streak)
+        let before = Engine.evaluate(try history(of: user, streak: streak, in: w), at: now).freezes
+        let max = config.settings(for: streak).freeze.max
+        guard before < max else { return (before, before) }
+        try w.addFreezeEvent(FreezeEvent(at: now, kind: .grant), user: id, streak: streak)
+        try recordSettings(for: [streak], in: w)
+        return (before, Refill.apply(freezes: before, max: max))  // a grant adds one, as a refill does
+    }
+
     /// Uses a freeze for today or a coming date.
     public func useFreeze(user id: String, streak: String, date: String?) throws {
         let streak = try streakID(streak)
-        let settings = config.settings(for: streak)
-        let (day, left) = try store.write { w -> (LocalDate, Int) in
-            let user = try self.user(id, in: w)
-            try w.lockStreak(user: id, streak: streak)
-            let state = Engine.evaluate(try history(of: user, streak: streak, in: w), at: now)
-            var day = state.today
-            if let date {
-                guard let d = LocalDate(date) else {
-                    throw StreakdError.data("--date: \(quoted(date)) is not a date; use YYYY-MM-DD")
-                }
-                day = d
-            }
-            guard day >= state.today else {
-                throw StreakdError.data(
-                    "--date: \(day) has begun or ended already; freeze today (\(state.today)) or a coming date")
-            }
-            guard day <= state.today + 366 else { throw StreakdError.data("--date: \(day) is more than a year ahead") }
-            guard state.mark(day) != .frozen else { throw StreakdError.data("\(day) is frozen already") }
-            guard state.mark(day) != .qualifying else {
-                throw StreakdError.data("\(day) qualifies already; it needs no freeze")
-            }
-            guard state.current >= settings.freeze.minStreak else {
-                throw StreakdError.data(
-                    "the current streak is \(days(state.current)); a freeze needs at least \(days(settings.freeze.minStreak)) (freeze.min_streak)"
-                )
-            }
-            guard state.freezes > 0 else { throw StreakdError.data("\(id) has no freeze left for \(streak)") }
-            try w.addFreezeEvent(FreezeEvent(at: now, kind: .use(day)), user: id, streak: streak)
-            return (day, state.freezes - 1)
+        let (day, left) = try store.write { w in
+            try spendFreeze(user: try self.user(id, in: w), streak: streak, date: date, in: w)
         }
         printer.record(
             .object([
@@ -66,6 +44,41 @@ extension Context {
                 ("freezes", .int(left)),
             ]),
             short: "froze \(day) for \(id) (\(streak)); \(left) freeze\(left == 1 ? "" : "s") left")
+    }
+
+    /// Uses a freeze in a write, for `date` (today when nil; `field` names it in messages): the
+    /// date frozen and the freezes left; a `StreakdError.data` when the rules refuse it.
+    func spendFreeze(user: User, streak: String, date: String?, field: String = "--date", in w: any StoreWriter)
+        throws -> (LocalDate, Int)
+    {
+        let id = user.id
+        let settings = config.settings(for: streak)
+        try w.lockStreak(user: id, streak: streak)
+        let state = Engine.evaluate(try history(of: user, streak: streak, in: w), at: now)
+        var day = state.today
+        if let date {
+            guard let d = LocalDate(date) else {
+                throw StreakdError.data("\(field): \(quoted(date)) is not a date; use YYYY-MM-DD")
+            }
+            day = d
+        }
+        guard day >= state.today else {
+            throw StreakdError.data(
+                "\(field): \(day) has begun or ended already; freeze today (\(state.today)) or a coming date")
+        }
+        guard day <= state.today + 366 else { throw StreakdError.data("\(field): \(day) is more than a year ahead") }
+        guard state.mark(day) != .frozen else { throw StreakdError.data("\(day) is frozen already") }
+        guard state.mark(day) != .qualifying else {
+            throw StreakdError.data("\(day) qualifies already; it needs no freeze")
+        }
+        guard state.current >= settings.freeze.minStreak else {
+            throw StreakdError.data(
+                "the current streak is \(days(state.current)); a freeze needs at least \(days(settings.freeze.minStreak)) (freeze.min_streak)"
+            )
+        }
+        guard state.freezes > 0 else { throw StreakdError.data("\(id) has no freeze left for \(streak)") }
+        try w.addFreezeEvent(FreezeEvent(at: now, kind: .use(day)), user: id, streak: streak)
+        return (day, state.freezes - 1)
     }
 
     /// `streakd config check`.

@@ -6,8 +6,12 @@ enum CheckinJSONLines {
     static let fields = ["user", "streak", "at", "tz", "id", "meta"]
 
     static func record(_ line: Substring) -> Result<CheckinInput, FieldProblem> {
+        JSONInput.object(line).flatMap(record)
+    }
+
+    /// A record read already as a JSON object (an element of the HTTP API's batch array).
+    static func record(_ o: [String: JSONInput]) -> Result<CheckinInput, FieldProblem> {
         Result {
-            let o = try JSONInput.object(line).get()
             if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
                 throw JSONInput.unknownField(unknown, valid: fields)
             }

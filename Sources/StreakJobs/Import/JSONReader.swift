@@ -35,6 +35,49 @@ struct JSONReader {
         }
     }
 
+    /// The objects of a JSON array of objects (a batch of the HTTP API), or what is wrong with
+    /// it, naming the element (from 0) where the error is.
+    static func objects(_ utf8: UnsafeBufferPointer<UInt8>) -> Result<[[String: JSONInput]], FieldProblem> {
+        var reader = JSONReader(utf8)
+        var objects: [[String: JSONInput]] = []
+        var started = false
+        do throws(FieldProblem) {
+            reader.skipSpace()
+            guard reader.peek() == 91 else {  // [
+                throw FieldProblem(field: "", message: "malformed JSON: expected an array of objects [{...}, ...]")
+            }
+            reader.i += 1
+            started = true
+            reader.skipSpace()
+            if reader.peek() == 93 {
+                reader.i += 1
+            } else {
+                while true {
+                    reader.skipSpace()
+                    guard reader.peek() == 123 else {
+                        throw reader.malformed("element \(objects.count) of the array is not an object {...}")
+                    }
+                    objects.append(try reader.object(depth: 1))
+                    reader.skipSpace()
+                    switch reader.peek() {
+                    case 44: reader.i += 1  // ,
+                    case 93: reader.i += 1  // ]
+                    default: throw reader.malformed("expected ',' or ']' after element \(objects.count - 1)")
+                    }
+                    if utf8[reader.i - 1] == 93 { break }
+                }
+            }
+            reader.skipSpace()
+            if reader.i < utf8.count { throw reader.malformed("text after the array") }
+            return .success(objects)
+        } catch {
+            // Where: the element being read, and its field when the error is in one.
+            guard started else { return .failure(error) }
+            let at = "\(objects.count)" + (error.field.isEmpty ? "" : "/" + error.field)
+            return .failure(FieldProblem(field: at, message: error.message))
+        }
+    }
+
     private mutating func value(depth: Int) throws(FieldProblem) -> JSONInput {
         skipSpace()
         guard let c = peek() else { throw malformed("the line ends where a value should be; " + Self.values) }

@@ -1,0 +1,209 @@
+import StreakCore
+import StreakStore
+
+/// The HTTP API's user resources (SPEC §11): a user, their streaks, badges and freezes, with the
+/// command line's rules and JSON objects (`user list`, `status`, `badges -o json`).
+extension Context {
+    /// The fields of `PUT /v1/users/{user}`.
+    static let apiUserFields = ["tz", "remind_at", "lang", "remind"]
+
+    /// `PUT /v1/users/{user}`: creates the user (201; `tz` required) or updates the fields given
+    /// (200; the others keep their values); 409 for a user that exists when `ifNoneMatch` is `*`.
+    public func apiPutUser(
+        user id: String, contentType: String?, body: [UInt8], ifNoneMatch: String?
+    ) -> APIAnswer {
+        if let problem = Self.jsonContentProblem(contentType) { return problem }
+        if let problem = Validate.userID(id) {
+            return .problem(
+                404, "no such path: not a user id",
+                errors: [.init(parameter: "user", detail: "\(quoted(id)) is not a user id; use \(problem)")])
+        }
+        let fields: [String: JSONInput]
+        var remind: Bool?
+        let tz: String?
+        let remindAt: String?
+        let lang: String?
+        do {
+            guard let text = String(validating: body, as: UTF8.self) else {
+                throw FieldProblem(field: "", message: "the body is not UTF-8 text")
+            }
+            fields = try JSONInput.object(text[...]).get()
+            if let unknown = fields.keys.sorted().first(where: { !Self.apiUserFields.contains($0) }) {
+                throw JSONInput.unknownField(unknown, valid: Self.apiUserFields)
+            }
+            tz = try JSONInput.string(fields, "tz", required: false).get()
+            remindAt = try JSONInput.string(fields, "remind_at", required: false).get()
+            lang = try JSONInput.string(fields, "lang", required: false).get()
+            switch fields["remind"] {
+            case nil, .null?: break
+            case .bool(let b)?: remind = b
+            case let other?: throw FieldProblem(field: "remind", message: "must be true or false, not \(other.kind)")
+            }
+        } catch {
+            let p = error as? FieldProblem ?? FieldProblem(field: "", message: "\(error)")
+            return p.field.isEmpty
+                ? .problem(400, p.message)
+                : .problem(
+                    400, "the body is not a valid user", errors: [.init(pointer: "/" + p.field, detail: p.message)])
+        }
+        do {
+            return try store.write { w -> APIAnswer in
+                let existing = try w.user(id)
+                if existing != nil && ifNoneMatch?.trimmingSpaces == "*" {
+                    return .problem(409, "the user \(quoted(id)) exists already (If-None-Match: *)")
+                }
+                guard let zone = tz ?? existing?.zone else {
+                    return .problem(
+                        422, "the user cannot be created",
+                        errors: [
+                            .init(pointer: "/tz", detail: "missing; a new user needs a zone, such as Europe/Berlin")
+                        ])
+                }
+                let checked = checkedUser(
+                    id: id, tz: zone,
+                    remindAt: remindAt ?? existing.map { Validate.wallTimeText($0.remindAt) } ?? "20:00",
+                    remind: remind ?? existing?.remind ?? true, fields: ("user", "tz", "remind_at"),
+                    language: lang, languageField: "lang", onGrid: existing == nil || remindAt != nil)
+                var user: User
+                switch checked {
+                case .success(let u): user = u
+                case .failure(let p):
+                    return .problem(
+                        422, "the user cannot be stored", errors: [.init(pointer: "/" + p.field, detail: p.message)])
+                }
+                if lang == nil { user.language = existing?.language }
+                if existing == nil {
+                    _ = try w.addUser(user, at: now)
+                } else {
+                    try w.updateUser(user, at: now)
+                }
+                return .json(existing == nil ? 201 : 200, userJSON(user))
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// `GET /v1/users/{user}`: the user object of `user list -o json`.
+    public func apiUser(user id: String) -> APIAnswer {
+        reading(user: id) { user, _ in .json(200, userJSON(user)) }
+    }
+
+    /// `DELETE /v1/users/{user}`: 204 once the user and all their data are gone.
+    public func apiDeleteUser(user id: String) -> APIAnswer {
+        do {
+            let removed = try Validate.userID(id) == nil && store.write { w in try w.removeUser(id) }
+            return removed ? APIAnswer(status: 204, contentType: "", body: "") : Self.noSuchUser(id)
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// `GET /v1/users/{user}/streaks`: every streak's object, as `status -o json` prints them.
+    public func apiStreaks(user id: String) -> APIAnswer {
+        reading(user: id) { user, r in
+            let achieved = try achievements(of: user, in: r)
+            let streaks = Set(try r.streaks(of: id) + ["daily"]).sorted()
+            return .json(
+                200,
+                .array(
+                    try streaks.map { streak in
+                        streakRecord(
+                            user: user, streak: streak, history: try history(of: user, streak: streak, in: r),
+                            achieved: achieved
+                        ).0
+                    }))
+        }
+    }
+
+    /// `GET /v1/users/{user}/badges`: the `badges -o json` objects, as an array.
+    public func apiBadges(user id: String) -> APIAnswer {
+        reading(user: id) { user, r in .json(200, .array(badgeRecords(of: user, try achievements(of: user, in: r)))) }
+    }
+
+    /// `POST /v1/users/{user}/streaks/{streak}/freezes`: `{"action":"add"}` or
+    /// `{"action":"use","date"}`, then the streak object; 422 when the rules refuse it.
+    public func apiFreeze(user id: String, streak: String, contentType: String?, body: [UInt8]) -> APIAnswer {
+        if let problem = Self.jsonContentProblem(contentType) { return problem }
+        if let problem = Validate.streakID(streak) {
+            return .problem(
+                404, "no such streak",
+                errors: [.init(parameter: "streak", detail: "\(quoted(streak)) is not a streak id; use \(problem)")])
+        }
+        let action: String
+        let date: String?
+        do {
+            guard let text = String(validating: body, as: UTF8.self) else {
+                throw FieldProblem(field: "", message: "the body is not UTF-8 text")
+            }
+            let o = try JSONInput.object(text[...]).get()
+            if let unknown = o.keys.sorted().first(where: { !["action", "date"].contains($0) }) {
+                throw JSONInput.unknownField(unknown, valid: ["action", "date"])
+            }
+            action = try JSONInput.string(o, "action", required: true).get()!
+            guard action == "add" || action == "use" else {
+                throw FieldProblem(field: "action", message: "\(quoted(action)) is not an action; use add or use")
+            }
+            date = try JSONInput.string(o, "date", required: false).get()
+            if let date, LocalDate(date) == nil {
+                throw FieldProblem(field: "date", message: "\(quoted(date)) is not a date; use YYYY-MM-DD")
+            }
+            if action == "add", date != nil {
+                throw FieldProblem(field: "date", message: "only a freeze used takes a date; leave it out to add one")
+            }
+        } catch {
+            let p = error as? FieldProblem ?? FieldProblem(field: "", message: "\(error)")
+            return p.field.isEmpty
+                ? .problem(400, p.message)
+                : .problem(
+                    400, "the body is not a valid freeze request",
+                    errors: [.init(pointer: "/" + p.field, detail: p.message)])
+        }
+        do {
+            return try store.write { w -> APIAnswer in
+                guard Validate.userID(id) == nil, let user = try w.user(id) else { return Self.noSuchUser(id) }
+                do {
+                    if action == "add" {
+                        _ = try grantFreeze(user: user, streak: streak, in: w)
+                    } else {
+                        _ = try spendFreeze(user: user, streak: streak, date: date, field: "/date", in: w)
+                    }
+                } catch let refused as StreakdError where refused.status == .dataError {
+                    // A refusal about the date names it (`/date: ...`); the others are the action's.
+                    let onDate = refused.message.hasPrefix("/date: ")
+                    return .problem(
+                        422, "the freeze is not allowed",
+                        errors: [
+                            .init(
+                                pointer: onDate ? "/date" : "/action",
+                                detail: onDate ? String(refused.message.dropFirst(7)) : refused.message)
+                        ])
+                }
+                let history = try history(of: user, streak: streak, in: w)
+                return .json(
+                    200,
+                    streakRecord(
+                        user: user, streak: streak, history: history, achieved: try achievements(of: user, in: w)
+                    ).0)
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// A read of one user's resource: 404 for a user that is not there.
+    func reading(user id: String, _ body: (User, any StoreReader) throws -> APIAnswer) -> APIAnswer {
+        do {
+            return try store.read { r -> APIAnswer in
+                guard Validate.userID(id) == nil, let user = try r.user(id) else { return Self.noSuchUser(id) }
+                return try body(user, r)
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    static func noSuchUser(_ id: String) -> APIAnswer {
+        .problem(404, "no such user", errors: [.init(parameter: "user", detail: StreakdError.unknownUser(id).message)])
+    }
+}

@@ -1,0 +1,124 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import StreakJobs
+
+/// The API's paths (SPEC §11, docs/openapi.json): each route takes what the request carries and
+/// hands it to its job.
+enum APIRoutes {
+    /// The methods each path takes, for 405 and `Allow`; the one list of the API's paths here.
+    static func methods(of path: String) -> String? {
+        let p = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+        guard p.first == "v1" else { return p == ["openapi.json"] || p == ["metrics"] ? "GET" : nil }
+        switch (p.count, p.count > 1 ? p[1] : "", p.count > 3 ? p[3] : "") {
+        case (2, "health", _), (2, "preview", _): return "GET"
+        case (2, "checkins", _): return "POST"
+        case (3, "users", _): return "GET, PUT, DELETE"
+        case (4, "users", "checkins"): return "POST"
+        case (4, "users", "streaks"), (5, "users", "streaks"), (4, "users", "badges"): return "GET"
+        case (6, "users", "streaks") where p[5] == "freezes": return "POST"
+        default: return nil
+        }
+    }
+
+    /// The largest body a path takes.
+    static func bodyLimit(of path: String) -> Int {
+        path == "/v1/checkins" ? Context.apiBatchLimit : Context.apiBodyLimit
+    }
+}
+
+extension APIServer {
+    func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.middlewares.add(ProblemMiddleware(logger: logger))
+        router.get("/v1/health") { request, _ in
+            try await answer(request, needs: nil) { c in c.apiHealth() }
+        }
+        router.get("/openapi.json") { request, _ in
+            try await answer(request, needs: nil) { _ in
+                APIAnswer(status: 200, contentType: "application/json", body: APIDocument.text)
+            }
+        }
+        router.post("/v1/checkins") { request, _ in
+            var request = request
+            let body = try await request.collectBody(upTo: Context.apiBatchLimit)
+            let contentType = request.headers[.contentType]
+            let skip = request.uri.queryParameters["skip_invalid"].map(String.init)
+            return try await answer(request, needs: .ingest) { c in
+                switch skip {
+                case nil, "false":
+                    c.apiBatch(contentType: contentType, body: Array(body.readableBytesView), skipInvalid: false)
+                case "true":
+                    c.apiBatch(contentType: contentType, body: Array(body.readableBytesView), skipInvalid: true)
+                case let other?:
+                    .problem(
+                        400, "the query parameter skip_invalid is not valid",
+                        errors: [
+                            .init(parameter: "skip_invalid", detail: "\(other) is not a boolean; use true or false")
+                        ])
+                }
+            }
+        }
+        router.post("/v1/users/:user/checkins") { request, context in
+            var request = request
+            let body = try await request.collectBody(upTo: Context.apiBodyLimit)
+            let user = context.parameters.get("user") ?? ""
+            let contentType = request.headers[.contentType]
+            let key = request.headers[Self.idempotencyKey]
+            return try await answer(request, needs: .ingest) { c in
+                c.apiCheckin(
+                    user: user, contentType: contentType, body: Array(body.readableBytesView), idempotencyKey: key)
+            }
+        }
+        router.get("/v1/users/:user") { request, context in
+            let user = context.parameters.get("user") ?? ""
+            return try await answer(request, needs: .read) { c in c.apiUser(user: user) }
+        }
+        router.put("/v1/users/:user") { request, context in
+            var request = request
+            let body = try await request.collectBody(upTo: Context.apiBodyLimit)
+            let user = context.parameters.get("user") ?? ""
+            let contentType = request.headers[.contentType]
+            let ifNoneMatch = request.headers[.ifNoneMatch]
+            return try await answer(request, needs: .admin) { c in
+                c.apiPutUser(
+                    user: user, contentType: contentType, body: Array(body.readableBytesView), ifNoneMatch: ifNoneMatch)
+            }
+        }
+        router.delete("/v1/users/:user") { request, context in
+            let user = context.parameters.get("user") ?? ""
+            return try await answer(request, needs: .admin) { c in c.apiDeleteUser(user: user) }
+        }
+        router.get("/v1/users/:user/streaks") { request, context in
+            let user = context.parameters.get("user") ?? ""
+            return try await answer(request, needs: .read) { c in c.apiStreaks(user: user) }
+        }
+        router.get("/v1/users/:user/streaks/:streak") { request, context in
+            let user = context.parameters.get("user") ?? ""
+            let streak = context.parameters.get("streak") ?? ""
+            return try await answer(request, needs: .read) { c in c.apiStreak(user: user, streak: streak) }
+        }
+        router.get("/v1/users/:user/badges") { request, context in
+            let user = context.parameters.get("user") ?? ""
+            return try await answer(request, needs: .read) { c in c.apiBadges(user: user) }
+        }
+        router.post("/v1/users/:user/streaks/:streak/freezes") { request, context in
+            var request = request
+            let body = try await request.collectBody(upTo: Context.apiBodyLimit)
+            let user = context.parameters.get("user") ?? ""
+            let streak = context.parameters.get("streak") ?? ""
+            let contentType = request.headers[.contentType]
+            return try await answer(request, needs: .admin) { c in
+                c.apiFreeze(user: user, streak: streak, contentType: contentType, body: Array(body.readableBytesView))
+            }
+        }
+        router.get("/v1/preview") { request, _ in
+            let query = request.uri.queryParameters
+            let until = query["until"].map(String.init)
+            let user = query["user"].map(String.init)
+            let kind = query["kind"].map(String.init)
+            return try await preview(request, until: until, user: user, kind: kind)
+        }
+        return router
+    }
+}

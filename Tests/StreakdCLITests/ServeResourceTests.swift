@@ -1,0 +1,143 @@
+import Foundation
+import StreakTestKit
+import Testing
+
+/// The API's resources beyond a single check-in (SPEC §11): users, batches, streaks, badges,
+/// freezes, preview and the OpenAPI document, each answering what the command line prints.
+@Suite(
+    "serve: users, batches, streaks, badges, freezes, preview", .fastTier,
+    .requires(.program("/usr/bin/curl", package: "curl")))
+struct ServeResourceTests {
+    @Test func usersArePutReadAndDeletedAsTheCommandLineShowsThem() throws {
+        let s = try Sandbox()
+        let admin = try ServeTests.token(s, "ops", "admin")
+        let read = try ServeTests.token(s, "dash", "read")
+        let server = try Server(s, listen: "127.0.0.1:0")
+        let created = try server.request("PUT", "/v1/users/ana", token: admin, json: #"{"tz":"Asia/Tokyo"}"#)
+        #expect(created.status == 201, "\(created)")
+        #expect(created.body == s.run(["user", "list", "-o", "json"]).out, "user list -o json's object")
+        let updated = try server.request("PUT", "/v1/users/ana", token: admin, json: #"{"remind_at":"21:00"}"#)
+        #expect(updated.status == 200, "\(updated)")
+        let user = try jsonObject(updated.body)
+        #expect(user["timezone"] as? String == "Asia/Tokyo" && user["remind_at"] as? String == "21:00", "kept")
+        let conflict = try server.request(
+            "PUT", "/v1/users/ana", token: admin, json: #"{"tz":"Asia/Tokyo"}"#, headers: ["If-None-Match: *"])
+        #expect(conflict.status == 409, "\(conflict)")
+        let noZone = try server.request("PUT", "/v1/users/bo", token: admin, json: "{}")
+        #expect(noZone.status == 422 && noZone.body.contains(#""pointer":"/tz""#), "\(noZone)")
+        let badZone = try server.request("PUT", "/v1/users/bo", token: admin, json: #"{"tz":"Europe/Berln"}"#)
+        #expect(badZone.status == 422 && badZone.body.contains(#""pointer":"/tz""#), "\(badZone)")
+        let unknownField = try server.request("PUT", "/v1/users/bo", token: admin, json: #"{"zone":"UTC"}"#)
+        #expect(unknownField.status == 400 && unknownField.body.contains(#""pointer":"/zone""#), "\(unknownField)")
+        let forbidden = try server.request("PUT", "/v1/users/bo", token: read, json: #"{"tz":"UTC"}"#)
+        #expect(forbidden.status == 403)
+        let got = try server.request("GET", "/v1/users/ana", token: read)
+        #expect(got.status == 200 && got.body == updated.body)
+        #expect(try server.request("DELETE", "/v1/users/ana", token: admin).status == 204)
+        #expect(try server.request("GET", "/v1/users/ana", token: read).status == 404)
+        #expect(try server.request("DELETE", "/v1/users/ana", token: admin).status == 404)
+        #expect(s.run(["user", "list", "-o", "json"]).out.isEmpty, "all the user's data gone")
+    }
+
+    @Test func aBatchIsAllOrNothingAsImportIs() throws {
+        let s = try Sandbox()
+        s.addUser("u1")
+        s.addUser("u2")
+        let ingest = try ServeTests.token(s, "app", "ingest")
+        let server = try Server(s, listen: "127.0.0.1:0")
+        let lines = [
+            #"{"user":"u1","at":"2026-11-20T09:00:00Z","id":"a"}"#, "",
+            #"{"user":"u2","at":"2026-11-21T09:00:00Z"}"#,
+            #"{"user":"nobody","at":"2026-11-21T09:00:00Z"}"#,
+        ].joined(separator: "\n")
+        let ndjson = ["Content-Type: application/x-ndjson"]
+        let refused = try server.request("POST", "/v1/checkins", token: ingest, body: lines, headers: ndjson)
+        #expect(refused.status == 422 && refused.header("content-type") == "application/problem+json", "\(refused)")
+        let body = try jsonObject(refused.body)
+        #expect(body["stored"] as? Int == 0)
+        let rejected = try #require(body["rejected"] as? [[String: Any]])
+        #expect(rejected.count == 1 && rejected[0]["index"] as? Int == 2, "blank lines are no items: \(rejected)")
+        #expect(try s.statusObject("u1")["total_checkins"] as? Int == 0, "nothing stored")
+
+        let skipped = try server.request(
+            "POST", "/v1/checkins?skip_invalid=true", token: ingest, body: lines, headers: ndjson)
+        #expect(skipped.status == 200, "\(skipped)")
+        #expect(
+            skipped.body.hasPrefix(#"{"stored":2,"duplicates":0,"rejected":[{"index":2,"errors":[{"pointer":"/user""#))
+        // The same items as a JSON array: the one with an id is a duplicate now.
+        let array = #"[{"user":"u1","at":"2026-11-20T09:00:00Z","id":"a"},{"user":"u1","at":"2026-11-21T10:00:00Z"}]"#
+        let again = try server.request("POST", "/v1/checkins", token: ingest, json: array)
+        #expect(again.body == #"{"stored":1,"duplicates":1,"rejected":[]}"# + "\n", "\(again)")
+        #expect(try s.statusObject("u1")["current"] as? Int == 2)
+
+        let malformed = try server.request("POST", "/v1/checkins", token: ingest, json: #"[{"user":"u1"}, 7]"#)
+        #expect(malformed.status == 400 && malformed.body.contains(#""pointer":"/1""#), "\(malformed)")
+        let tooMany = (0...10_000).map {
+            #"{"user":"u1","at":"2026-11-20T09:\#(String(format: "%02d", $0 % 60)):00Z"}"#
+        }
+        let over = try server.request(
+            "POST", "/v1/checkins", token: ingest, body: tooMany.joined(separator: "\n"), headers: ndjson)
+        #expect(over.status == 413, "\(over)")
+        let plain = try server.request(
+            "POST", "/v1/checkins", token: ingest, body: lines, headers: ["Content-Type: text/plain"])
+        #expect(plain.status == 415)
+        let badFlag = try server.request("POST", "/v1/checkins?skip_invalid=yes", token: ingest, json: "[]")
+        #expect(badFlag.status == 400 && badFlag.body.contains(#""parameter":"skip_invalid""#), "\(badFlag)")
+    }
+
+    @Test func streaksBadgesAndFreezesAnswerStatusAndBadgesObjects() throws {
+        let s = try Sandbox()
+        s.addUser("u1")
+        try s.importLines((15...21).map { #"{"user":"u1","at":"2026-11-\#($0)T09:00:00Z"}"# })
+        let read = try ServeTests.token(s, "dash", "read")
+        let admin = try ServeTests.token(s, "ops", "admin")
+        let server = try Server(s, listen: "127.0.0.1:0")
+        let streaks = try server.request("GET", "/v1/users/u1/streaks", token: read)
+        let printed = s.run(["status", "u1", "-o", "json"]).out.split(separator: "\n").joined(separator: ",")
+        #expect(streaks.status == 200 && streaks.body == "[" + printed + "]\n", "\(streaks)")
+        let badges = try server.request("GET", "/v1/users/u1/badges", token: read)
+        let listed = s.run(["badges", "u1", "-o", "json"]).out.split(separator: "\n").joined(separator: ",")
+        #expect(badges.status == 200 && badges.body == "[" + listed + "]\n")
+        #expect(try server.request("GET", "/v1/users/nobody/badges", token: read).status == 404)
+
+        let freezes = "/v1/users/u1/streaks/daily/freezes"
+        let denied = try server.request("POST", freezes, token: read, json: #"{"action":"add"}"#)
+        #expect(denied.status == 403)
+        // The one freeze (freeze.max is 1) used for tomorrow, then granted again.
+        let used = try server.request("POST", freezes, token: admin, json: #"{"action":"use","date":"2026-11-22"}"#)
+        #expect(used.status == 200 && used.body == s.status(), "\(used)")
+        #expect(try jsonObject(used.body)["freezes"] as? Int == 0)
+        let added = try server.request("POST", freezes, token: admin, json: #"{"action":"add"}"#)
+        #expect(added.status == 200 && added.body == s.status(), "\(added)")
+        #expect(try jsonObject(added.body)["freezes"] as? Int == 1)
+        let past = try server.request("POST", freezes, token: admin, json: #"{"action":"use","date":"2026-11-01"}"#)
+        #expect(past.status == 422, "\(past)")
+        #expect(
+            past.body
+                == #"{"type":"about:blank","title":"Unprocessable Content","status":422,"detail":"the freeze is not allowed","errors":[{"pointer":"/date","detail":"2026-11-01 has begun or ended already; freeze today (2026-11-21) or a coming date"}]}"#
+                + "\n")
+        let wrong = try server.request("POST", freezes, token: admin, json: #"{"action":"spend"}"#)
+        #expect(wrong.status == 400 && wrong.body.contains(#""pointer":"/action""#))
+    }
+
+    @Test func previewStreamsWhatTheCommandPrintsAndTheDocumentIsServed() throws {
+        let s = try Sandbox()
+        for u in ["u1", "u2", "u3"] { s.addUser(u, tz: "America/New_York") }
+        try s.importLines(["u1", "u2", "u3"].map { #"{"user":"\#($0)","at":"2026-11-20T15:00:00Z"}"# })
+        let read = try ServeTests.token(s, "dash", "read")
+        let server = try Server(s, listen: "127.0.0.1:0")
+        let preview = try server.request("GET", "/v1/preview?until=3d", token: read)
+        #expect(preview.status == 200 && preview.header("content-type") == "application/x-ndjson")
+        let printed = s.run(["preview", "--until", "3d", "-o", "json"]).out
+        #expect(!printed.isEmpty && preview.body == printed, "\(preview)")
+        let one = try server.request("GET", "/v1/preview?until=3d&user=u2&kind=at_risk", token: read)
+        #expect(one.body == s.run(["preview", "--until", "3d", "--user", "u2", "--kind", "at_risk", "-o", "json"]).out)
+        let bad = try server.request("GET", "/v1/preview?until=soon", token: read)
+        #expect(bad.status == 400 && bad.body.contains(#""parameter":"until""#), "\(bad)")
+        #expect(try server.request("GET", "/v1/preview?user=nobody", token: read).status == 404)
+
+        let document = try server.request("GET", "/openapi.json")
+        let file = try String(contentsOfFile: packageRoot + "/docs/openapi.json", encoding: .utf8)
+        #expect(document.status == 200 && document.body == file, "docs/openapi.json, as it is")
+    }
+}
