@@ -9,7 +9,7 @@ enum APIRoutes {
     /// The methods each path takes, for 405 and `Allow`; the one list of the API's paths here.
     static func methods(of path: String) -> String? {
         let p = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
-        guard p.first == "v1" else { return p == ["openapi.json"] || p == ["metrics"] ? "GET" : nil }
+        guard p.first == "v1" else { return p == ["openapi.json"] ? "GET" : nil }
         switch (p.count, p.count > 1 ? p[1] : "", p.count > 3 ? p[3] : "") {
         case (2, "health", _), (2, "preview", _): return "GET"
         case (2, "checkins", _): return "POST"
