@@ -39,8 +39,8 @@ public final class SQLiteStore: Store {
     /// version when `anyVersion` (`store check` and `store backup`, before an upgrade). `stopping`:
     /// a stop was asked for (SIGTERM), so waits for a lock end within a few seconds.
     public init(
-        path: String, access: StoreAccess = .write, anyVersion: Bool = false, busyTimeout: TimeInterval = 30,
-        stopping: @escaping @Sendable () -> Bool = { false }
+        path: String, access: StoreAccess = .write, anyVersion: Bool = false, durable: Bool = false,
+        busyTimeout: TimeInterval = 30, stopping: @escaping @Sendable () -> Bool = { false }
     ) throws {
         self.path = path
         self.access = access
@@ -74,8 +74,11 @@ public final class SQLiteStore: Store {
         config.journalMode = .wal
         // WAL with synchronous=NORMAL: a commit does not wait for the disk; a power cut can lose the
         // last commits but never corrupts the file. Every delivery is one commit, so this matters.
+        // `durable` (serve, whose 2xx promises the check-in survives a power cut): FULL, an fsync of
+        // the WAL at each commit; the API's group commit shares it between requests.
+        let synchronous = durable ? "FULL" : "NORMAL"
         config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = \(Self.cacheSize)")
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous); PRAGMA cache_size = \(Self.cacheSize)")
         }
         do {
             queue = try Self.migrated(path: path, configuration: config, within: busyTimeout)

@@ -65,10 +65,12 @@ extension APIServer {
             let user = context.parameters.get("user") ?? ""
             let contentType = request.headers[.contentType]
             let key = request.headers[Self.idempotencyKey]
-            return try await answer(request, needs: .ingest) { c in
-                c.apiCheckin(
-                    user: user, contentType: contentType, body: Array(body.readableBytesView), idempotencyKey: key)
-            }
+            return try await answer(
+                request, needs: .ingest,
+                work: { c in
+                    c.apiCheckin(
+                        user: user, contentType: contentType, body: Array(body.readableBytesView), idempotencyKey: key)
+                })
         }
         router.get("/v1/users/:user") { request, context in
             let user = context.parameters.get("user") ?? ""
@@ -80,14 +82,17 @@ extension APIServer {
             let user = context.parameters.get("user") ?? ""
             let contentType = request.headers[.contentType]
             let ifNoneMatch = request.headers[.ifNoneMatch]
-            return try await answer(request, needs: .admin) { c in
-                c.apiPutUser(
-                    user: user, contentType: contentType, body: Array(body.readableBytesView), ifNoneMatch: ifNoneMatch)
-            }
+            return try await answer(
+                request, needs: .admin,
+                work: { c in
+                    c.apiPutUser(
+                        user: user, contentType: contentType, body: Array(body.readableBytesView),
+                        ifNoneMatch: ifNoneMatch)
+                })
         }
         router.delete("/v1/users/:user") { request, context in
             let user = context.parameters.get("user") ?? ""
-            return try await answer(request, needs: .admin) { c in c.apiDeleteUser(user: user) }
+            return try await answer(request, needs: .admin, work: { c in c.apiDeleteUser(user: user) })
         }
         router.get("/v1/users/:user/streaks") { request, context in
             let user = context.parameters.get("user") ?? ""
@@ -108,9 +113,12 @@ extension APIServer {
             let user = context.parameters.get("user") ?? ""
             let streak = context.parameters.get("streak") ?? ""
             let contentType = request.headers[.contentType]
-            return try await answer(request, needs: .admin) { c in
-                c.apiFreeze(user: user, streak: streak, contentType: contentType, body: Array(body.readableBytesView))
-            }
+            return try await answer(
+                request, needs: .admin,
+                work: { c in
+                    c.apiFreeze(
+                        user: user, streak: streak, contentType: contentType, body: Array(body.readableBytesView))
+                })
         }
         router.get("/v1/preview") { request, _ in
             let query = request.uri.queryParameters

@@ -19,10 +19,15 @@ public struct APIServer: Sendable {
     public let logger: Logger
     /// A context for one request: the store, configuration and "now" as of the request.
     public let context: @Sendable () throws -> Context
+    /// Where the requests' write steps commit, together (group commit).
+    public let writes: WriteGroups
 
-    public init(listen: ListenAddress, logger: Logger, context: @escaping @Sendable () throws -> Context) {
+    public init(
+        listen: ListenAddress, logger: Logger, writes: WriteGroups, context: @escaping @Sendable () throws -> Context
+    ) {
         self.listen = listen
         self.logger = logger
+        self.writes = writes
         self.context = context
     }
 
@@ -64,13 +69,26 @@ public struct APIServer: Sendable {
     func answer(
         _ request: Request, needs: TokenScope?, _ job: @escaping @Sendable (Context) -> APIAnswer
     ) async throws -> Response {
+        try await answer(request, needs: needs, work: { .answer(job($0)) })
+    }
+
+    /// As above, for a job whose work may be a write step: it runs in the next group commit, and
+    /// its answer is sent after that commit.
+    func answer(
+        _ request: Request, needs: TokenScope?, work job: @escaping @Sendable (Context) -> APIWork
+    ) async throws -> Response {
         let started = ContinuousClock.now
         let authorization = request.headers[.authorization]
-        let (answer, client) = try await NIOThreadPool.singleton.runIfActive { () -> (APIAnswer, String?) in
+        let (work, client) = try await NIOThreadPool.singleton.runIfActive { () -> (APIWork, String?) in
             switch authorized(authorization, needs: needs) {
-            case .failure(let refused): return (refused, nil)
+            case .failure(let refused): return (.answer(refused), nil)
             case .success(let (c, client)): return (job(c), client)
             }
+        }
+        let answer: APIAnswer
+        switch work {
+        case .answer(let done): answer = done
+        case .write(let step): answer = await writes.write(step)
         }
         log(request, status: answer.status, since: started, client: client)
         return Self.response(answer)

@@ -99,7 +99,9 @@ struct GlobalOptions: ParsableArguments {
                     printer: printer, logger: logger, stop: StopSignals.token))
         } catch {
             // SQLite's own error, let out unwrapped somewhere: still the store's kind (damage is 74).
-            if let sqlite = opened as? SQLiteStore, let mapped = SQLiteStore.storeError(escaped: error, path: sqlite.path) {
+            if let sqlite = opened as? SQLiteStore,
+                let mapped = SQLiteStore.storeError(escaped: error, path: sqlite.path)
+            {
                 throw mapped
             }
             throw error
@@ -107,8 +109,12 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// The store named, opened for `access`.
-    func openStore(_ name: String, _ access: StoreAccess, anyVersion: Bool = false, logger: Logger) throws
-        -> any Store
+    /// `durable`: each commit waits until it is on the disk (SQLite's synchronous=FULL; PostgreSQL's
+    /// commits always do), for `serve`, whose 2xx promises it.
+    func openStore(
+        _ name: String, _ access: StoreAccess, anyVersion: Bool = false, durable: Bool = false, logger: Logger
+    )
+        throws -> any Store
     {
         let location = try storeLocation(name)
         logger.debug("opening store", metadata: ["store": "\(location)", "access": "\(access)"])
@@ -116,7 +122,8 @@ struct GlobalOptions: ParsableArguments {
         case .sqlite(let path):
             // A writer waiting for another process's lock gives up within seconds of a SIGTERM.
             return try SQLiteStore(
-                path: path, access: access, anyVersion: anyVersion, stopping: { StopSignals.token.requested })
+                path: path, access: access, anyVersion: anyVersion, durable: durable,
+                stopping: { StopSignals.token.requested })
         case .postgres(let url):
             return try PostgresStore(url: url, access: access, anyVersion: anyVersion)
         }

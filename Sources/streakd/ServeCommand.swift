@@ -20,7 +20,9 @@ struct Serve: ParsableCommand {
     func run() throws {
         let env = ProcessInfo.processInfo.environment
         let address = try listen.map(ListenAddress.parse) ?? ListenAddress.standard(env)
-        let server = APIServer(listen: address, logger: global.logger(), context: try global.requestContexts())
+        let (store, contexts) = try global.requestContexts()
+        let server = APIServer(
+            listen: address, logger: global.logger(), writes: WriteGroups(store: store), context: contexts)
         let outcome = Mutex<Result<Void, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
@@ -49,22 +51,26 @@ extension Result where Failure == any Error {
 
 extension GlobalOptions {
     /// What `serve` answers with: the store opened once (for writing: check-ins and tokens'
-    /// last use), the configuration read once, and a context per request whose "now" is the
+    /// last use; durable: a commit waits for the disk, SPEC §11), the configuration read once, and
+    /// a context per request whose "now" is the
     /// request's (`--now` or `STREAKD_NOW` pins it, as for every command).
-    func requestContexts() throws -> @Sendable () throws -> Context {
+    func requestContexts() throws -> (any Store, @Sendable () throws -> Context) {
         let env = ProcessInfo.processInfo.environment
         let logger = logger()
         let printer = try printer()
         let pinned = try pinnedNow(env)
         let config = try ConfigLoader.load(
             path: self.config ?? Paths(environment: env).defaultConfig, explicit: self.config != nil)
-        let store = try openStore(namedStore(env), .write, logger: logger)
+        let store = try openStore(namedStore(env), .write, durable: true, logger: logger)
         let zones = ZoneBook(logger: logger)
         let options = self
-        return {
-            Context(
-                store: store, config: config, now: try pinned ?? options.storeNow(store), zones: zones,
-                printer: printer, logger: logger)
-        }
+        return (
+            store,
+            {
+                Context(
+                    store: store, config: config, now: try pinned ?? options.storeNow(store), zones: zones,
+                    printer: printer, logger: logger)
+            }
+        )
     }
 }

@@ -97,6 +97,22 @@ public struct APIAnswer: Error, Sendable {
     }
 }
 
+/// What a request needs done: an answer at once (a refusal), or a step to run in a write
+/// transaction, perhaps one it shares with other requests (`WriteGroups`), whose answer goes out
+/// only after the commit (SPEC §11: acknowledged means stored). A step that refuses the request
+/// answers without writing.
+public enum APIWork: Sendable {
+    case answer(APIAnswer)
+    case write(@Sendable (any StoreWriter) throws -> APIAnswer)
+
+    static func problem(
+        _ status: Int, _ detail: String, errors: [APIAnswer.FieldError] = [],
+        headers: [(name: String, value: String)] = []
+    ) -> APIWork {
+        .answer(.problem(status, detail, errors: errors, headers: headers))
+    }
+}
+
 /// Who a request is, by its bearer token (SPEC §11).
 public struct APIClient: Sendable {
     /// The token's name, for the request log (never the token).

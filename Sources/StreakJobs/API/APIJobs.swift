@@ -16,9 +16,9 @@ extension Context {
     /// `POST /v1/users/{user}/checkins`: 201 with the streak object once the check-in is stored;
     /// 200 with it when a check-in with that id (or `Idempotency-Key`) is stored already.
     public func apiCheckin(user id: String, contentType: String?, body: [UInt8], idempotencyKey: String?)
-        -> APIAnswer
+        -> APIWork
     {
-        if !body.isEmpty, let problem = Self.jsonContentProblem(contentType) { return problem }
+        if !body.isEmpty, let problem = Self.jsonContentProblem(contentType) { return .answer(problem) }
         let input: CheckinInput
         switch Self.checkinBody(user: id, body) {
         case .success(var parsed):
@@ -35,27 +35,23 @@ extension Context {
                 parsed.id = key
             }
             input = parsed
-        case .failure(let answer): return answer
+        case .failure(let answer): return .answer(answer)
         }
-        do {
-            return try store.write { w -> APIAnswer in
-                guard Validate.userID(id) == nil, let user = try w.user(id) else {
-                    return .problem(
-                        422, "the check-in cannot be stored",
-                        errors: [.init(parameter: "user", detail: StreakdError.unknownUser(id).message)])
-                }
-                switch try storeCheckin(input, of: user, names: Self.apiCheckinNames, in: w) {
-                case .failure(let problem): return Self.checkinProblem(problem, input)
-                case .success(let result):
-                    let streak = input.streakID
-                    let history = try history(of: user, streak: streak, in: w)
-                    let (json, _) = streakRecord(
-                        user: user, streak: streak, history: history, achieved: try achievements(of: user, in: w))
-                    return .json(result.inserted == 1 ? 201 : 200, json)
-                }
+        return .write { w -> APIAnswer in
+            guard Validate.userID(id) == nil, let user = try w.user(id) else {
+                return .problem(
+                    422, "the check-in cannot be stored",
+                    errors: [.init(parameter: "user", detail: StreakdError.unknownUser(id).message)])
             }
-        } catch {
-            return .failed(error)
+            switch try storeCheckin(input, of: user, names: Self.apiCheckinNames, in: w) {
+            case .failure(let problem): return Self.checkinProblem(problem, input)
+            case .success(let result):
+                let streak = input.streakID
+                let history = try history(of: user, streak: streak, in: w)
+                let (json, _) = streakRecord(
+                    user: user, streak: streak, history: history, achieved: try achievements(of: user, in: w))
+                return .json(result.inserted == 1 ? 201 : 200, json)
+            }
         }
     }
 

@@ -11,8 +11,8 @@ extension Context {
     /// (200; the others keep their values); 409 for a user that exists when `ifNoneMatch` is `*`.
     public func apiPutUser(
         user id: String, contentType: String?, body: [UInt8], ifNoneMatch: String?
-    ) -> APIAnswer {
-        if let problem = Self.jsonContentProblem(contentType) { return problem }
+    ) -> APIWork {
+        if let problem = Self.jsonContentProblem(contentType) { return .answer(problem) }
         if let problem = Validate.userID(id) {
             return .problem(
                 404, "no such path: not a user id",
@@ -46,41 +46,38 @@ extension Context {
                 : .problem(
                     400, "the body is not a valid user", errors: [.init(pointer: "/" + p.field, detail: p.message)])
         }
-        do {
-            return try store.write { w -> APIAnswer in
-                let existing = try w.user(id)
-                if existing != nil && ifNoneMatch?.trimmingSpaces == "*" {
-                    return .problem(409, "the user \(quoted(id)) exists already (If-None-Match: *)")
-                }
-                guard let zone = tz ?? existing?.zone else {
-                    return .problem(
-                        422, "the user cannot be created",
-                        errors: [
-                            .init(pointer: "/tz", detail: "missing; a new user needs a zone, such as Europe/Berlin")
-                        ])
-                }
-                let checked = checkedUser(
-                    id: id, tz: zone,
-                    remindAt: remindAt ?? existing.map { Validate.wallTimeText($0.remindAt) } ?? "20:00",
-                    remind: remind ?? existing?.remind ?? true, fields: ("user", "tz", "remind_at"),
-                    language: lang, languageField: "lang", onGrid: existing == nil || remindAt != nil)
-                var user: User
-                switch checked {
-                case .success(let u): user = u
-                case .failure(let p):
-                    return .problem(
-                        422, "the user cannot be stored", errors: [.init(pointer: "/" + p.field, detail: p.message)])
-                }
-                if lang == nil { user.language = existing?.language }
-                if existing == nil {
-                    _ = try w.addUser(user, at: now)
-                } else {
-                    try w.updateUser(user, at: now)
-                }
-                return .json(existing == nil ? 201 : 200, userJSON(user))
+        let remindGiven = remind
+        return .write { w -> APIAnswer in
+            let existing = try w.user(id)
+            if existing != nil && ifNoneMatch?.trimmingSpaces == "*" {
+                return .problem(409, "the user \(quoted(id)) exists already (If-None-Match: *)")
             }
-        } catch {
-            return .failed(error)
+            guard let zone = tz ?? existing?.zone else {
+                return .problem(
+                    422, "the user cannot be created",
+                    errors: [
+                        .init(pointer: "/tz", detail: "missing; a new user needs a zone, such as Europe/Berlin")
+                    ])
+            }
+            let checked = checkedUser(
+                id: id, tz: zone,
+                remindAt: remindAt ?? existing.map { Validate.wallTimeText($0.remindAt) } ?? "20:00",
+                remind: remindGiven ?? existing?.remind ?? true, fields: ("user", "tz", "remind_at"),
+                language: lang, languageField: "lang", onGrid: existing == nil || remindAt != nil)
+            var user: User
+            switch checked {
+            case .success(let u): user = u
+            case .failure(let p):
+                return .problem(
+                    422, "the user cannot be stored", errors: [.init(pointer: "/" + p.field, detail: p.message)])
+            }
+            if lang == nil { user.language = existing?.language }
+            if existing == nil {
+                _ = try w.addUser(user, at: now)
+            } else {
+                try w.updateUser(user, at: now)
+            }
+            return .json(existing == nil ? 201 : 200, userJSON(user))
         }
     }
 
@@ -90,12 +87,10 @@ extension Context {
     }
 
     /// `DELETE /v1/users/{user}`: 204 once the user and all their data are gone.
-    public func apiDeleteUser(user id: String) -> APIAnswer {
-        do {
-            let removed = try Validate.userID(id) == nil && store.write { w in try w.removeUser(id) }
-            return removed ? APIAnswer(status: 204, contentType: "", body: "") : Self.noSuchUser(id)
-        } catch {
-            return .failed(error)
+    public func apiDeleteUser(user id: String) -> APIWork {
+        guard Validate.userID(id) == nil else { return .answer(Self.noSuchUser(id)) }
+        return .write { w in
+            try w.removeUser(id) ? APIAnswer(status: 204, contentType: "", body: "") : Self.noSuchUser(id)
         }
     }
 
@@ -123,8 +118,8 @@ extension Context {
 
     /// `POST /v1/users/{user}/streaks/{streak}/freezes`: `{"action":"add"}` or
     /// `{"action":"use","date"}`, then the streak object; 422 when the rules refuse it.
-    public func apiFreeze(user id: String, streak: String, contentType: String?, body: [UInt8]) -> APIAnswer {
-        if let problem = Self.jsonContentProblem(contentType) { return problem }
+    public func apiFreeze(user id: String, streak: String, contentType: String?, body: [UInt8]) -> APIWork {
+        if let problem = Self.jsonContentProblem(contentType) { return .answer(problem) }
         if let problem = Validate.streakID(streak) {
             return .problem(
                 404, "no such streak",
@@ -159,35 +154,31 @@ extension Context {
                     400, "the body is not a valid freeze request",
                     errors: [.init(pointer: "/" + p.field, detail: p.message)])
         }
-        do {
-            return try store.write { w -> APIAnswer in
-                guard Validate.userID(id) == nil, let user = try w.user(id) else { return Self.noSuchUser(id) }
-                do {
-                    if action == "add" {
-                        _ = try grantFreeze(user: user, streak: streak, in: w)
-                    } else {
-                        _ = try spendFreeze(user: user, streak: streak, date: date, field: "/date", in: w)
-                    }
-                } catch let refused as StreakdError where refused.status == .dataError {
-                    // A refusal about the date names it (`/date: ...`); the others are the action's.
-                    let onDate = refused.message.hasPrefix("/date: ")
-                    return .problem(
-                        422, "the freeze is not allowed",
-                        errors: [
-                            .init(
-                                pointer: onDate ? "/date" : "/action",
-                                detail: onDate ? String(refused.message.dropFirst(7)) : refused.message)
-                        ])
+        return .write { w -> APIAnswer in
+            guard Validate.userID(id) == nil, let user = try w.user(id) else { return Self.noSuchUser(id) }
+            do {
+                if action == "add" {
+                    _ = try grantFreeze(user: user, streak: streak, in: w)
+                } else {
+                    _ = try spendFreeze(user: user, streak: streak, date: date, field: "/date", in: w)
                 }
-                let history = try history(of: user, streak: streak, in: w)
-                return .json(
-                    200,
-                    streakRecord(
-                        user: user, streak: streak, history: history, achieved: try achievements(of: user, in: w)
-                    ).0)
+            } catch let refused as StreakdError where refused.status == .dataError {
+                // A refusal about the date names it (`/date: ...`); the others are the action's.
+                let onDate = refused.message.hasPrefix("/date: ")
+                return .problem(
+                    422, "the freeze is not allowed",
+                    errors: [
+                        .init(
+                            pointer: onDate ? "/date" : "/action",
+                            detail: onDate ? String(refused.message.dropFirst(7)) : refused.message)
+                    ])
             }
-        } catch {
-            return .failed(error)
+            let history = try history(of: user, streak: streak, in: w)
+            return .json(
+                200,
+                streakRecord(
+                    user: user, streak: streak, history: history, achieved: try achievements(of: user, in: w)
+                ).0)
         }
     }
 
