@@ -140,4 +140,50 @@ struct ServeResourceTests {
         let file = try String(contentsOfFile: packageRoot + "/docs/openapi.json", encoding: .utf8)
         #expect(document.status == 200 && document.body == file, "docs/openapi.json, as it is")
     }
+
+    /// A history stored over HTTP notifies exactly as the same history from `streakd checkin`: the
+    /// next tick's badges, then the evening's reminder, word for word at a real hook.
+    @Test func checkinsOverHTTPNotifyAsTheCommandLineOnes() throws {
+        try Journal.ensureRunning()
+        let user = "h" + String(UUID().uuidString.prefix(8)).lowercased()
+        let days = (15...21).map { "2026-11-\($0)T09:00:00Z" }
+        func sandbox() throws -> (Sandbox, config: String, objects: String) {
+            let s = try Sandbox()
+            s.addUser(user, tz: "Europe/Berlin")
+            let objects = s.dir.appendingPathComponent("objects").path
+            let config = try s.file(
+                "streakd.toml",
+                """
+                [[hooks]]
+                name = "keep"
+                command = ["/bin/sh", "-c", "cat >> '\(objects)'; echo >> '\(objects)'"]
+                """)
+            return (s, config, objects)
+        }
+        let (cli, cliConfig, cliObjects) = try sandbox()
+        for (i, at) in days.enumerated() {
+            let meta = i == days.count - 1 ? ["--meta", "kind=social"] : []
+            #expect(cli.run(["checkin", user, "--at", at, "--id", "e\(i)"] + meta).code == 0)
+        }
+        let (http, httpConfig, httpObjects) = try sandbox()
+        let ingest = try ServeTests.token(http, "app", "ingest")
+        let server = try Server(http, listen: "127.0.0.1:0")
+        for (i, at) in days.enumerated() {
+            let meta = i == days.count - 1 ? #","meta":{"kind":"social"}"# : ""
+            let r = try server.request(
+                "POST", "/v1/users/\(user)/checkins", token: ingest, json: #"{"at":"\#(at)","id":"e\#(i)"\#(meta)}"#)
+            #expect(r.status == 201, "\(r)")
+        }
+        server.stop()
+        for now in ["2026-11-21T11:15:00Z", "2026-11-22T19:00:00Z"] {
+            cli.now = now
+            http.now = now
+            let (a, b) = (cli.run(["tick", "--config", cliConfig]), http.run(["tick", "--config", httpConfig]))
+            #expect(a.code == 0 && b.code == 0 && a.out == b.out, "\(a)\n\(b)")
+        }
+        let sent = try String(contentsOfFile: cliObjects, encoding: .utf8)
+        #expect(sent.contains(#""badge":"social_1""#) && sent.contains(#""kind":"at_risk""#), "\(sent)")
+        #expect(try String(contentsOfFile: httpObjects, encoding: .utf8) == sent)
+        #expect(cli.run(["badges", user, "-o", "json"]).out == http.run(["badges", user, "-o", "json"]).out)
+    }
 }
