@@ -161,4 +161,10 @@ if ProcessInfo.processInfo.environment["STREAKD_BENCHMARKS"] != nil {
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/Sources/streakd-bench", swiftSettings: strict))
+    // Benchmarks/api's ceiling: a bare Hummingbird route answering a constant.
+    package.products.append(.executable(name: "api-bare", targets: ["api-bare"]))
+    package.targets.append(
+        .executableTarget(
+            name: "api-bare", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/Sources/api-bare", swiftSettings: strict))
 }
