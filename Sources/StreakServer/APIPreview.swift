@@ -15,7 +15,7 @@ extension APIServer {
     func preview(_ request: Request, until: String?, user: String?, kind: String?) async throws -> Response {
         let started = ContinuousClock.now
         let authorization = request.headers[.authorization]
-        let gate = try await NIOThreadPool.singleton.runIfActive { () -> Result<(Context, String?), APIAnswer> in
+        let gate = try await pool.runIfActive { () -> Result<(Context, String?), APIAnswer> in
             authorized(authorization, needs: .read).flatMap { c, client in
                 c.apiPreviewProblem(until: until, user: user, kind: kind).map { .failure($0) } ?? .success((c, client))
             }

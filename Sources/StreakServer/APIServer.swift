@@ -21,6 +21,9 @@ public struct APIServer: Sendable {
     public let context: @Sendable () throws -> Context
     /// Where the requests' write steps commit, together (group commit).
     public let writes: WriteGroups
+    /// The threads the jobs run on (the store's calls block): enough for a PostgreSQL store's
+    /// connections to serve many requests at once.
+    let pool = NIOThreadPool(numberOfThreads: 16)
 
     public init(
         listen: ListenAddress, logger: Logger, writes: WriteGroups, context: @escaping @Sendable () throws -> Context
@@ -29,6 +32,7 @@ public struct APIServer: Sendable {
         self.logger = logger
         self.writes = writes
         self.context = context
+        pool.start()
     }
 
     /// Serves until SIGTERM or SIGINT, then stops accepting, answers the requests already received
@@ -79,7 +83,7 @@ public struct APIServer: Sendable {
     ) async throws -> Response {
         let started = ContinuousClock.now
         let authorization = request.headers[.authorization]
-        let (work, client) = try await NIOThreadPool.singleton.runIfActive { () -> (APIWork, String?) in
+        let (work, client) = try await pool.runIfActive { () -> (APIWork, String?) in
             switch authorized(authorization, needs: needs) {
             case .failure(let refused): return (.answer(refused), nil)
             case .success(let (c, client)): return (job(c), client)
