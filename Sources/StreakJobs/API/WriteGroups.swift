@@ -6,9 +6,7 @@ import Synchronization
 /// share one commit"). The write steps of requests that arrive while a commit is under way wait
 /// together, then run one after another in one transaction, on a thread of this one's own; each
 /// request's answer is given once that transaction has committed. On SQLite (one writer, a commit
-/// an fsync with `serve`'s durable setting) N requests then cost one commit. Where writers do not
-/// exclude each other (PostgreSQL, `Store.concurrentClaims`) each step is its own transaction,
-/// run beside the others: the server's own group commit shares the flushes.
+/// an fsync with `serve`'s durable setting) N requests then cost one commit (`shared`).
 ///
 /// A step that refuses its request answers without writing, so it shares the commit harmlessly.
 /// A step that throws rolls the shared transaction back: each step of that group then runs alone,
@@ -25,11 +23,16 @@ public final class WriteGroups: Sendable {
     private let store: any Store
     private let waiting = Mutex<[Waiting]>([])
     private let wake = DispatchSemaphore(value: 0)
-    /// Most write transactions at once where they run side by side: each holds a connection.
-    private let sideBySide = DispatchSemaphore(value: 16)
+
+    /// Whether steps share commits: where write transactions exclude each other (SQLite). Else
+    /// (PostgreSQL) each runs alone, side by side with the others (`alone`), and the database
+    /// server's own group commit shares the flushes: a group would only serialise them.
+    public let shared: Bool
 
     public init(store: any Store) {
         self.store = store
+        shared = !store.concurrentClaims
+        guard shared else { return }
         Thread.detachNewThread { [self] in
             while true { commitNext() }
         }
@@ -38,17 +41,6 @@ public final class WriteGroups: Sendable {
     /// Runs `step` in the next group's transaction and answers with its answer after the commit
     /// (or with the store's error as a problem).
     public func write(_ step: @escaping @Sendable (any StoreWriter) throws -> APIAnswer) async -> APIAnswer {
-        guard !store.concurrentClaims else {
-            // PostgreSQL: transactions run side by side on the store's connections, and the server
-            // flushes concurrent commits together itself; a group would only serialise them.
-            return await withCheckedContinuation { done in
-                DispatchQueue.global().async {
-                    self.sideBySide.wait()
-                    defer { self.sideBySide.signal() }
-                    done.resume(returning: self.alone(Waiting(step: step, answer: { _ in })))
-                }
-            }
-        }
         return await withCheckedContinuation { (done: CheckedContinuation<APIAnswer, Never>) in
             waiting.withLock { $0.append(Waiting(step: step, answer: { done.resume(returning: $0) })) }
             wake.signal()
@@ -75,9 +67,12 @@ public final class WriteGroups: Sendable {
         for (waiting, answer) in zip(group, answers) { waiting.answer(answer) }
     }
 
-    private func alone(_ waiting: Waiting) -> APIAnswer {
+    private func alone(_ waiting: Waiting) -> APIAnswer { alone(waiting.step) }
+
+    /// Runs a step in a transaction of its own, on the caller's thread (it blocks).
+    public func alone(_ step: @Sendable (any StoreWriter) throws -> APIAnswer) -> APIAnswer {
         do {
-            return try store.write { w in try waiting.step(w) }
+            return try store.write { w in try step(w) }
         } catch {
             return .failed(error)
         }
