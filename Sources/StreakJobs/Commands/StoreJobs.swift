@@ -27,12 +27,6 @@ extension Context {
     /// of a damaged store is never a quiet success (issue 31: 39 of 40 damaged stores were copied
     /// with exit 0): a damaged store is 74, with its problems and no copy written.
     public func backupStore(to path: String, check: Bool = true) throws {
-        var existing = stat()
-        if path != "-" && lstat(path, &existing) == 0 {
-            throw StreakdError.usage(
-                "store backup: \(path) exists already; name a new file (to keep one copy, back up to a new name, then "
-                    + "mv it over the old one), or - for standard output")
-        }
         if path == "-" && printer.outIsTerminal {
             throw StreakdError.usage(
                 "store backup -: standard output is a terminal, not a place for a SQLite file; pipe it "
@@ -49,6 +43,13 @@ extension Context {
                         + "\(result.checked)), so no backup was written to \(path); restore an earlier backup "
                         + "(README, Operator's guide), or copy it as it is with store backup --no-check")
             }
+        }
+        // After the check, as before: a damaged store is 74 whatever the file named.
+        var existing = stat()
+        if path != "-" && lstat(path, &existing) == 0 {
+            throw StreakdError.usage(
+                "store backup: \(path) exists already; name a new file (to keep one copy, back up to a new name, then "
+                    + "mv it over the old one), or - for standard output")
         }
         if path == "-" { return try backupToStandardOutput() }
         try store.backup(to: path)
