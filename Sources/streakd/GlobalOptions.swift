@@ -37,7 +37,9 @@ enum RecordFormat: String, OutputFormats {
 
 /// `log -o`: journalctl's names.
 enum LogFormat: String, OutputFormats {
-    case short, json, jsonPretty = "json-pretty", cat, verbose
+    case short, json
+    case jsonPretty = "json-pretty"
+    case cat, verbose
     static var help: String {
         "Output format: short, json (one JSON object per line), json-pretty, cat (the message alone) or verbose "
             + "(every field)."
@@ -109,7 +111,9 @@ struct CommonOptions<Format: OutputFormats>: ParsableArguments {
                     printer: printer, logger: logger, stop: StopSignals.token))
         } catch {
             // SQLite's own error, let out unwrapped somewhere: still the store's kind (damage is 74).
-            if let sqlite = opened as? SQLiteStore, let mapped = SQLiteStore.storeError(escaped: error, path: sqlite.path) {
+            if let sqlite = opened as? SQLiteStore,
+                let mapped = SQLiteStore.storeError(escaped: error, path: sqlite.path)
+            {
                 throw mapped
             }
             throw error
@@ -259,7 +263,8 @@ extension CommonOptions {
             let store = try openStore(name, .read, anyVersion: true, logger: logger())
             return Set(try store.read { try $0.users().map(\.id) })
         } catch let error as StoreError where error.kind == .missing {
-            Printer.standard(format: .short).warn("[desktop] users are not checked against a store: \(error.description)")
+            Printer.standard(format: .short).warn(
+                "[desktop] users are not checked against a store: \(error.description)")
             return nil
         }
     }

@@ -58,7 +58,8 @@ struct Log: ParsableCommand {
             valueName: "pattern"))
     var grep: String?
     @Option(
-        help: ArgumentHelp("Entries the machine of this name logged (_HOSTNAME), as in a fleet's journal (-D).", valueName: "name"))
+        help: ArgumentHelp(
+            "Entries the machine of this name logged (_HOSTNAME), as in a fleet's journal (-D).", valueName: "name"))
     var host: String?
     @Flag(help: "Only deliveries that failed (and are tried again) or were given up.") var failed = false
     @Flag(help: "Only deliveries that were given up.") var dead = false
@@ -140,7 +141,8 @@ struct Log: ParsableCommand {
                     .noInput, "\(folder ? "-D" : "--file"): no \(folder ? "folder" : "journal file") \(path)")
             }
             if folder && info.st_mode & S_IFMT != S_IFDIR {
-                throw StreakdError(.usage, "-D: \(path) is not a folder; name the folder that holds the *.journal files")
+                throw StreakdError(
+                    .usage, "-D: \(path) is not a folder; name the folder that holds the *.journal files")
             }
         }
         if let directory { return .directory(directory) }

@@ -11,7 +11,8 @@ import Testing
         let s = try Sandbox()
         let typo = s.run(["stauts", "u1"])
         #expect(typo.code == 64, "\(typo)")
-        #expect(typo.err.hasPrefix("streakd: error: \"stauts\" is not a streakd command; see streakd --help"), "\(typo)")
+        #expect(
+            typo.err.hasPrefix("streakd: error: \"stauts\" is not a streakd command; see streakd --help"), "\(typo)")
         #expect(typo.err.contains("The most similar command is\n\tstatus\n"), "\(typo)")
         let nested = s.run(["user", "ad", "u1", "--tz", "UTC"])
         #expect(nested.code == 64 && nested.err.contains("The most similar command is\n\tuser add\n"), "\(nested)")

@@ -115,6 +115,7 @@ import Testing
         // Through a pipe: none, unless SYSTEMD_COLORS says so.
         let piped = s.runBare(["log", "-D", dir, "--store-id", Self.fleet])
         #expect(piped.code == 0 && piped.out.split(separator: "\n").count == 4 && !piped.out.contains("\u{1B}"))
-        #expect(s.runBare(["log", "-D", dir, "--store-id", Self.fleet], env: ["SYSTEMD_COLORS": "1"]).out.contains(red))
+        #expect(
+            s.runBare(["log", "-D", dir, "--store-id", Self.fleet], env: ["SYSTEMD_COLORS": "1"]).out.contains(red))
     }
 }

@@ -128,7 +128,10 @@ import Testing
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
         chmod(shared, 0o755)
         let named = StreakTestKit.run(
-            ["/bin/sh", "-c", "umask 022; exec \"$0\" user add u1 --tz UTC --store \"$1\"", streakdBinary, shared + "/s.sqlite"],
+            [
+                "/bin/sh", "-c", "umask 022; exec \"$0\" user add u1 --tz UTC --store \"$1\"", streakdBinary,
+                shared + "/s.sqlite",
+            ],
             env: s.environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
         #expect(named.code == 0, "\(named)")
         #expect(stat(shared + "/s.sqlite", &info) == 0 && info.st_mode & 0o777 == 0o600)

@@ -166,7 +166,8 @@ import Testing
         let s = try Sandbox()
         s.addUser("u1")
         for args in [
-            ["status", "ghost"], ["checkin", "ghost"], ["user", "add", "u1", "--tz", "UTC"], ["user", "remove", "ghost"],
+            ["status", "ghost"], ["checkin", "ghost"], ["user", "add", "u1", "--tz", "UTC"],
+            ["user", "remove", "ghost"],
             ["checkin", "u1", "--at", "2027-01-01T00:00:00Z"], ["checkin", "u1", "--at", "2020-01-01T00:00:00Z"],
             ["preview", "--user", "ghost"],
         ] {

@@ -58,10 +58,11 @@ extension Context {
     /// Columns on a terminal: a CJK character takes two.
     static func width(_ s: String) -> Int {
         s.unicodeScalars.reduce(0) { n, c in
-            n + ((0x1100...0x115F).contains(c.value) || (0x2E80...0xA4CF).contains(c.value)
-                || (0xAC00...0xD7A3).contains(c.value) || (0xF900...0xFAFF).contains(c.value)
-                || (0xFE30...0xFE4F).contains(c.value) || (0xFF00...0xFF60).contains(c.value)
-                || (0xFFE0...0xFFE6).contains(c.value) ? 2 : 1)
+            n
+                + ((0x1100...0x115F).contains(c.value) || (0x2E80...0xA4CF).contains(c.value)
+                    || (0xAC00...0xD7A3).contains(c.value) || (0xF900...0xFAFF).contains(c.value)
+                    || (0xFE30...0xFE4F).contains(c.value) || (0xFF00...0xFF60).contains(c.value)
+                    || (0xFFE0...0xFFE6).contains(c.value) ? 2 : 1)
         }
     }
 

@@ -7,7 +7,9 @@ public struct LogRequest: Sendable {
     /// `-o`: one line per entry (`short`), a JSON object on a line (`json`) or over several
     /// (`json-pretty`), the message alone (`cat`), or every field of the entry (`verbose`).
     public enum Format: String, CaseIterable, Sendable {
-        case short, json, jsonPretty = "json-pretty", cat, verbose
+        case short, json
+        case jsonPretty = "json-pretty"
+        case cat, verbose
     }
 
     /// Whose entries: one store's (by its identity), every store's, or those that carry no store

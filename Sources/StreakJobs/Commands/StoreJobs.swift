@@ -30,7 +30,8 @@ extension Context {
         if path == "-" && printer.outIsTerminal {
             throw StreakdError.usage(
                 "store backup -: standard output is a terminal, not a place for a SQLite file; pipe it "
-                    + "(streakd store backup - | restic backup --stdin --stdin-filename streakd.sqlite) or name a new file")
+                    + "(streakd store backup - | restic backup --stdin --stdin-filename streakd.sqlite) or name a new file"
+            )
         }
         if check {
             let result = try store.check()
@@ -55,7 +56,8 @@ extension Context {
         try store.backup(to: path)
         printer.record(
             .object([("backup", .string(path)), ("checked", .bool(check))]),
-            short: "backed up the store to \(path)" + (check ? "" : " (not checked: streakd store check --store \(path))"))
+            short: "backed up the store to \(path)"
+                + (check ? "" : " (not checked: streakd store check --store \(path))"))
     }
 
     /// `store backup -`: the same copy, made in a private folder of its own under `$TMPDIR` (else
@@ -84,7 +86,8 @@ extension Context {
         }
         let fd = open(copy, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw StreakdError(.unavailable, "store backup -: cannot read the copy: \(String(cString: strerror(errno)))")
+            throw StreakdError(
+                .unavailable, "store backup -: cannot read the copy: \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -92,7 +95,8 @@ extension Context {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             guard n >= 0 else {
-                throw StreakdError(.unavailable, "store backup -: cannot read the copy: \(String(cString: strerror(errno)))")
+                throw StreakdError(
+                    .unavailable, "store backup -: cannot read the copy: \(String(cString: strerror(errno)))")
             }
             if n == 0 { break }
             var done = 0
@@ -101,7 +105,8 @@ extension Context {
                 if w < 0 && errno == EINTR { continue }
                 guard w > 0 else {
                     throw StreakdError(
-                        .unavailable, "store backup -: cannot write to standard output: \(String(cString: strerror(errno)))")
+                        .unavailable,
+                        "store backup -: cannot write to standard output: \(String(cString: strerror(errno)))")
                 }
                 done += w
             }
