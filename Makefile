@@ -85,14 +85,15 @@ else
 	@test -x "$(STREAKD)" || { echo "make: STREAKD=$(STREAKD) is not an executable file" >&2; exit 66; }
 endif
 
-# The man pages, written by hand in deploy/, with the version and date filled in; the
+# The man pages, written by hand in deploy/ (readable there: man deploy/streakd.1), with
+# this build's version and date set on their .TH line; the
 # completions from the binary (remade when it is newer).
 man: $(OUT)/streakd.1 $(OUT)/streakd.toml.5
 completions: $(OUT)/streakd.bash $(OUT)/_streakd $(OUT)/streakd.fish
 
 $(OUT)/streakd.1 $(OUT)/streakd.toml.5: $(OUT)/%: deploy/%
 	@mkdir -p $(OUT)
-	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@DATE@|$(MAN_DATE)|g' $< >$@.tmp && mv -f $@.tmp $@
+	sed -e '/^\.TH /s|"[^"]*" "streakd [^"]*"|"$(MAN_DATE)" "streakd $(VERSION)"|' $< >$@.tmp && mv -f $@.tmp $@
 
 $(OUT)/streakd.bash: $(BIN)
 	@mkdir -p $(OUT)

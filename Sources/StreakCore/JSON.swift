@@ -19,6 +19,39 @@ public enum JSON: Equatable, Sendable {
         return out
     }
 
+    /// Over several lines as journalctl's `-o json-pretty` writes an entry: a tab per level, a
+    /// field a line, `"key" : value`.
+    public var prettyText: String {
+        var out = ""
+        writePretty(to: &out, depth: 0)
+        return out
+    }
+
+    func writePretty(to out: inout String, depth: Int) {
+        let indent = String(repeating: "\t", count: depth + 1)
+        switch self {
+        case .array(let items) where !items.isEmpty:
+            out += "[\n"
+            for (i, item) in items.enumerated() {
+                out += indent
+                item.writePretty(to: &out, depth: depth + 1)
+                out += i == items.count - 1 ? "\n" : ",\n"
+            }
+            out += String(repeating: "\t", count: depth) + "]"
+        case .object(let fields) where !fields.isEmpty:
+            out += "{\n"
+            for (i, (key, value)) in fields.enumerated() {
+                out += indent
+                JSON.escape(key, into: &out)
+                out += " : "
+                value.writePretty(to: &out, depth: depth + 1)
+                out += i == fields.count - 1 ? "\n" : ",\n"
+            }
+            out += String(repeating: "\t", count: depth) + "}"
+        default: write(to: &out)
+        }
+    }
+
     func write(to out: inout String) {
         switch self {
         case .string(let s): JSON.escape(s, into: &out)

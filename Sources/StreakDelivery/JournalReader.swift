@@ -37,14 +37,21 @@ public final class JournalReader {
         /// The store's identity (`STREAKD_STORE`): nil reads every store's entries.
         public var store: String?
         public var deliveries: Deliveries
+        /// Only entries of these priorities (`PRIORITY`, 0 emerg to 7 debug), as journalctl -p.
+        public var priorities: ClosedRange<Int>?
+        /// Only entries the machine of this name logged (`_HOSTNAME`), as journalctl _HOSTNAME=.
+        public var host: String?
 
         public init(
-            user: String? = nil, kind: NotificationKind? = nil, store: String? = nil, deliveries: Deliveries = .all
+            user: String? = nil, kind: NotificationKind? = nil, store: String? = nil, deliveries: Deliveries = .all,
+            priorities: ClosedRange<Int>? = nil, host: String? = nil
         ) {
             self.user = user
             self.kind = kind
             self.store = store
             self.deliveries = deliveries
+            self.priorities = priorities
+            self.host = host
         }
 
         /// The MESSAGE_IDs of the entries read.
@@ -112,6 +119,8 @@ public final class JournalReader {
         if let user = filter.user { matches.append("STREAKD_USER=\(user)") }
         if let kind = filter.kind { matches.append("STREAKD_KIND=\(kind.rawValue)") }
         if let store = filter.store { matches.append("STREAKD_STORE=\(store)") }
+        if let priorities = filter.priorities { matches += priorities.map { "PRIORITY=\($0)" } }
+        if let host = filter.host { matches.append("_HOSTNAME=\(host)") }
         for match in matches {
             let r = match.withCString { sd_journal_add_match(journal, $0, 0) }
             if r < 0 {

@@ -34,7 +34,7 @@ public struct Context: Sendable {
     /// A user who must exist.
     func user(_ id: String, in reader: some UserReading) throws -> User {
         if let problem = Validate.userID(id) {
-            throw StreakdError.data("\(quoted(id)) is not a user id; use \(problem)")
+            throw StreakdError.usage("\(quoted(id)) is not a user id; use \(problem)")
         }
         guard let user = try reader.user(id) else { throw StreakdError.unknownUser(id) }
         return user
@@ -42,7 +42,7 @@ public struct Context: Sendable {
 
     func streakID(_ id: String, field: String = "--streak") throws -> String {
         if let problem = Validate.streakID(id) {
-            throw StreakdError.data("\(field): \(quoted(id)) is not a streak id; use \(problem)")
+            throw StreakdError.usage("\(field): \(quoted(id)) is not a streak id; use \(problem)")
         }
         return id
     }

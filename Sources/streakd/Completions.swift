@@ -55,7 +55,7 @@ enum Completions {
     static let takingValues: Set<String> = [
         "--store", "--config", "--now", "-o", "--streak", "--tz", "--remind-at", "--at", "--id", "--meta", "--lang",
         "--weeks", "--date", "--until", "--since", "-S", "-U", "--kind", "-n", "--lines", "-D", "--directory", "--file",
-        "--store-id", "--format", "--user",
+        "--store-id", "--format", "--user", "-p", "--priority", "-g", "--grep", "--host", "--scope", "--listen",
     ]
 
     /// Words that name commands rather than arguments.

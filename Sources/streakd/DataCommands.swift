@@ -9,7 +9,10 @@ struct Checkin: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The user's id.", completion: Completions.users) var id: String
     @Option(help: "The streak.", completion: Completions.streaks) var streak = "daily"
-    @Option(help: ArgumentHelp("When it happened (RFC 3339 with an offset); default now.", valueName: "rfc3339"))
+    @Option(
+        help: ArgumentHelp(
+            "When it happened: RFC 3339, or as log --since takes it (\"yesterday 21:00\", \"2 hours ago\"; local times "
+                + "in the check-in's zone); default now.", valueName: "time"))
     var at: String?
     @Option(
         help: ArgumentHelp("The zone in force when it happened; default the user's.", valueName: "zone"),
@@ -136,6 +139,10 @@ struct ConfigCommand: ParsableCommand {
             commandName: "check",
             abstract: "Validate the configuration and print the effective one.")
         @OptionGroup var global: GlobalOptions
-        func run() throws { try global.runWithoutStore { try $0.checkConfig() } }
+        func run() throws {
+            try global.runWithoutStore { context in
+                try context.checkConfig(knownUsers: try global.storeUsers(for: context.config))
+            }
+        }
     }
 }

@@ -23,13 +23,34 @@ extension StoreError.Kind {
     }
 }
 
-/// `-o`: every command prints `short` or `json`; `log` also `cat` and `verbose`.
-enum OutputOption: String, CaseIterable, ExpressibleByArgument {
-    case short, json, cat, verbose
+/// What `-o` takes: each command's own values, which its help lists.
+protocol OutputFormats: RawRepresentable<String>, CaseIterable, ExpressibleByArgument, Sendable {
+    static var short: Self { get }
+    static var help: String { get }
 }
 
-/// The options every command takes.
-struct GlobalOptions: ParsableArguments {
+/// `-o` of every command that prints records but `log`.
+enum RecordFormat: String, OutputFormats {
+    case short, json
+    static var help: String { "Output format: short, or json (one JSON object per line)." }
+}
+
+/// `log -o`: journalctl's names.
+enum LogFormat: String, OutputFormats {
+    case short, json
+    case jsonPretty = "json-pretty"
+    case cat, verbose
+    static var help: String {
+        "Output format: short, json (one JSON object per line), json-pretty, cat (the message alone) or verbose "
+            + "(every field)."
+    }
+}
+
+/// The options of every command but `log`.
+typealias GlobalOptions = CommonOptions<RecordFormat>
+
+/// The options every command takes; `-o` with the command's own values.
+struct CommonOptions<Format: OutputFormats>: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -48,10 +69,8 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(
         name: .short,
-        help: ArgumentHelp(
-            "Output format: short or json (one JSON object per line); log also cat and verbose.",
-            valueName: "short|json"))
-    var output: OutputOption = .short
+        help: ArgumentHelp(Format.help, valueName: Format.allCases.map(\.rawValue).joined(separator: "|")))
+    var output: Format = .short
 
     @Flag(name: .shortAndLong, help: "Log what streakd does to standard error.")
     var verbose = false
@@ -63,15 +82,8 @@ struct GlobalOptions: ParsableArguments {
         return Paths(environment: env).defaultStore
     }
 
-    /// The printer for `-o`: `cat` and `verbose` are `log`'s alone.
-    func printer() throws -> Printer {
-        switch output {
-        case .short: return .standard(format: .short)
-        case .json: return .standard(format: .json)
-        case .cat, .verbose:
-            throw StreakdError.usage("-o \(output.rawValue) is for log only; use -o short or -o json")
-        }
-    }
+    /// The printer for `-o` (`log`'s other formats are `log`'s to write).
+    func printer() throws -> Printer { .standard(format: output.rawValue == "json" ? .json : .short) }
 
     func logger() -> Logger {
         var logger = Logger(label: "streakd") { StreamLogHandler.standardError(label: $0) }
@@ -88,7 +100,7 @@ struct GlobalOptions: ParsableArguments {
         let logger = logger()
         let printer = try printer()
         let pinned = try pinnedNow(env)
-        let config = try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
+        let config = try loadConfig(paths)
         let opened = try openStore(namedStore(env), access, anyVersion: anyVersion, logger: logger)
         let instant = try pinned ?? storeNow(opened)
         do {
@@ -135,7 +147,7 @@ struct GlobalOptions: ParsableArguments {
         let paths = Paths(environment: env)
         let logger = logger()
         let instant = try nowInstant(env)
-        let config = try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
+        let config = try loadConfig(paths)
         try job(
             Context(
                 store: NoStore(), config: config, now: instant, zones: ZoneBook(logger: logger, around: instant),
@@ -161,8 +173,25 @@ struct GlobalOptions: ParsableArguments {
         return shared
     }
 
-    /// `--now` or `STREAKD_NOW`, if given.
+    /// The configuration `--config` names, else the default one (missing there: the defaults). An
+    /// empty `--config` is a usage error (64), as an empty `--store` is.
+    func loadConfig(_ paths: Paths) throws -> Config {
+        if config == "" {
+            throw StreakdError.usage(
+                "--config: the path is empty; name a configuration file, such as /etc/streakd/streakd.toml, or "
+                    + "leave --config out for the default")
+        }
+        return try ConfigLoader.load(path: config ?? paths.defaultConfig, explicit: config != nil)
+    }
+
+    /// `--now` or `STREAKD_NOW`, if given. An empty `--now` is a usage error (64); an empty
+    /// STREAKD_NOW counts as unset, as an empty STREAKD_STORE does.
     func pinnedNow(_ env: [String: String]) throws -> Instant? {
+        if now == "" {
+            throw StreakdError.usage(
+                "--now: the value is empty; give an RFC 3339 instant such as 2026-11-21T19:00:00Z, or leave --now out "
+                    + "to run at the current time")
+        }
         let (text, name) = now.map { ($0, "--now") } ?? (env["STREAKD_NOW"].map { ($0, "STREAKD_NOW") } ?? (nil, ""))
         guard let text, !text.isEmpty else { return nil }
         guard let instant = RFC3339.parse(text) else {
@@ -225,5 +254,23 @@ struct GlobalOptions: ParsableArguments {
                 "--store: \"\(value)\" is not a store; use a SQLite file path or a postgres:// or postgresql:// URL")
         }
         return .sqlite(value)
+    }
+}
+
+extension CommonOptions {
+    /// `config check`: the users of the store, when the configuration names desktop users (which
+    /// must be among them); nil, with a warning, when the store does not exist yet. Opened to read
+    /// only: nothing is created.
+    func storeUsers(for config: Config) throws -> Set<String>? {
+        guard !config.desktopUsers.isEmpty else { return nil }
+        let name = namedStore(ProcessInfo.processInfo.environment)
+        do {
+            let store = try openStore(name, .read, anyVersion: true, logger: logger())
+            return Set(try store.read { try $0.users().map(\.id) })
+        } catch let error as StoreError where error.kind == .missing {
+            Printer.standard(format: .short).warn(
+                "[desktop] users are not checked against a store: \(error.description)")
+            return nil
+        }
     }
 }

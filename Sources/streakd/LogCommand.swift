@@ -14,11 +14,12 @@ struct Log: ParsableCommand {
         discussion: """
             Notifications, and deliveries that failed or were given up, oldest first, of one store: the one \
             --store (or STREAKD_STORE, or the default) names, whose identity every entry carries as STREAKD_STORE. \
-            On a terminal the output goes through a pager ($SYSTEMD_PAGER, $PAGER or less). Times are local \
+            On a terminal the output goes through a pager ($SYSTEMD_PAGER, $PAGER or less), failed deliveries \
+            yellow and dead ones red (NO_COLOR, SYSTEMD_COLORS=0: none). Times are local \
             (--utc: UTC), shown and read as journalctl does: "2026-11-23 20:00", "21:00", today, yesterday, \
             "2 hours ago", -2h. See streakd(1) for the line formats.
             """)
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup var global: CommonOptions<LogFormat>
     @Flag(name: .shortAndLong, help: "Print new entries as they arrive, until interrupted.") var follow = false
     @Option(
         name: [.customShort("n", allowingJoined: true), .customLong("lines")],
@@ -43,6 +44,23 @@ struct Log: ParsableCommand {
         help: ArgumentHelp("One kind: \(NotificationKind.names).", valueName: "kind"),
         completion: .list(NotificationKind.allCases.map(\.rawValue)))
     var kind: String?
+    @Option(
+        name: [.customShort("p"), .long],
+        help: ArgumentHelp(
+            "Entries of this priority or a more urgent one (emerg 0 to debug 7: a dead delivery is err, a failed "
+                + "one warning), or of a range FROM..TO.", valueName: "level|from..to"),
+        completion: .list(["emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"]))
+    var priority: String?
+    @Option(
+        name: [.customShort("g"), .long],
+        help: ArgumentHelp(
+            "Entries whose message matches this regular expression (case-insensitive unless it has a capital).",
+            valueName: "pattern"))
+    var grep: String?
+    @Option(
+        help: ArgumentHelp(
+            "Entries the machine of this name logged (_HOSTNAME), as in a fleet's journal (-D).", valueName: "name"))
+    var host: String?
     @Flag(help: "Only deliveries that failed (and are tried again) or were given up.") var failed = false
     @Flag(help: "Only deliveries that were given up.") var dead = false
     @Option(
@@ -85,6 +103,11 @@ struct Log: ParsableCommand {
         request.utc = utc
         request.quiet = quiet
         request.format = LogRequest.Format(rawValue: global.output.rawValue) ?? .short
+        request.priority = priority
+        request.grep = grep
+        request.host = host
+        // As journalctl: colour on a terminal (a pager's included), unless NO_COLOR or SYSTEMD_COLORS say no.
+        request.color = LogColor.enabled(environment: env, isTerminal: isatty(STDOUT_FILENO) == 1)
         request.deliveries = dead ? .dead : failed ? .failedOrDead : .all
         request.source = try source()
         request.stores = try stores(env)
@@ -118,7 +141,8 @@ struct Log: ParsableCommand {
                     .noInput, "\(folder ? "-D" : "--file"): no \(folder ? "folder" : "journal file") \(path)")
             }
             if folder && info.st_mode & S_IFMT != S_IFDIR {
-                throw StreakdError(.usage, "-D: \(path) is not a folder; name the folder that holds the *.journal files")
+                throw StreakdError(
+                    .usage, "-D: \(path) is not a folder; name the folder that holds the *.journal files")
             }
         }
         if let directory { return .directory(directory) }
@@ -185,7 +209,7 @@ struct Log: ParsableCommand {
     /// through `Pager.write`, which stops quietly when a pager has quit.
     func journalContext(_ env: [String: String]) throws -> Context {
         let printer = Printer(
-            format: global.output == .json ? .json : .short, out: { Pager.write($0) },
+            format: global.output == .json || global.output == .jsonPretty ? .json : .short, out: { Pager.write($0) },
             err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
         return Context(
             store: NoStore(), config: Config(), now: try global.nowInstant(env), zones: ZoneBook(), printer: printer,

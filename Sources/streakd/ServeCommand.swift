@@ -59,8 +59,7 @@ extension GlobalOptions {
         let logger = logger()
         let printer = try printer()
         let pinned = try pinnedNow(env)
-        let config = try ConfigLoader.load(
-            path: self.config ?? Paths(environment: env).defaultConfig, explicit: self.config != nil)
+        let config = try loadConfig(Paths(environment: env))
         let store = try openStore(namedStore(env), .write, durable: true, logger: logger)
         let zones = ZoneBook(logger: logger)
         let options = self

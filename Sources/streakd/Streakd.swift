@@ -37,9 +37,10 @@ struct Streakd: ParsableCommand {
         // own, and an arena each held 25 MB more at the peak of a million-streak tick.
         mallopt(M_ARENA_MAX, 1)
         SQLiteStore.setUpProcess()
+        let args = logLinesDefault(globalOptionsLast(Array(CommandLine.arguments.dropFirst())))
+        if let unknown = Suggestions.unknownCommand(args) { fail(unknown, ExitStatus.usage.rawValue) }
         do {
-            var command = try parseAsRoot(
-                logLinesDefault(globalOptionsLast(Array(CommandLine.arguments.dropFirst()))))
+            var command = try parseAsRoot(args)
             try command.run()
         } catch let error as StreakdError {
             fail(error.message, error.status.rawValue)

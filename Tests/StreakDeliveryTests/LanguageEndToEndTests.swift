@@ -44,8 +44,8 @@ import Testing
         // The badges the imported week unlocked are a day old: recorded, not sent.
         #expect(
             tick.out == "sent 2026-11-21T12:00:00Z at_risk \(user)/daily 2026-11-21: \(Self.text)\n"
-                + "expired 2026-11-16T00:00:00Z badge_unlocked \(user) badge streak_3 2026-11-16: 你解锁了“Warming Up”徽章！\n"
-                + "expired 2026-11-20T00:00:00Z badge_unlocked \(user) badge streak_7 2026-11-20: 你解锁了“One Week Strong”徽章！\n",
+                + "expired 2026-11-16T00:00:00Z badge_unlocked \(user) badge streak_3 2026-11-16: 你解锁了“热身”徽章！\n"
+                + "expired 2026-11-20T00:00:00Z badge_unlocked \(user) badge streak_7 2026-11-20: 你解锁了“坚持一周”徽章！\n",
             "\(tick)")
 
         // The journal keeps the message as the user was told it, and the store's identity.
@@ -76,7 +76,7 @@ import Testing
         #expect(streakd(["checkin", user, "--meta", "kind=social"], now: "2026-11-21T12:05:00Z").code == 0)
         let badge = streakd(["tick"], now: "2026-11-21T12:15:00Z")
         #expect(badge.code == 0, "\(badge)")
-        let text = "你解锁了“Better Together”徽章！"
+        let text = "你解锁了“一起更好”徽章！"
         var shownBadge: [String: String]?
         for _ in 0..<50 where shownBadge == nil {
             shownBadge = session.printed().first { $0["body"] == text }

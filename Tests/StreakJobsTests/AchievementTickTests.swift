@@ -91,7 +91,7 @@ import Testing
         #expect(byBadge["checkins_10"]?["current"] as? Int == 8)
         #expect(
             Set(badgeLines(out).map { $0.keys.sorted() }.map { $0.joined(separator: ",") }) == [
-                "badge,category,current,progress,title,unlocked_at,user,value"
+                "badge,category,current,description,progress,title,unlocked_at,user,value"
             ])
     }
 
@@ -206,7 +206,7 @@ import Testing
         try checkin(c, "lin", "2026-11-21T08:00:00Z", meta: ["kind=social"])
         let sink = MemorySink()
         try at(c, "2026-11-21T08:15:00Z").tick(delivery: Delivery(sinks: [sink]))
-        #expect(sink.received.map(\.message) == ["你解锁了“Better Together”徽章！"])
+        #expect(sink.received.map(\.message) == ["你解锁了“一起更好”徽章！"])
         #expect(sink.received.map(\.title) == ["徽章已解锁"])
     }
 

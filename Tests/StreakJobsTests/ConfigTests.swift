@@ -76,7 +76,7 @@ import Testing
             "c.toml:5: hooks[2].name: \"a\" names two hooks; give each hook its own name"
         ),
         (
-            "[[hooks]]\nname = \"a\"\ncommand = [\"a\"]\nkinds = [\"reminder\"]",
+            "[[hooks]]\nname = \"a\"\ncommand = [\"/bin/a\"]\nkinds = [\"reminder\"]",
             "c.toml:4: hooks[1].kinds: \"reminder\" is not a kind; must be a list of kinds from at_risk, freeze_used, streak_broken, freeze_refilled, badge_unlocked, level_up"
         ),
         ("[[hooks]]\nname = \"a\"", "c.toml:1: hooks[1]: hook \"a\" needs a command = [\"program\", …]"),
@@ -85,7 +85,7 @@ import Testing
             "c.toml:3: hooks[1].command: \"notify-send hi\" is not a program; put the program alone first and each argument in its own string"
         ),
         (
-            "[[hooks]]\nname = \"a\"\ncommand = [\"a\"]\ntimeout_seconds = 0",
+            "[[hooks]]\nname = \"a\"\ncommand = [\"/bin/a\"]\ntimeout_seconds = 0",
             "c.toml:4: hooks[1].timeout_seconds: must be a whole number from 1 to 3600"
         ),
         (

@@ -33,6 +33,12 @@ import Testing
         #expect(time("today") == "2026-11-20T23:00:00Z")
         #expect(time("yesterday") == "2026-11-19T23:00:00Z")
         #expect(time("tomorrow") == "2026-11-21T23:00:00Z")
+        // A day's name with a time (issue 34: `checkin --at "yesterday 21:00"` reads it too).
+        #expect(time("yesterday 21:00") == "2026-11-20T20:00:00Z")
+        #expect(time("today 07:30:05") == "2026-11-21T06:30:05Z")
+        #expect(time("tomorrow 08:00 UTC") == "2026-11-22T08:00:00Z")
+        #expect(time("yesterday") == "2026-11-19T23:00:00Z")
+        #expect(time("yesterday 25:00") == nil && time("yesterday 2026-11-20") == nil)
         #expect(time("@1795287600") == "2026-11-21T19:00:00Z")
         #expect(time("-90m") == "2026-11-21T18:00:15Z")
         #expect(time("90m ago") == "2026-11-21T18:00:15Z")

@@ -74,7 +74,7 @@ struct AchievementCLITests {
         #expect(
             objects.allSatisfy {
                 $0.keys.sorted() == [
-                    "badge", "category", "current", "progress", "title", "unlocked_at", "user", "value",
+                    "badge", "category", "current", "description", "progress", "title", "unlocked_at", "user", "value",
                 ]
             })
         let seven = try #require(objects.first { $0["badge"] as? String == "streak_7" })

@@ -82,6 +82,9 @@ import Testing
             Self.complete("streakd log --kind ", script: script, in: s)
                 == ["at_risk", "badge_unlocked", "freeze_refilled", "freeze_used", "level_up", "streak_broken"])
         #expect(Self.complete("streakd user add x --tz UTC --lang ", script: script, in: s) == ["en", "zh-Hans"])
-        #expect(Self.complete("streakd log -o ", script: script, in: s) == ["cat", "json", "short", "verbose"])
+        #expect(
+            Self.complete("streakd log -o ", script: script, in: s) == [
+                "cat", "json", "json-pretty", "short", "verbose",
+            ])
     }
 }

@@ -66,15 +66,15 @@ struct FreezeTests {
         try s.importLines(sevenDays)
 
         let past = s.run(["freeze", "use", "u1", "--date", "2026-11-20"])
-        #expect(past.code == 65)
+        #expect(past.code == 64)
         #expect(
             past.err
                 == error("--date: 2026-11-20 has begun or ended already; freeze today (2026-11-21) or a coming date"))
         let garbage = s.run(["freeze", "use", "u1", "--date", "11/24"])
-        #expect(garbage.code == 65)
+        #expect(garbage.code == 64)
         #expect(garbage.err == error(#"--date: "11/24" is not a date; use YYYY-MM-DD"#))
         let far = s.run(["freeze", "use", "u1", "--date", "2027-12-01"])
-        #expect(far.code == 65)
+        #expect(far.code == 64)
         #expect(far.err == error("--date: 2027-12-01 is more than a year ahead"))
 
         let use = s.run(["freeze", "use", "u1", "--date", "2026-11-22"])

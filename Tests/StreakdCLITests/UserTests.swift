@@ -100,14 +100,14 @@ struct UserTests {
                 """)
 
         let bad = s.run(["user", "add", "x", "--tz", "UTC", "--lang", "english"])
-        #expect(bad.code == 65)
+        #expect(bad.code == 64)
         #expect(
             bad.err
                 == error(
                     #"--lang: "english" is not a language tag; use a BCP 47 language tag such as en, en-GB, zh-Hans or pt-BR (a 2- or 3-letter language, then optional script, region and variants)"#
                 ))
         let none = s.run(["user", "set", "bo", "--lang", "fr"])
-        #expect(none.code == 65)
+        #expect(none.code == 64)
         #expect(
             none.err
                 == error(
@@ -121,7 +121,7 @@ struct UserTests {
     @Test func reminderTimesFallOnTheTimersFirings() throws {
         let s = try Sandbox()
         let r = s.run(["user", "add", "a", "--tz", "Europe/Berlin", "--remind-at", "20:10"])
-        #expect(r.code == 65)
+        #expect(r.code == 64)
         #expect(
             r.err
                 == error(
@@ -131,7 +131,7 @@ struct UserTests {
         #expect(s.run(["user", "add", "k", "--tz", "Asia/Kathmandu", "--remind-at", "07:45"]).code == 0)
         #expect(s.run(["user", "add", "c", "--tz", "Australia/Eucla", "--remind-at", "21:15"]).code == 0)
         let set = s.run(["user", "set", "k", "--remind-at", "23:59"])
-        #expect(set.code == 65)
+        #expect(set.code == 64)
         #expect(set.err.hasSuffix("use 23:45 or 00:00\n"), "\(set)")
         let file = try s.file("u.jsonl", #"{"user":"b","tz":"UTC","remind_at":"08:05"}"# + "\n")
         let imported = s.run(["user", "import", file])
@@ -143,23 +143,23 @@ struct UserTests {
         let s = try Sandbox()
         s.addUser("alice")
         let r1 = s.run(["user", "add", "bad id", "--tz", "UTC"])
-        #expect(r1.code == 65)
+        #expect(r1.code == 64)
         #expect(
             r1.err
                 == error(
                     #"ID: "bad id" is not a user id; use 1 to 128 characters: a letter or digit, then letters, digits, '.', '_', '@' or '-'"#
                 ))
         let r2 = s.run(["user", "add", "zed", "--tz", "Mars/Olympus"])
-        #expect(r2.code == 65)
+        #expect(r2.code == 64)
         #expect(r2.err == error(#"--tz: unknown time zone "Mars/Olympus"; "# + zoneRule))
         let r3 = s.run(["user", "set", "alice", "--remind-at", "25:00"])
-        #expect(r3.code == 65)
+        #expect(r3.code == 64)
         #expect(r3.err == error(#"--remind-at: "25:00" is not a time of day; use HH:MM from 00:00 to 23:59"#))
         let r4 = s.run(["user", "set", "carol", "--tz", "UTC"])
         #expect(r4.code == 65)
         #expect(r4.err == error(#"unknown user "carol"; add it first with: streakd user add carol --tz ZONE"#))
         let r5 = s.run(["user", "add", "zed", "--tz", "posix/Europe/Berlin"])
-        #expect(r5.code == 65)
+        #expect(r5.code == 64)
         let missingTZ = s.run(["user", "add", "zed"])
         #expect(missingTZ.code == 64)
         // Nothing of the failed commands was stored.

@@ -91,7 +91,7 @@ public struct APIAnswer: Error, Sendable {
     public static func failed(_ error: any Error) -> APIAnswer {
         switch error {
         case let e as StoreError: storeProblem(e)
-        case let e as StreakdError: problem(e.status == .dataError ? 422 : 503, e.message)
+        case let e as StreakdError: problem(e.status == .dataError || e.status == .usage ? 422 : 503, e.message)
         default: problem(503, "the request could not be done: \(error)", headers: [("Retry-After", "1")])
         }
     }

@@ -162,7 +162,7 @@ extension Context {
                 } else {
                     _ = try spendFreeze(user: user, streak: streak, date: date, field: "/date", in: w)
                 }
-            } catch let refused as StreakdError where refused.status == .dataError {
+            } catch let refused as StreakdError where refused.status == .dataError || refused.status == .usage {
                 // A refusal about the date names it (`/date: ...`); the others are the action's.
                 let onDate = refused.message.hasPrefix("/date: ")
                 return .problem(

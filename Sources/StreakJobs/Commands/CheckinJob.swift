@@ -10,6 +10,7 @@ extension Context {
         input.meta = try Self.metadata(meta)
         let (user, stored, state) = try store.write { w -> (User, InsertResult, StreakState) in
             let user = try self.user(id, in: w)
+            if let at { input.at = try checkinTime(at, zone: tz ?? user.zone) }
             let result = try storeCheckin(input, of: user, names: Self.checkinOptions, in: w).mapError(\.asError).get()
             return (user, result, Engine.evaluate(try history(of: user, streak: streak, in: w), at: now))
         }
@@ -48,6 +49,20 @@ extension Context {
         return .success(result)
     }
 
+    /// `checkin --at`: RFC 3339 as it is, else a time as `log --since` takes it (`TimeArgument`:
+    /// "yesterday 21:00", "2 hours ago"), local forms read in the check-in's zone (`--tz`, else
+    /// the user's), as RFC 3339 for the rules every check-in meets.
+    func checkinTime(_ text: String, zone name: String) throws -> String {
+        if RFC3339.parse(text) != nil { return text }
+        let zone: Zone
+        switch zones.zone(name) {
+        case .success(let z): zone = z
+        case .failure(let e): throw FieldProblem(field: "--tz", message: e.message).asError
+        }
+        let instant = try timeArgument(text, option: "--at", zone: zone)
+        return RFC3339.format(instant, offset: zone.offset(at: instant), utcZ: true)
+    }
+
     /// The options of `checkin` that carry each field, for messages.
     static let checkinOptions = [
         "user": "ID", "streak": "--streak", "at": "--at", "tz": "--tz", "id": "--id", "meta": "--meta",
@@ -59,12 +74,12 @@ extension Context {
         var meta: Metadata = []
         for item in items {
             guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
-                throw StreakdError.data("--meta: \(quoted(item)) is not KEY=VALUE; use e.g. --meta reps=20")
+                throw StreakdError.usage("--meta: \(quoted(item)) is not KEY=VALUE; use e.g. --meta reps=20")
             }
             let key = String(item[..<eq])
             let raw = String(item[item.index(after: eq)...])
             guard !meta.contains(where: { $0.key == key }) else {
-                throw StreakdError.data("--meta: key \(quoted(key)) is given twice; give each key once")
+                throw StreakdError.usage("--meta: key \(quoted(key)) is given twice; give each key once")
             }
             let integer = Int64(raw).flatMap { String($0) == raw ? MetaValue.integer($0) : nil }
             let value: MetaValue = raw == "true" ? .bool(true) : raw == "false" ? .bool(false) : integer ?? .string(raw)

@@ -47,7 +47,7 @@ extension Context {
     }
 
     /// Uses a freeze in a write, for `date` (today when nil; `field` names it in messages): the
-    /// date frozen and the freezes left; a `StreakdError.data` when the rules refuse it.
+    /// date frozen and the freezes left; a `StreakdError` when the rules refuse it (usage: a date out of range).
     func spendFreeze(user: User, streak: String, date: String?, field: String = "--date", in w: any StoreWriter)
         throws -> (LocalDate, Int)
     {
@@ -58,15 +58,15 @@ extension Context {
         var day = state.today
         if let date {
             guard let d = LocalDate(date) else {
-                throw StreakdError.data("\(field): \(quoted(date)) is not a date; use YYYY-MM-DD")
+                throw StreakdError.usage("\(field): \(quoted(date)) is not a date; use YYYY-MM-DD")
             }
             day = d
         }
         guard day >= state.today else {
-            throw StreakdError.data(
+            throw StreakdError.usage(
                 "\(field): \(day) has begun or ended already; freeze today (\(state.today)) or a coming date")
         }
-        guard day <= state.today + 366 else { throw StreakdError.data("\(field): \(day) is more than a year ahead") }
+        guard day <= state.today + 366 else { throw StreakdError.usage("\(field): \(day) is more than a year ahead") }
         guard state.mark(day) != .frozen else { throw StreakdError.data("\(day) is frozen already") }
         guard state.mark(day) != .qualifying else {
             throw StreakdError.data("\(day) qualifies already; it needs no freeze")
@@ -84,8 +84,8 @@ extension Context {
     /// `streakd config check`.
     /// `config check`: every problem of the file (hooks whose program cannot be run included),
     /// else the effective configuration.
-    public func checkConfig() throws {
-        if let source = config.source { try ConfigLoader.check(path: source) }
+    public func checkConfig(knownUsers: Set<String>? = nil) throws {
+        if let source = config.source { try ConfigLoader.check(path: source, knownUsers: knownUsers) }
         printer.record(config.json, short: config.toml)
     }
 }

@@ -130,6 +130,12 @@ extension Context {
                 )
             }
             for p in problems.first { printer.warn("skipped \(p)") }
+            if problems.count > problems.first.count {
+                let more = problems.count - problems.first.count
+                printer.warn(
+                    "skipped \(more) more invalid record\(more == 1 ? "" : "s"), not listed (the first "
+                        + "\(problems.first.count) are above)")
+            }
             let total = try bulk.finish()
             try recordSettings(for: streaksUsed, in: w)
             // The runs of what changed planned now, so `preview` finds them in the queue; the

@@ -4,10 +4,12 @@ import StreakDelivery
 
 /// What `log` is asked for (SPEC §6, and journalctl's options where streakd has the same).
 public struct LogRequest: Sendable {
-    /// `-o`: one line per entry (`short`), a JSON object (`json`), the message alone (`cat`), or
-    /// every field of the entry (`verbose`).
+    /// `-o`: one line per entry (`short`), a JSON object on a line (`json`) or over several
+    /// (`json-pretty`), the message alone (`cat`), or every field of the entry (`verbose`).
     public enum Format: String, CaseIterable, Sendable {
-        case short, json, cat, verbose
+        case short, json
+        case jsonPretty = "json-pretty"
+        case cat, verbose
     }
 
     /// Whose entries: one store's (by its identity), every store's, or those that carry no store
@@ -39,6 +41,15 @@ public struct LogRequest: Sendable {
     /// `untrusted`, then shown marked.
     public var trust = JournalTrust(uids: [0])
     public var untrusted = false
+    /// `-p`: a level (name or number: that and the more urgent ones) or a range `FROM..TO`.
+    public var priority: String?
+    /// `-g`: a regular expression the message must match (case-insensitive when it has no
+    /// capital letter, as journalctl's).
+    public var grep: String?
+    /// `--host`: the entries one machine logged (`_HOSTNAME`), as in a fleet's journal (`-D`).
+    public var host: String?
+    /// Failed and dead deliveries in colour (`LogColor.enabled`).
+    public var color = false
 
     public init() {}
 }
@@ -52,10 +63,12 @@ extension Context {
         func stop() -> Bool { self.stop.requested || stopped() }
         let zone = request.utc ? LocalZone.utc : localZone
         var filter = JournalReader.Filter(
-            user: try logUser(request.user), kind: try logKind(request.kind), deliveries: request.deliveries)
+            user: try logUser(request.user), kind: try logKind(request.kind), deliveries: request.deliveries,
+            priorities: try request.priority.map(LogFilters.priorities), host: try request.host.map(LogFilters.host))
+        let pattern = try request.grep.map(LogFilters.pattern)
         if case .one(let id) = request.stores { filter.store = id }
-        let from = try request.since.map { try logTime($0, option: "--since", zone: zone) }
-        let to = try request.until.map { try logTime($0, option: "--until", zone: zone) }
+        let from = try request.since.map { try timeArgument($0, option: "--since", zone: zone) }
+        let to = try request.until.map { try timeArgument($0, option: "--until", zone: zone) }
         if let from, let to, from > to {
             throw StreakdError.usage(
                 "--since \(show(from, in: zone)) is after --until \(show(to, in: zone)); give --since an earlier time")
@@ -73,7 +86,7 @@ extension Context {
         var shown = 0
         func emit(_ entry: LogEntry) {
             let trusted = request.trust.trusts(entry.writer)
-            printer.out(Self.line(entry, format: request.format, zone: zone, trusted: trusted))
+            printer.out(Self.line(entry, format: request.format, zone: zone, trusted: trusted, color: request.color))
             shown += 1
         }
         // Entries someone else wrote under streakd's name: left out (counted), or shown marked.
@@ -87,6 +100,7 @@ extension Context {
             let showUntrusted = request.untrusted
             reader.accept = { entry in
                 if withoutIdentity && entry.store != nil { return false }
+                if let pattern, !LogFilters.matches(entry, pattern) { return false }
                 if showUntrusted || trust.trusts(entry.writer) { return true }
                 hidden += 1
                 let who = JournalTrust.describe(entry.writer)
@@ -129,7 +143,7 @@ extension Context {
         } catch is Stopped {
             // A stop signal during the first read, or the first N read: done.
         }
-        if shown == 0 && !request.follow && !request.quiet && request.format != .json {
+        if shown == 0 && !request.follow && !request.quiet && request.format != .json && request.format != .jsonPretty {
             printer.out("-- No entries --")
         }
         if hidden > 0 {
@@ -151,22 +165,28 @@ extension Context {
     /// One entry as `format` shows it, times in `zone`; one streakd did not write (`trusted`
     /// false, shown with `--untrusted`) marked `UNTRUSTED (who)`, or in JSON `"trusted": false`
     /// with the writer's `uid` and `comm`.
-    static func line(_ entry: LogEntry, format: LogRequest.Format, zone: Zone, trusted: Bool = true) -> String {
+    /// With `color`, a failed delivery's line (`short`, `cat`) is yellow and a dead one's red, as
+    /// journalctl shows warnings and errors.
+    static func line(
+        _ entry: LogEntry, format: LogRequest.Format, zone: Zone, trusted: Bool = true, color: Bool = false
+    ) -> String {
         let mark = trusted ? "" : "UNTRUSTED (\(JournalTrust.describe(entry.writer))) "
         switch format {
-        case .json:
-            guard !trusted, case .object(var fields) = entry.json else { return entry.json.text }
-            fields += [
-                ("trusted", .bool(false)), ("uid", entry.writer.uid.map { .int(Int($0)) } ?? .null),
-                ("comm", .optional(entry.writer.comm)),
-            ]
-            return JSON.object(fields).text
+        case .json, .jsonPretty:
+            var json = entry.json
+            if !trusted, case .object(var fields) = json {
+                fields += [
+                    ("trusted", .bool(false)), ("uid", entry.writer.uid.map { .int(Int($0)) } ?? .null),
+                    ("comm", .optional(entry.writer.comm)),
+                ]
+                json = .object(fields)
+            }
+            return format == .json ? json.text : json.prettyText
         case .short:
-            guard !trusted else { return shortLine(entry, zone: zone) }
             var marked = entry
-            marked.host = (entry.host.map { $0 + " " } ?? "") + mark.dropLast()
-            return shortLine(marked, zone: zone)
-        case .cat: return oneLine(mark + entry.notification.message)
+            if !trusted { marked.host = (entry.host.map { $0 + " " } ?? "") + mark.dropLast() }
+            return LogColor.paint(shortLine(marked, zone: zone), entry, on: color)
+        case .cat: return LogColor.paint(oneLine(mark + entry.notification.message), entry, on: color)
         case .verbose:
             let time = timeWithMicroseconds(entry.realtimeMicroseconds, in: zone)
             let head = (entry.cursor.map { "\(time) [\($0)]" } ?? time) + (trusted ? "" : " " + mark.dropLast())
@@ -228,23 +248,6 @@ extension Context {
             throw StreakdError.usage("--kind: \(quoted(kind)) is not a kind; use one of \(names)")
         }
         return known
-    }
-
-    private func logTime(_ text: String, option: String, zone: Zone) throws -> Instant {
-        guard let instant = TimeArgument.parse(text, now: now, zone: zone, zones: zones) else {
-            if DurationText.seconds(text) != nil || TimeArgument.span(text) != nil {
-                throw StreakdError.usage(
-                    "\(option): \(quoted(text)) is a length of time, not a time; write \"\(text) ago\" or -\(text) for "
-                        + "the past, +\(text) for the future")
-            }
-            throw StreakdError.usage("\(option): \(quoted(text)) is not a time; \(TimeArgument.rule)")
-        }
-        guard TimeArgument.range.contains(instant) else {
-            throw StreakdError.usage(
-                "\(option): \(quoted(text)) is out of range; use a time from \(TimeArgument.range.lowerBound) "
-                    + "(@0) to \(TimeArgument.range.upperBound) (@\(TimeArgument.range.upperBound.seconds))")
-        }
-        return instant
     }
 
     private func logLimit(_ text: String) throws -> Limit {

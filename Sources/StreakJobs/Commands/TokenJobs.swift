@@ -85,7 +85,7 @@ extension Context {
         let b = Array(name.utf8)
         func alnum(_ c: UInt8) -> Bool { (48...57).contains(c) || (65...90).contains(c) || (97...122).contains(c) }
         guard (1...64).contains(b.count), alnum(b[0]), b.allSatisfy({ alnum($0) || $0 == 46 || $0 == 95 || $0 == 45 })
-        else { throw StreakdError.data("\(quoted(name)) is not a token name; use \(Self.tokenNameRule)") }
+        else { throw StreakdError.usage("\(quoted(name)) is not a token name; use \(Self.tokenNameRule)") }
     }
 }
 

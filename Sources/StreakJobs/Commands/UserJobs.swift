@@ -56,7 +56,7 @@ extension Context {
 
     public func removeUser(id: String) throws {
         if let problem = Validate.userID(id) {
-            throw StreakdError.data("\(quoted(id)) is not a user id; use \(problem)")
+            throw StreakdError.usage("\(quoted(id)) is not a user id; use \(problem)")
         }
         let removed = try store.write { w in try w.removeUser(id) }
         guard removed else { throw StreakdError.unknownUser(id) }

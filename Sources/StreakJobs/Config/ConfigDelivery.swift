@@ -11,7 +11,12 @@ extension ConfigLoader {
     static let argumentBytesAtMost = 4096
 
     /// Each part is read on its own (`TableReader.attempt`), so that every problem is reported.
-    static func readDelivery(_ table: TOMLTable, reader: TableReader, into config: inout Config, checkPrograms: Bool) {
+    /// `knownUsers` (`config check`, with a store): the store's users, which `[desktop] users` must
+    /// name.
+    static func readDelivery(
+        _ table: TOMLTable, reader: TableReader, into config: inout Config, checkPrograms: Bool,
+        knownUsers: Set<String>? = nil
+    ) {
         reader.attempt {
             guard let t = try reader.table(table, "desktop", in: "") else { return }
             try reader.keys(t, in: "desktop", allowed: ["users"])
@@ -20,6 +25,14 @@ extension ConfigLoader {
                     if let rule = Validate.userID(u) {
                         throw reader.error("desktop", "users", "\(quoted(u)) is not a user id; use \(rule)")
                     }
+                }
+                let unknown = knownUsers.map { known in users.filter { !known.contains($0) } } ?? []
+                if !unknown.isEmpty {
+                    throw reader.error(
+                        "desktop", "users",
+                        "\(unknown.map(quoted).joined(separator: ", ")) \(unknown.count == 1 ? "is not a user" : "are not users") "
+                            + "of the store; add \(unknown.count == 1 ? "it" : "them") (streakd user add ID --tz ZONE) or "
+                            + "take \(unknown.count == 1 ? "it" : "them") out of the list")
                 }
                 config.desktopUsers = users
             }
@@ -43,36 +56,21 @@ extension ConfigLoader {
             return
         }
         for (i, item) in array.enumerated() {
-            reader.attempt {
-                guard let t = item.table else {
-                    throw reader.error("hooks", nil, "must be an array of tables, each under a [[hooks]] header")
-                }
-                let hook = try readHook(t, index: i, reader: reader)
-                if config.hooks.contains(where: { $0.name == hook.name }) {
-                    throw reader.error(
-                        "hooks", "name", "\(quoted(hook.name)) names two hooks; give each hook its own name",
-                        occurrence: i)
-                }
-                config.hooks.append(hook)
-                // SPEC §5: the program an absolute path. A relative one runs whatever is at that path
-                // in the folder of whoever runs `tick`; a bare name, whatever their PATH finds first
-                // (a unit's PATH is not a terminal's).
-                let program = hook.argv[0]
-                guard program.hasPrefix("/") else {
-                    let name = program.split(separator: "/").last.map(String.init) ?? program
-                    throw reader.error(
-                        "hooks", "command",
-                        "\(quoted(program)) is not an absolute path; name the program by its full path, such as "
-                            + "\"/usr/local/bin/\(name)\" (`command -v \(name)` shows it): streakd runs hooks in no "
-                            + "particular folder and looks nothing up in PATH", occurrence: i)
-                }
-                if checkPrograms, let reason = cannotRun(program) {
-                    throw reader.error(
-                        "hooks", "command",
-                        "\(quoted(program)) cannot be run: \(reason); give the path of an executable file",
-                        occurrence: i)
-                }
+            guard let t = item.table else {
+                reader.note(
+                    reader.error(
+                        "hooks", nil, "must be an array of tables, each under a [[hooks]] header", occurrence: i))
+                continue
             }
+            guard let hook = readHook(t, index: i, reader: reader, checkPrograms: checkPrograms) else { continue }
+            if config.hooks.contains(where: { $0.name == hook.name }) {
+                reader.note(
+                    reader.error(
+                        "hooks", "name", "\(quoted(hook.name)) names two hooks; give each hook its own name",
+                        occurrence: i))
+                continue
+            }
+            config.hooks.append(hook)
         }
     }
 
@@ -86,68 +84,124 @@ extension ConfigLoader {
     }
 
     /// Reads the file again as `config check` does: every problem, and hooks whose program cannot
-    /// be run from here (not there, not executable, a folder) too.
-    public static func check(path: String) throws {
+    /// be run from here (not there, not executable, a folder) too, and with `knownUsers` (the
+    /// store's) `[desktop] users` that name none of them.
+    public static func check(path: String, knownUsers: Set<String>? = nil) throws {
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
         else { return }  // `load` has said why already
-        _ = try parse(text, file: path, checkPrograms: true)
+        _ = try parse(text, file: path, checkPrograms: true, knownUsers: knownUsers)
     }
 
-    static func readHook(_ t: TOMLTable, index i: Int, reader: TableReader) throws -> HookCommand {
-        func fail(_ key: String?, _ message: String) -> StreakdError {
-            reader.error("hooks", key, message, occurrence: i)
+    /// One `[[hooks]]` table, or nil when it has problems: each is noted (`config check` reports
+    /// every one of them, not only the first).
+    static func readHook(_ t: TOMLTable, index i: Int, reader: TableReader, checkPrograms: Bool) -> HookCommand? {
+        var problems = 0
+        func fail(_ key: String?, _ message: String) {
+            reader.note(reader.error("hooks", key, message, occurrence: i))
+            problems += 1
         }
         let allowed = ["name", "command", "timeout_seconds", "kinds"]
-        for key in t.keys where !allowed.contains(key) {
-            throw fail(key, "unknown setting; valid in [[hooks]]: \(allowed.joined(separator: ", "))")
+        for key in t.keys.sorted() where !allowed.contains(key) {
+            fail(key, "unknown setting; valid in [[hooks]]: \(allowed.joined(separator: ", "))")
         }
-        guard let name = t["name"]?.string, t["name"]?.type == .string else {
-            throw fail(t["name"] == nil ? nil : "name", "every hook needs a name = \"…\" of \(hookNameRule)")
+        let name = t["name"]?.type == .string ? t["name"]?.string : nil
+        if let name {
+            let nameOK =
+                (1...32).contains(name.count)
+                && name.unicodeScalars.allSatisfy {
+                    ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+                }
+            if !nameOK { fail("name", "\(quoted(name)) is not a hook name; use \(hookNameRule)") }
+        } else {
+            fail(t["name"] == nil ? nil : "name", "every hook needs a name = \"…\" of \(hookNameRule)")
         }
-        let nameOK =
-            (1...32).contains(name.count)
-            && name.unicodeScalars.allSatisfy {
-                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+        let argv = readCommand(t, name: name, fail: fail)
+        var timeout = 10
+        if let v = t["timeout_seconds"] {
+            if v.type == .int, let n = v.int, (1...3600).contains(n) {
+                timeout = n
+            } else {
+                fail("timeout_seconds", "must be a whole number from 1 to 3600")
             }
-        guard nameOK else { throw fail("name", "\(quoted(name)) is not a hook name; use \(hookNameRule)") }
+        }
+        var kinds: Set<NotificationKind>?
+        if let k = t["kinds"] {
+            let rule =
+                "must be a list of kinds from \(NotificationKind.allCases.map(\.rawValue).joined(separator: ", "))"
+            if k.type == .array, let list = k.array {
+                kinds = []
+                for item in list {
+                    if let s = item.string, let kind = NotificationKind(rawValue: s) {
+                        kinds?.insert(kind)
+                    } else {
+                        fail("kinds", "\(item.string.map(quoted) ?? "a value") is not a kind; \(rule)")
+                    }
+                }
+            } else {
+                fail("kinds", rule)
+            }
+        }
+        if let argv, checkPrograms, let reason = cannotRun(argv[0]) {
+            fail("command", "\(quoted(argv[0])) cannot be run: \(reason); give the path of an executable file")
+        }
+        guard problems == 0, let name, let argv else { return nil }
+        return HookCommand(name: name, argv: argv, timeout: Double(timeout), kinds: kinds)
+    }
+
+    /// A hook's `command`: an argv array whose program is an absolute path (SPEC §5), or nil
+    /// after noting what is wrong with it.
+    static func readCommand(_ t: TOMLTable, name: String?, fail: (String?, String) -> Void) -> [String]? {
         let argvRule =
             "must be a list of strings, the program and its arguments, such as [\"/usr/local/bin/notify\", \"--quiet\"]; streakd never runs a shell"
-        guard let c = t["command"] else { throw fail(nil, "hook \(quoted(name)) needs a command = [\"program\", …]") }
-        guard c.type == .array, let items = c.array, !items.isEmpty else { throw fail("command", argvRule) }
+        guard let c = t["command"] else {
+            fail(nil, "hook \(name.map(quoted) ?? "") needs a command = [\"program\", …]")
+            return nil
+        }
+        guard c.type == .array, let items = c.array, !items.isEmpty else {
+            fail("command", argvRule)
+            return nil
+        }
         var argv: [String] = []
         for item in items {
-            guard item.type == .string, let s = item.string else { throw fail("command", argvRule) }
-            if s.utf8.contains(0) { throw fail("command", TableReader.nulRule) }
+            guard item.type == .string, let s = item.string else {
+                fail("command", argvRule)
+                return nil
+            }
+            if s.utf8.contains(0) {
+                fail("command", TableReader.nulRule)
+                return nil
+            }
             argv.append(s)
         }
         // The kernel refuses (E2BIG) an argument over 128 KiB, and all of them with the environment
         // over its limit: every run of the hook would fail.
         guard items.count <= Self.argumentsAtMost, argv.allSatisfy({ $0.utf8.count <= Self.argumentBytesAtMost }) else {
-            throw fail(
+            fail(
                 "command",
                 "is too long for a program's command line; use at most \(Self.argumentsAtMost) strings of at most "
                     + "\(Self.argumentBytesAtMost) bytes each (a longer text belongs in a file the program reads)")
+            return nil
         }
         guard !argv[0].isEmpty, !argv[0].contains(" ") || argv[0].hasPrefix("/") else {
-            throw fail(
+            fail(
                 "command",
                 "\(quoted(argv[0])) is not a program; put the program alone first and each argument in its own string")
+            return nil
         }
-        let timeout = try readInt(t, "timeout_seconds", range: 1...3600, fail: fail) ?? 10
-        var kinds: Set<NotificationKind>?
-        if let k = t["kinds"] {
-            let rule =
-                "must be a list of kinds from \(NotificationKind.allCases.map(\.rawValue).joined(separator: ", "))"
-            guard k.type == .array, let list = k.array else { throw fail("kinds", rule) }
-            kinds = []
-            for item in list {
-                guard let s = item.string, let kind = NotificationKind(rawValue: s) else {
-                    throw fail("kinds", "\(item.string.map(quoted) ?? "a value") is not a kind; \(rule)")
-                }
-                kinds?.insert(kind)
-            }
+        // SPEC §5: the program an absolute path. A relative one runs whatever is at that path in
+        // the folder of whoever runs `tick`; a bare name, whatever their PATH finds first (a
+        // unit's PATH is not a terminal's).
+        let program = argv[0]
+        guard program.hasPrefix("/") else {
+            let base = program.split(separator: "/").last.map(String.init) ?? program
+            fail(
+                "command",
+                "\(quoted(program)) is not an absolute path; name the program by its full path, such as "
+                    + "\"/usr/local/bin/\(base)\" (`command -v \(base)` shows it): streakd runs hooks in no "
+                    + "particular folder and looks nothing up in PATH")
+            return nil
         }
-        return HookCommand(name: name, argv: argv, timeout: Double(timeout), kinds: kinds)
+        return argv
     }
 
     static func readInt(

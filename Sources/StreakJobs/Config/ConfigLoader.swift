@@ -76,7 +76,9 @@ public enum ConfigLoader {
     /// Reads the configuration's text. With `checkPrograms` (`config check`), a hook whose
     /// program cannot be run from here is a problem too. Every problem is reported, not only the
     /// first.
-    public static func parse(_ text: String, file: String, checkPrograms: Bool = false) throws -> Config {
+    public static func parse(
+        _ text: String, file: String, checkPrograms: Bool = false, knownUsers: Set<String>? = nil
+    ) throws -> Config {
         try TOMLPrecheck.check(text, file: file)
         let table: TOMLTable
         do {
@@ -111,7 +113,7 @@ public enum ConfigLoader {
                 config.maxLate = s
             }
         }
-        readDelivery(table, reader: reader, into: &config, checkPrograms: checkPrograms)
+        readDelivery(table, reader: reader, into: &config, checkPrograms: checkPrograms, knownUsers: knownUsers)
         readAchievements(table, reader: reader, into: &config)
         reader.attempt { try readMessages(table, reader: reader, into: &config) }
         reader.attempt {

@@ -18,9 +18,16 @@ struct CheckinInput {
 struct FieldProblem: Error {
     var field: String
     var message: String
+    /// Whether the value is not of its field's form or range (a zone that is none, a time that
+    /// does not read), rather than well formed and refused by the data (an unknown user, an
+    /// instant outside the allowed ones).
+    var malformed = true
 
-    /// As an error of the command line: `FIELD: message`.
-    var asError: StreakdError { .data(field.isEmpty ? message : "\(field): \(message)") }
+    /// As an error of the command line, `FIELD: message`: a malformed value of an option or
+    /// argument is a usage error (64), one the data refuses is bad input data (65; docs/RULES.md).
+    var asError: StreakdError {
+        StreakdError(malformed ? .usage : .dataError, field.isEmpty ? message : "\(field): \(message)")
+    }
 }
 
 /// The rules every check-in must meet at the boundary (SPEC §1).
@@ -35,8 +42,8 @@ struct CheckinRules {
 
     /// Checks a check-in; `userZone` answers a known user's current zone.
     func check(_ input: CheckinInput, userZone: (String) -> String?) -> Result<NewCheckin, FieldProblem> {
-        func fail(_ field: String, _ message: String) -> Result<NewCheckin, FieldProblem> {
-            .failure(FieldProblem(field: names[field] ?? field, message: message))
+        func fail(_ field: String, _ message: String, malformed: Bool = true) -> Result<NewCheckin, FieldProblem> {
+            .failure(FieldProblem(field: names[field] ?? field, message: message, malformed: malformed))
         }
         if let problem = Validate.userID(input.user) {
             return fail("user", "\(quoted(input.user)) is not a user id; use \(problem)")
@@ -44,7 +51,8 @@ struct CheckinRules {
         guard let userZone = userZone(input.user) else {
             return fail(
                 "user",
-                "unknown user \(quoted(input.user)); add it first with: streakd user add \(input.user) --tz ZONE")
+                "unknown user \(quoted(input.user)); add it first with: streakd user add \(input.user) --tz ZONE",
+                malformed: false)
         }
         let streak = input.streakID
         if let problem = Validate.streakID(streak) {
@@ -61,11 +69,14 @@ struct CheckinRules {
             instant = now
         }
         if instant > now + Self.futureSlack {
-            return fail("at", "\(instant) is in the future (now is \(now)); a check-in may be at most 5 minutes ahead")
+            return fail(
+                "at", "\(instant) is in the future (now is \(now)); a check-in may be at most 5 minutes ahead",
+                malformed: false)
         }
         if instant < now - Self.maxAge {
             return fail(
-                "at", "\(instant) is more than a year before now (\(now)); check-ins must be from the last 365 days")
+                "at", "\(instant) is more than a year before now (\(now)); check-ins must be from the last 365 days",
+                malformed: false)
         }
         let zone = input.tz ?? userZone
         if case .failure(let e) = zones.zone(zone) { return fail("tz", e.message) }

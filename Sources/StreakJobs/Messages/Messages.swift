@@ -50,9 +50,24 @@ public struct MessageBook: Equatable, Sendable {
     /// The text and heading of a `badge_unlocked` (the badge's title and value) or a `level_up`.
     public func render(_ e: AchievementEvent, date: LocalDate, tag: String?) -> (text: String, title: String) {
         var values: [String: MessageTemplate.Value] = ["date": .text(date.description)]
-        if let badge = e.badge { (values["badge"], values["length"]) = (.text(badge.title), .number(badge.value)) }
+        if let badge = e.badge {
+            (values["badge"], values["length"]) = (.text(badgeText(badge, tag: tag).title), .number(badge.value))
+        }
         if let level = e.level { (values["level"], values["length"]) = (.number(level), .number(level)) }
         return render(e.kind, values, tag: tag)
+    }
+
+    /// A badge's title and description for a user whose language tag is `tag`: a shipped badge the
+    /// configuration left as shipped (same id, title and description) in the language's own words
+    /// where streakd has them (`ShippedMessages.badgeTexts`); any other badge as configured.
+    public func badgeText(_ badge: BadgeDefinition, tag: String?) -> (title: String, description: String) {
+        let own = (badge.title, badge.description)
+        guard
+            let shipped = BadgeDefinition.defaults.first(where: { $0.id == badge.id }),
+            shipped.title == badge.title, shipped.description == badge.description,
+            let language = language(for: tag), let text = ShippedMessages.badgeTexts[language]?[badge.id]
+        else { return own }
+        return text
     }
 
     func render(_ kind: NotificationKind, _ values: [String: MessageTemplate.Value], tag: String?) -> (

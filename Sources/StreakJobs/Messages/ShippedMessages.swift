@@ -79,4 +79,23 @@ enum ShippedMessages {
         case .levelUp: "等级提升"
         }
     }
+
+    /// The shipped badges' titles and descriptions (`BadgeDefinition.defaults`, whose own are
+    /// English) in the other languages streakd ships, by badge id.
+    static let badgeTexts: [String: [String: (title: String, description: String)]] = [
+        "zh-Hans": [
+            "streak_3": ("热身", "连续打卡 3 天。"),
+            "streak_7": ("坚持一周", "连续打卡 7 天。"),
+            "streak_30": ("习惯养成", "连续打卡 30 天。"),
+            "checkins_10": ("迈出第一步", "打卡 10 次。"),
+            "checkins_50": ("常客", "打卡 50 次。"),
+            "checkins_100": ("百次打卡", "打卡 100 次。"),
+            "social_1": ("一起更好", "完成第一次社交打卡。"),
+            "social_5": ("好伙伴", "完成 5 次社交打卡。"),
+            "social_20": ("社交达人", "完成 20 次社交打卡。"),
+            "knowledge_1": ("求知若渴", "完成第一次知识打卡。"),
+            "knowledge_10": ("书虫", "完成 10 次知识打卡。"),
+            "knowledge_50": ("学者", "完成 50 次知识打卡。"),
+        ]
+    ]
 }

@@ -1,7 +1,7 @@
 import StreakCore
 
-/// The times `log --since/--until` take: journalctl's (systemd.time(7)), read in a zone (the
-/// local one, or UTC with `--utc`).
+/// The times `log --since/--until` and `checkin --at` take: journalctl's (systemd.time(7)), read
+/// in a zone (`log`: the local one, or UTC with `--utc`; `checkin`: the check-in's).
 enum TimeArgument {
     /// The times a journal can hold and `log` takes: from 1970-01-01T00:00:00Z (journald's
     /// realtime is unsigned) to 9999-12-31T23:59:59Z.
@@ -9,7 +9,8 @@ enum TimeArgument {
 
     static let rule =
         "use a time as journalctl takes it: \"2026-11-23 20:00[:00]\", \"2026-11-23\" (its midnight), \"21:00\" "
-        + "(today), now, today, yesterday, tomorrow, \"2 hours ago\", -2h, +1d, \"@1795287600\", or RFC 3339 such "
+        + "(today), now, today, yesterday, tomorrow, \"yesterday 21:00\", \"2 hours ago\", -2h, +1d, \"@1795287600\", "
+        + "or RFC 3339 such "
         + "as 2026-11-23T19:00:00Z (a date or time may end in UTC, an offset such as +01:00, or a zone name)"
 
     /// The instant `text` names, relative forms counted from `now`, local forms read in `zone`
@@ -24,6 +25,11 @@ enum TimeArgument {
         case "yesterday": return zone.start(of: today - 1)
         case "tomorrow": return zone.start(of: today + 1)
         default: break
+        }
+        // A day's name for its date, then a time: "yesterday 21:00".
+        for (word, days) in [("today", 0), ("yesterday", -1), ("tomorrow", 1)] where text.hasPrefix(word + " ") {
+            let rest = text.dropFirst(word.count)
+            return absolute((today + days).description + rest, today: today, zone: zone, zones: zones)
         }
         if text.hasPrefix("@") {
             // Past any time a journal holds: refused by the caller's range, never converted with a trap.
@@ -200,6 +206,26 @@ enum TimeArgument {
         "mon": 1, "monday": 1, "tue": 2, "tuesday": 2, "wed": 3, "wednesday": 3, "thu": 4, "thursday": 4,
         "fri": 5, "friday": 5, "sat": 6, "saturday": 6, "sun": 7, "sunday": 7,
     ]
+}
+
+extension Context {
+    /// A time as `log --since` and `checkin --at` take it, or a usage error naming `option`.
+    func timeArgument(_ text: String, option: String, zone: Zone) throws -> Instant {
+        guard let instant = TimeArgument.parse(text, now: now, zone: zone, zones: zones) else {
+            if DurationText.seconds(text) != nil || TimeArgument.span(text) != nil {
+                throw StreakdError.usage(
+                    "\(option): \(quoted(text)) is a length of time, not a time; write \"\(text) ago\" or -\(text) for "
+                        + "the past, +\(text) for the future")
+            }
+            throw StreakdError.usage("\(option): \(quoted(text)) is not a time; \(TimeArgument.rule)")
+        }
+        guard TimeArgument.range.contains(instant) else {
+            throw StreakdError.usage(
+                "\(option): \(quoted(text)) is out of range; use a time from \(TimeArgument.range.lowerBound) "
+                    + "(@0) to \(TimeArgument.range.upperBound) (@\(TimeArgument.range.upperBound.seconds))")
+        }
+        return instant
+    }
 }
 
 extension String {
