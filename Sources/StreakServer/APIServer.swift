@@ -15,44 +15,35 @@ import UnixSignals
 /// only: every status, header and body is the jobs' (`APIAnswer`); this routes requests to them,
 /// runs them on a thread pool (the store's calls block), and sends what they answer.
 public struct APIServer: Sendable {
-    public let listen: ListenAddress
+    public let sockets: [ListenSocket]
+    public let settings: APISettings
     public let logger: Logger
     /// A context for one request: the store, configuration and "now" as of the request.
     public let context: @Sendable () throws -> Context
 
-    public init(listen: ListenAddress, logger: Logger, context: @escaping @Sendable () throws -> Context) {
-        self.listen = listen
+    public init(
+        sockets: [ListenSocket], settings: APISettings, logger: Logger,
+        context: @escaping @Sendable () throws -> Context
+    ) {
+        self.sockets = sockets
+        self.settings = settings
         self.logger = logger
         self.context = context
     }
 
+    /// Whether the request came over a Unix socket `[api] trust_socket` lets act as admin.
+    @TaskLocal static var trustedConnection = false
+
     /// Serves until SIGTERM or SIGINT, then stops accepting, answers the requests already received
     /// (at most 10 s) and returns. `listening` is told where it listens once it does (the port
-    /// the system chose for port 0).
+    /// the system chose for port 0), once for each socket.
     public func run(listening: @escaping @Sendable (String) -> Void) async throws {
-        let address: BindAddress
-        switch listen {
-        case .unix(let path):
-            Self.removeStaleSocket(path)
-            address = .unixDomainSocket(path: path)
-        case .tcp(let host, let port): address = .hostname(host, port: port)
-        }
-        let app = Application(
-            router: router(), configuration: ApplicationConfiguration(address: address, serverName: nil),
-            onServerRunning: { [listen] channel in
-                switch listen {
-                case .tcp(let host, let port):
-                    listening(ListenAddress.tcp(host: host, port: channel.localAddress?.port ?? port).description)
-                case .unix(let path):
-                    // Owner and group may connect (SPEC §11: the file's mode decides who does).
-                    chmod(path, 0o660)
-                    listening(listen.description)
-                }
-            }, logger: logger)
+        let server = Listeners(
+            sockets: sockets, responder: router().buildResponder(), settings: settings, logger: logger,
+            listening: listening)
         var configuration = ServiceGroupConfiguration(
-            services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(10)
-        defer { if case .unix(let path) = listen { Self.removeStaleSocket(path) } }
         try await ServiceGroup(configuration: configuration).run()
     }
 
@@ -91,6 +82,7 @@ public struct APIServer: Sendable {
     ) async throws -> Response {
         let started = ContinuousClock.now
         let authorization = request.headers[.authorization]
+        let trusted = Self.trustedConnection
         let (answer, client) = try await NIOThreadPool.singleton.runIfActive { [context] () -> (APIAnswer, String?) in
             let c: Context
             do {
@@ -99,6 +91,7 @@ public struct APIServer: Sendable {
                 return (APIAnswer.failed(error), nil)
             }
             guard let needs else { return (job(c, nil), nil) }
+            if trusted { return (job(c, .trustedSocket), APIClient.trustedSocket.name) }
             switch c.authorize(authorization, needs: needs) {
             case .failure(let refused): return (refused, nil)
             case .success(let client): return (job(c, client), client.name)
