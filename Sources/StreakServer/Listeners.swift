@@ -120,6 +120,7 @@ struct Listeners<Responder: HTTPResponder>: Service where Responder.Context == B
                 idleTimeout: .seconds(Int64(settings.idleTimeoutSeconds)), httpDecoderConfiguration: Self.decoder))
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.maxMessagesPerRead, value: 64)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .serverChannelInitializer { channel in
