@@ -312,7 +312,7 @@ struct InstallTests {
             "backfill_days", "initial", "max", "min_streak", "auto_use", "days", "max_late", "users", "burst",
             "interval_seconds", "name", "command", "timeout_seconds", "kinds", "goal", "leeway_hours", "per_day",
             "thresholds", "id", "title", "description", "category", "requirement", "value", "streak", "meta", "xp",
-            "default_language",
+            "default_language", "trust_socket", "idle_timeout_seconds", "request_timeout_seconds", "max_connections",
         ] {
             #expect(example.contains("\(key) = "), "deploy/streakd.toml.example does not show \(key)")
         }
