@@ -133,56 +133,5 @@ struct ServeLoadTests {
         return Int(result.out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
-    static let clients = #"""
-        import http.client, json, sys, threading, time
-
-        def post(conn, user, body):
-            conn.request("POST", f"/v1/users/{user}/checkins", body=json.dumps(body),
-                         headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
-            r = conn.getresponse()
-            r.read()
-            return r.status
-
-        mode = sys.argv[1]
-        if mode == "replay":
-            port, token, path = sys.argv[2], sys.argv[3], sys.argv[4]
-            conn = http.client.HTTPConnection("127.0.0.1", int(port), timeout=30)
-            lost = 0
-            for line in open(path):
-                if not line.strip():
-                    continue
-                status, ident, user = line.split()
-                if post(conn, user, {"id": ident}) == 201:
-                    lost += 1
-            print(lost)
-            sys.exit(0)
-
-        ports, token, users, seconds, kind = sys.argv[2].split(","), sys.argv[3], sys.argv[4].split(","), int(sys.argv[5]), sys.argv[6]
-        acked, lock = [], threading.Lock()
-
-        def client(number, user, port):
-            conn = http.client.HTTPConnection("127.0.0.1", int(port), timeout=30)
-            end = time.time() + seconds
-            n = 0
-            while time.time() < end:
-                n += 1
-                ident = {"unique": f"c{number}-{n}", "same": f"{user}-{n}", "plain": None}[kind]
-                try:
-                    status = post(conn, user, {"id": ident} if ident else {})
-                except Exception:
-                    return
-                if 200 <= status < 300:
-                    with lock:
-                        acked.append(f"{status} {ident or '-'} {user}")
-
-        threads = []
-        for i, user in enumerate(users):
-            for j in range(2):
-                t = threading.Thread(target=client, args=(2 * i + j, user, ports[j % len(ports)]))
-                t.start()
-                threads.append(t)
-        for t in threads:
-            t.join()
-        print("\n".join(acked))
-        """#
+    static let clients = serveLoadClients
 }
