@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
 import StreakJobs
@@ -150,6 +151,10 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                 default: "\(error)"
                 }
             return APIServer.response(.problem(status, detail))
+        } catch let error as HTTPParserError {
+            // Not HTTP/1.1 (a malformed chunked body): Hummingbird answers 400 and closes the
+            // connection, whose next bytes cannot be read as a request.
+            throw error
         } catch {
             logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             return APIServer.response(.failed(error))

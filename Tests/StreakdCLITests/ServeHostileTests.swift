@@ -41,6 +41,7 @@ struct ServeHostileTests {
         // Headers over 16 KiB or 100 fields: 400, connection closed.
         #expect(r["big_header"] as? Int == 400 && r["many_headers"] as? Int == 400, "\(r)")
         #expect(r["invalid_utf8"] as? Int == 400 && r["deep_json"] as? Int == 400, "\(r)")
+        #expect(r["bad_chunk"] as? Int == 400, "a malformed chunked body: \(r)")
         #expect(r["wrong_tokens"] as? [Int] == [401], "every wrong token refused: \(r)")
         #expect(r["right_token"] as? Int == 201, "\(r)")
         // Idle connections (timed out after 3 s here; ServeLoadTests holds 10,000): others answered.
@@ -152,6 +153,9 @@ struct ServeHostileTests {
                                           + b"".join(b"X-H%d: v\r\n" % i for i in range(150)))
             out["invalid_utf8"] = post(b'{"id":"\xff\xfe"}')
             out["deep_json"] = post(b"[" * 60000)
+            out["bad_chunk"] = request(b"POST /v1/users/u1/checkins HTTP/1.1\r\nHost: x\r\n"
+                                       b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n",
+                                       b"zz\r\nabc\r\n")
 
             # Wrong tokens in a loop on one connection, then the right one still works.
             s = conn()
