@@ -61,7 +61,8 @@ struct Listeners<Responder: HTTPResponder>: Service where Responder.Context == B
         }
         let bound = binding
         for b in bound { listening(Self.describe(b.channel.channel)) }
-        Systemd.notify("READY=1\nSTATUS=serving on " + bound.map { Self.describe($0.channel.channel) }.joined(separator: ", "))
+        Systemd.notify(
+            "READY=1\nSTATUS=serving on " + bound.map { Self.describe($0.channel.channel) }.joined(separator: ", "))
         let logger = self.logger
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
@@ -76,10 +77,13 @@ struct Listeners<Responder: HTTPResponder>: Service where Responder.Context == B
                                     await withDiscardingTaskGroup { connections in
                                         do {
                                             for try await connection in inbound {
-                                                connections.addTask { await b.http.handle(value: connection, logger: logger) }
+                                                connections.addTask {
+                                                    await b.http.handle(value: connection, logger: logger)
+                                                }
                                             }
                                         } catch {
-                                            logger.error("accepting connections failed", metadata: ["error": "\(error)"])
+                                            logger.error(
+                                                "accepting connections failed", metadata: ["error": "\(error)"])
                                         }
                                     }
                                 }
@@ -116,7 +120,9 @@ struct Listeners<Responder: HTTPResponder>: Service where Responder.Context == B
                 try await writer.write(response: response.head, body: response.body)
             },
             configuration: .init(
-                additionalChannelHandlers: [RequestDeadlineHandler(timeout: .seconds(Int64(settings.requestTimeoutSeconds)))],
+                additionalChannelHandlers: [
+                    RequestDeadlineHandler(timeout: .seconds(Int64(settings.requestTimeoutSeconds)))
+                ],
                 idleTimeout: .seconds(Int64(settings.idleTimeoutSeconds)), httpDecoderConfiguration: Self.decoder))
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
@@ -127,11 +133,14 @@ struct Listeners<Responder: HTTPResponder>: Service where Responder.Context == B
                 channel.eventLoop.makeCompletedFuture {
                     // Past the limit the socket is not read: new connections wait in its backlog.
                     try channel.pipeline.syncOperations.addHandler(
-                        AvailableConnectionsChannelHandler(delegate: MaximumAvailableConnections(limit, logger: logger)))
+                        AvailableConnectionsChannelHandler(delegate: MaximumAvailableConnections(limit, logger: logger))
+                    )
                     try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
                 }
             }
-        let setup: @Sendable (any Channel) -> EventLoopFuture<HTTP1Channel.Value> = { http.setup(channel: $0, logger: logger) }
+        let setup: @Sendable (any Channel) -> EventLoopFuture<HTTP1Channel.Value> = {
+            http.setup(channel: $0, logger: logger)
+        }
         let channel: NIOAsyncChannel<HTTP1Channel.Value, Never>
         switch socket {
         case .address(.unix(let path)):

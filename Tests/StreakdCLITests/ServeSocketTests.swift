@@ -18,10 +18,12 @@ struct ServeSocketTests {
         let server = try Server(
             s,
             child: s.spawn([
-                "serve", "--config", config, "--listen", "unix:" + a, "--listen", "127.0.0.1:0", "--listen", "unix:" + b,
+                "serve", "--config", config, "--listen", "unix:" + a, "--listen", "127.0.0.1:0", "--listen",
+                "unix:" + b,
             ]), sockets: 3)
         #expect(server.addresses.count == 3 && server.addresses[0] == "unix:" + a && server.addresses[2] == "unix:" + b)
-        #expect(server.addresses[1].hasPrefix("127.0.0.1:") && !server.addresses[1].hasSuffix(":0"), "\(server.addresses)")
+        #expect(
+            server.addresses[1].hasPrefix("127.0.0.1:") && !server.addresses[1].hasSuffix(":0"), "\(server.addresses)")
 
         // A trusted Unix socket: admin without a token.
         let checkin = try server.request("POST", "/v1/users/u1/checkins", json: #"{"id":"e1"}"#)
@@ -39,8 +41,9 @@ struct ServeSocketTests {
         let plain = try Server(s, listen: "unix:" + a)
         #expect(try plain.request("GET", "/v1/users/u1/streaks/daily").status == 401)
         plain.stop()
-        #expect(s.run(["config", "check", "--config", try s.file("bad.toml", "[api]\ntrust_socket = 1\n")]).err.contains(
-            "trust_socket: must be true or false"))
+        #expect(
+            s.run(["config", "check", "--config", try s.file("bad.toml", "[api]\ntrust_socket = 1\n")]).err.contains(
+                "trust_socket: must be true or false"))
     }
 
     /// As systemd starts it: the socket bound by the manager (here systemd-socket-activate, which
@@ -77,7 +80,9 @@ struct ServeSocketTests {
         let first = curl(["http://localhost/v1/health"])
         #expect(first.code == 0 && first.out.hasPrefix(#"{"status":"ok""#), "\(first)")
         #expect((try? readText(log))?.contains("streakd: listening on unix:" + path) == true)
-        #expect(notify.wait { $0.contains { $0.hasPrefix("READY=1\nSTATUS=serving on unix:" + path) } }, "\(notify.messages)")
+        #expect(
+            notify.wait { $0.contains { $0.hasPrefix("READY=1\nSTATUS=serving on unix:" + path) } },
+            "\(notify.messages)")
         #expect(notify.wait { $0.filter { $0 == "WATCHDOG=1" }.count >= 2 }, "\(notify.messages)")
         let checkin = curl([
             "-H", "Authorization: Bearer " + token, "-H", "Content-Type: application/json", "-d", "{}",
@@ -85,7 +90,8 @@ struct ServeSocketTests {
         ])
         #expect(checkin.out == "201", "\(checkin)")
         kill(pid, SIGTERM)
-        #expect(waitForExit(pid, timeout: .seconds(15)) == 0, "serve exits 0 after SIGTERM: \((try? readText(log)) ?? "")")
+        #expect(
+            waitForExit(pid, timeout: .seconds(15)) == 0, "serve exits 0 after SIGTERM: \((try? readText(log)) ?? "")")
         #expect(notify.wait { $0.contains("STOPPING=1") }, "\(notify.messages)")
         #expect(FileManager.default.fileExists(atPath: path), "the manager's socket is not serve's to remove")
     }

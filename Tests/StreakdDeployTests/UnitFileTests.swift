@@ -148,12 +148,16 @@ struct UnitFileTests {
         #expect(values("TimeoutStopSec", in: service) == ["15s"])
         #expect(values("PrivateNetwork", in: service) == ["yes"])
         #expect(values("RestrictAddressFamilies", in: service) == ["AF_UNIX"])
-        #expect(values("ListenStream", in: socket) == [kind == "system" ? "/run/streakd/streakd.sock" : "%t/streakd.sock"])
+        #expect(
+            values("ListenStream", in: socket) == [kind == "system" ? "/run/streakd/streakd.sock" : "%t/streakd.sock"])
         #expect(values("SocketMode", in: socket) == [kind == "system" ? "0660" : "0600"])
         #expect(values("WantedBy", in: socket) == ["sockets.target"])
         // The rest of the sandbox is the tick's, line for line.
         let tick = try read("\(packageRoot)/deploy/\(kind)/streakd-tick.service")
-        for key in ["CapabilityBoundingSet", "SystemCallFilter", "ProtectSystem", "ProtectHome", "PrivateUsers", "IPAddressDeny"] {
+        for key in [
+            "CapabilityBoundingSet", "SystemCallFilter", "ProtectSystem", "ProtectHome", "PrivateUsers",
+            "IPAddressDeny",
+        ] {
             #expect(values(key, in: service) == values(key, in: tick), "\(kind) \(key)")
         }
     }

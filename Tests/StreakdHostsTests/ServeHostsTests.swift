@@ -36,8 +36,11 @@ struct ServeHostsTests {
         let script = try hosts.file("load.py", serveLoadClients)
         func load(_ mode: String) throws -> [String] {
             let r = run(
-                ["/usr/bin/python3", script, "load", ports.joined(separator: ","), token, users.joined(separator: ","),
-                 "4", mode], timeout: .seconds(120))
+                [
+                    "/usr/bin/python3", script, "load", ports.joined(separator: ","), token,
+                    users.joined(separator: ","),
+                    "4", mode,
+                ], timeout: .seconds(120))
             try #require(r.code == 0, "\(r)")
             return r.out.split(separator: "\n").map(String.init)
         }
@@ -49,8 +52,9 @@ struct ServeHostsTests {
         var total = 0
         for user in users {
             let status = try hosts.run("gamma", ["status", user, "--streak", "daily", "-o", "json"])
-            total += ((try? JSONSerialization.jsonObject(with: Data(status.out.utf8))) as? [String: Any])?[
-                "total_checkins"] as? Int ?? 0
+            total +=
+                ((try? JSONSerialization.jsonObject(with: Data(status.out.utf8))) as? [String: Any])?[
+                    "total_checkins"] as? Int ?? 0
             for port in ports {
                 let answer = run([
                     "/usr/bin/curl", "-sS", "--max-time", "30", "-H", "Authorization: Bearer " + token,
