@@ -54,6 +54,38 @@ struct ServeHostileTests {
         server.stop()
     }
 
+    /// Past `[api] max_connections` a new connection waits (in the socket's backlog) until one
+    /// closes, then it is answered; nothing is refused while the backlog has room.
+    @Test func pastTheConnectionLimitNewConnectionsWait() throws {
+        let s = try Sandbox()
+        let config = try s.file("api.toml", "[api]\nmax_connections = 4\n")
+        let server = try Server(s, child: s.spawn(["serve", "--config", config, "--listen", "127.0.0.1:0"]))
+        let port = try #require(server.addresses.first?.split(separator: ":").last.map(String.init))
+        let script = try s.file(
+            "limit.py",
+            #"""
+            import socket, sys, time
+            port = int(sys.argv[1])
+            held = [socket.create_connection(("127.0.0.1", port)) for _ in range(4)]
+            time.sleep(0.5)
+            late = socket.create_connection(("127.0.0.1", port))
+            late.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            late.settimeout(1.5)
+            try:
+                waited = late.recv(100) == b""
+            except socket.timeout:
+                waited = True
+            held[0].close()
+            late.settimeout(20)
+            answer = late.recv(100)
+            print("waited" if waited else "not-waited", answer.split(b" ")[1].decode() if answer else "none")
+            """#)
+        let result = run(["/usr/bin/python3", script, port])
+        #expect(result.out == "waited 200\n", "\(result)")
+        #expect(try server.request("GET", "/v1/health").status == 200)
+        server.stop()
+    }
+
     static let clients = #"""
         import json, os, resource, socket, sys, time
         port, pid, token, idle_n, phases = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
