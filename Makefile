@@ -55,8 +55,11 @@ install install-catalog uninstall: P = $(SYSTEM_PREFIX)
 install-user uninstall-user: P = $(USER_PREFIX)
 
 OUT := .build/deploy
-UNITS := streakd-tick.service streakd-tick.timer streakd-refill.service streakd-refill.timer
+UNITS := streakd-tick.service streakd-tick.timer streakd-refill.service streakd-refill.timer \
+	streakd.socket streakd.service
 TIMERS := streakd-tick.timer streakd-refill.timer
+# The HTTP API (streakd serve), started by its socket at the first connection.
+API_UNITS := streakd.socket streakd.service
 
 # The binary: STREAKD if given, else the one `swift build $(SWIFT_BUILD_FLAGS)` makes.
 ifeq ($(strip $(STREAKD)),)
@@ -132,6 +135,7 @@ install: install-common install-catalog
 ifneq ($(BOOTED),)
 	systemctl daemon-reload
 	@echo "streakd: installed; start the timers with: systemctl enable --now $(TIMERS)"
+	@echo "streakd: the HTTP API (optional): systemctl enable --now streakd.socket"
 endif
 
 install-catalog:
@@ -149,6 +153,7 @@ install-user: install-common
 ifeq ($(DESTDIR),)
 	-@systemctl --user daemon-reload 2>/dev/null || true
 	@echo "streakd: installed for $$(id -un); start the timers with: systemctl --user enable --now $(TIMERS)"
+	@echo "streakd: the HTTP API (optional): systemctl --user enable --now streakd.socket"
 	@echo "streakd: the journal catalog needs root: sudo make install-catalog"
 endif
 
@@ -163,7 +168,7 @@ uninstall-common:
 
 uninstall:
 ifneq ($(BOOTED),)
-	-systemctl disable --now $(TIMERS)
+	-systemctl disable --now $(TIMERS) $(API_UNITS)
 endif
 	$(MAKE) --no-print-directory uninstall-common P="$(SYSTEM_PREFIX)"
 	for u in $(UNITS); do rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/$$u"; done
@@ -176,7 +181,7 @@ endif
 
 uninstall-user:
 ifeq ($(DESTDIR),)
-	-@systemctl --user disable --now $(TIMERS) 2>/dev/null || true
+	-@systemctl --user disable --now $(TIMERS) $(API_UNITS) 2>/dev/null || true
 endif
 	$(MAKE) --no-print-directory uninstall-common P="$(USER_PREFIX)"
 	for u in $(UNITS); do rm -f "$(DESTDIR)$(USERUNITDIR)/$$u"; done

@@ -6,8 +6,9 @@
 //   streakd (CLI wiring) -> StreakJobs -> StreakDelivery, StreakStore -> StreakCore (pure)
 //   streakd -> StreakServer (HTTP wiring: Hummingbird) -> StreakJobs
 //   streakd -> StreakSQLite (an engine behind StreakStore's roles) -> StreakStore
-// Only StreakDelivery imports the libsystemd C target (CSystemd) and CProcess (the hooks' process
-// calls); only StreakSQLite calls
+// Only StreakDelivery (the journal, the bus) and StreakServer (sd-daemon: socket activation,
+// sd_notify) import the libsystemd C target (CSystemd); only StreakDelivery imports CProcess (the
+// hooks' process calls); only StreakSQLite calls
 // SQLite (GRDB, its C API for the hot paths, and CSQLiteConfig for process-wide settings);
 // only StreakPostgres calls libpq (CLibpq): connections, deadlines, COPY, migrations.
 import Foundation
@@ -39,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        // Hummingbird's own: quiescing a server and HTTP types on a NIO pipeline (StreakServer's listeners).
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
@@ -71,7 +74,9 @@ let package = Package(
                 "StreakJobs", "COpenAPI", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"), "CSystemd",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],

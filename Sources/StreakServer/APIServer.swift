@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
 import StreakJobs
@@ -15,7 +16,8 @@ import UnixSignals
 /// only: every status, header and body is the jobs' (`APIAnswer`); this routes requests to them,
 /// runs them on a thread pool (the store's calls block), and sends what they answer.
 public struct APIServer: Sendable {
-    public let listen: ListenAddress
+    public let sockets: [ListenSocket]
+    public let settings: APISettings
     public let logger: Logger
     /// A context for one request: the store, configuration and "now" as of the request.
     public let context: @Sendable () throws -> Context
@@ -26,42 +28,30 @@ public struct APIServer: Sendable {
     let pool = NIOThreadPool(numberOfThreads: 16)
 
     public init(
-        listen: ListenAddress, logger: Logger, writes: WriteGroups, context: @escaping @Sendable () throws -> Context
+        sockets: [ListenSocket], settings: APISettings, logger: Logger, writes: WriteGroups,
+        context: @escaping @Sendable () throws -> Context
     ) {
-        self.listen = listen
+        self.sockets = sockets
+        self.settings = settings
         self.logger = logger
         self.writes = writes
         self.context = context
         pool.start()
     }
 
+    /// Whether the request came over a Unix socket `[api] trust_socket` lets act as admin.
+    @TaskLocal static var trustedConnection = false
+
     /// Serves until SIGTERM or SIGINT, then stops accepting, answers the requests already received
     /// (at most 10 s) and returns. `listening` is told where it listens once it does (the port
-    /// the system chose for port 0).
+    /// the system chose for port 0), once for each socket.
     public func run(listening: @escaping @Sendable (String) -> Void) async throws {
-        let address: BindAddress
-        switch listen {
-        case .unix(let path):
-            Self.removeStaleSocket(path)
-            address = .unixDomainSocket(path: path)
-        case .tcp(let host, let port): address = .hostname(host, port: port)
-        }
-        let app = Application(
-            router: router(), configuration: ApplicationConfiguration(address: address, serverName: nil),
-            onServerRunning: { [listen] channel in
-                switch listen {
-                case .tcp(let host, let port):
-                    listening(ListenAddress.tcp(host: host, port: channel.localAddress?.port ?? port).description)
-                case .unix(let path):
-                    // Owner and group may connect (SPEC §11: the file's mode decides who does).
-                    chmod(path, 0o660)
-                    listening(listen.description)
-                }
-            }, logger: logger)
+        let server = Listeners(
+            sockets: sockets, responder: router().buildResponder(), settings: settings, logger: logger,
+            listening: listening)
         var configuration = ServiceGroupConfiguration(
-            services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(10)
-        defer { if case .unix(let path) = listen { Self.removeStaleSocket(path) } }
         try await ServiceGroup(configuration: configuration).run()
     }
 
@@ -83,8 +73,9 @@ public struct APIServer: Sendable {
     ) async throws -> Response {
         let started = ContinuousClock.now
         let authorization = request.headers[.authorization]
+        let trusted = Self.trustedConnection
         let (work, client) = try await pool.runIfActive { () -> (APIWork, String?) in
-            switch authorized(authorization, needs: needs) {
+            switch authorized(authorization, needs: needs, trusted: trusted) {
             case .failure(let refused): return (.answer(refused), nil)
             case .success(let (c, client)): return (job(c), client)
             }
@@ -101,7 +92,10 @@ public struct APIServer: Sendable {
 
     /// The request's context, and its token's name, once the token is checked when the request
     /// `needs` a scope; or the answer that refuses it. On the thread pool: it reads the store.
-    func authorized(_ authorization: String?, needs: TokenScope?) -> Result<(Context, String?), APIAnswer> {
+    /// `trusted`: the request came over a socket `[api] trust_socket` trusts: it acts as admin.
+    func authorized(_ authorization: String?, needs: TokenScope?, trusted: Bool) -> Result<
+        (Context, String?), APIAnswer
+    > {
         let c: Context
         do {
             c = try context()
@@ -109,6 +103,7 @@ public struct APIServer: Sendable {
             return .failure(APIAnswer.failed(error))
         }
         guard let needs else { return .success((c, nil)) }
+        if trusted { return .success((c, APIClient.trustedSocket.name)) }
         return c.authorize(authorization, needs: needs).map { (c, $0.name) }
     }
 
@@ -165,6 +160,10 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                 default: "\(error)"
                 }
             return APIServer.response(.problem(status, detail))
+        } catch let error as HTTPParserError {
+            // Not HTTP/1.1 (a malformed chunked body): Hummingbird answers 400 and closes the
+            // connection, whose next bytes cannot be read as a request.
+            throw error
         } catch {
             logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             return APIServer.response(.failed(error))

@@ -9,20 +9,27 @@ struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve", abstract: "Serve the HTTP API that apps push check-ins to.",
         discussion: """
-            Listens on a Unix socket (default $RUNTIME_DIRECTORY/streakd.sock, else $XDG_RUNTIME_DIR/streakd.sock) \
-            or TCP, until SIGTERM or SIGINT: then it answers the requests already received (at most 10 s) and \
-            exits 0. Every request but GET /v1/health carries Authorization: Bearer TOKEN (streakd token add).
+            Listens on Unix sockets and TCP addresses (--listen; default $RUNTIME_DIRECTORY/streakd.sock, else \
+            $XDG_RUNTIME_DIR/streakd.sock), or on the sockets systemd passes (socket activation), until SIGTERM \
+            or SIGINT: then it answers the requests already received (at most 10 s) and exits 0. Every request \
+            but GET /v1/health carries Authorization: Bearer TOKEN (streakd token add).
             """)
     @OptionGroup var global: GlobalOptions
-    @Option(help: ArgumentHelp("Where to listen: unix:PATH, HOST:PORT or [V6]:PORT.", valueName: "address"))
-    var listen: String?
+    @Option(
+        help: ArgumentHelp(
+            "Where to listen: unix:PATH, HOST:PORT or [V6]:PORT; repeat it for several.", valueName: "address"))
+    var listen: [String] = []
 
     func run() throws {
         let env = ProcessInfo.processInfo.environment
-        let address = try listen.map(ListenAddress.parse) ?? ListenAddress.standard(env)
-        let (store, contexts) = try global.requestContexts()
+        var sockets = try listen.map { ListenSocket.address(try ListenAddress.parse($0)) }
+        // Socket activation: the sockets systemd bound, and those --listen names besides.
+        sockets = Systemd.inheritedSockets().map(ListenSocket.inherited) + sockets
+        if sockets.isEmpty { sockets = [.address(try ListenAddress.standard(env))] }
+        let (store, contexts, config) = try global.requestContexts()
         let server = APIServer(
-            listen: address, logger: global.logger(), writes: WriteGroups(store: store), context: contexts)
+            sockets: sockets, settings: config.api, logger: global.logger(), writes: WriteGroups(store: store),
+            context: contexts)
         let outcome = Mutex<Result<Void, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
@@ -34,7 +41,8 @@ struct Serve: ParsableCommand {
         }
         done.wait()
         if case .failure(let error) = outcome.withLock({ $0 }) {
-            throw StreakdError(.unavailable, "serve: cannot listen on \(address): \(error)")
+            throw StreakdError(
+                .unavailable, "serve: cannot listen on \(sockets.map(\.description).joined(separator: ", ")): \(error)")
         }
     }
 }
@@ -54,7 +62,7 @@ extension GlobalOptions {
     /// last use; durable: a commit waits for the disk, SPEC §11), the configuration read once, and
     /// a context per request whose "now" is the
     /// request's (`--now` or `STREAKD_NOW` pins it, as for every command).
-    func requestContexts() throws -> (any Store, @Sendable () throws -> Context) {
+    func requestContexts() throws -> (any Store, @Sendable () throws -> Context, Config) {
         let env = ProcessInfo.processInfo.environment
         let logger = logger()
         let printer = try printer()
@@ -63,13 +71,11 @@ extension GlobalOptions {
         let store = try openStore(namedStore(env), .write, durable: true, logger: logger)
         let zones = ZoneBook(logger: logger)
         let options = self
-        return (
-            store,
-            {
-                Context(
-                    store: store, config: config, now: try pinned ?? options.storeNow(store), zones: zones,
-                    printer: printer, logger: logger)
-            }
-        )
+        let contexts: @Sendable () throws -> Context = {
+            Context(
+                store: store, config: config, now: try pinned ?? options.storeNow(store), zones: zones,
+                printer: printer, logger: logger)
+        }
+        return (store, contexts, config)
     }
 }

@@ -28,6 +28,12 @@ struct ConfigAndUsageTests {
         [runs]
         lease_seconds = 300
 
+        [api]
+        trust_socket = false
+        idle_timeout_seconds = 30
+        request_timeout_seconds = 60
+        max_connections = 16384
+
         \(achievementDefaults)
 
         \(messagesDefaults)
@@ -178,7 +184,7 @@ struct ConfigAndUsageTests {
         #expect(json.code == 0)
         #expect(
             json.out
-                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"desktop":{"users":[]},"hooks":[],"journal":{"burst":9500,"interval_seconds":30},"runs":{"lease_seconds":300},"streaks":{}"#
+                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"desktop":{"users":[]},"hooks":[],"journal":{"burst":9500,"interval_seconds":30},"runs":{"lease_seconds":300},"api":{"trust_socket":false,"idle_timeout_seconds":30,"request_timeout_seconds":60,"max_connections":16384},"streaks":{}"#
                 + Self.achievementDefaultsJSON + Self.messagesDefaultsJSON + "}\n")
     }
 
@@ -215,6 +221,12 @@ struct ConfigAndUsageTests {
                 [runs]
                 lease_seconds = 300
 
+                [api]
+                trust_socket = false
+                idle_timeout_seconds = 30
+                request_timeout_seconds = 60
+                max_connections = 16384
+
                 [streaks.workout]
                 goal = 2
                 leeway_hours = 3
@@ -247,7 +259,7 @@ struct ConfigAndUsageTests {
         ),
         (
             "y.toml", "bogus = 1\n",
-            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, journal, runs, streaks, messages, xp, levels, badges"
+            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, journal, runs, api, streaks, messages, xp, levels, badges"
         ),
         (
             "x.toml", "[freeze]\nmax = 3\n\n[reminders\ndays = [1]\n",
@@ -370,6 +382,12 @@ struct ConfigAndUsageTests {
 
                 [runs]
                 lease_seconds = 300
+
+                [api]
+                trust_socket = false
+                idle_timeout_seconds = 30
+                request_timeout_seconds = 60
+                max_connections = 16384
 
                 [xp]
                 per_day = 20

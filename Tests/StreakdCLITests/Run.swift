@@ -97,11 +97,13 @@ final class Sandbox {
     }
 
     /// Starts `streakd ARGS --store …` without waiting for it.
-    func spawn(_ args: [String]) throws -> Spawned {
+    func spawn(_ args: [String], env: [String: String] = [:]) throws -> Spawned {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: streakdBinary)
         process.arguments = args + ["--store", store]
-        process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"].merging(environment) { $1 }
+        process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"].merging(environment) { $1 }.merging(env) {
+            $1
+        }
         return try Spawned(process, stdin: nil)
     }
 

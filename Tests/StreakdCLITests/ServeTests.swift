@@ -201,33 +201,46 @@ final class Server {
     let child: Spawned
     let sandbox: Sandbox
     /// curl's arguments to reach it, and the URL's start.
-    let reach: [String]
-    let base: String
+    var reach: [String]
+    var base: String
     var stopped = false
 
-    init(_ s: Sandbox, listen: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// Every address it listens on, in its order ("streakd: listening on …" lines).
+    let addresses: [String]
+
+    convenience init(_ s: Sandbox, listen: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try self.init(s, child: s.spawn(["serve", "--listen", listen]))
+    }
+
+    /// A `serve` started (by the test, or by something that runs it), once it listens on
+    /// `sockets` sockets; requests go to the first until `use` says otherwise.
+    init(_ s: Sandbox, child: Spawned, sockets: Int = 1) throws {
         sandbox = s
-        child = try s.spawn(["serve", "--listen", listen])
+        self.child = child
         let deadline = ContinuousClock.now + .seconds(60)
-        var address: String?
-        while address == nil {
+        var found: [String] = []
+        while found.count < sockets {
             let err = (try? String(contentsOf: child.errURL, encoding: .utf8)) ?? ""
-            if let line = err.split(separator: "\n").first(where: { $0.hasPrefix("streakd: listening on ") }) {
-                address = String(line.dropFirst("streakd: listening on ".count))
-            } else if !child.process.isRunning || ContinuousClock.now > deadline {
+            found = err.split(separator: "\n").filter { $0.hasPrefix("streakd: listening on ") }.map {
+                String($0.dropFirst("streakd: listening on ".count))
+            }
+            if found.count >= sockets { break }
+            if !child.process.isRunning || ContinuousClock.now > deadline {
                 kill(child.process.processIdentifier, SIGKILL)
                 throw ServerFailed(what: "serve did not listen within 60 s: \(child.wait(timeout: .seconds(10)))")
-            } else {
-                Thread.sleep(forTimeInterval: 0.02)
             }
+            Thread.sleep(forTimeInterval: 0.02)
         }
-        if address!.hasPrefix("unix:") {
-            reach = ["--unix-socket", String(address!.dropFirst(5))]
-            base = "http://localhost"
-        } else {
-            reach = []
-            base = "http://" + address!
-        }
+        addresses = found
+        (reach, base) = Self.reaching(found[0])
+    }
+
+    /// Sends the next requests to `address`, one of `addresses`.
+    func use(_ address: String) { (reach, base) = Self.reaching(address) }
+
+    static func reaching(_ address: String) -> ([String], String) {
+        address.hasPrefix("unix:")
+            ? (["--unix-socket", String(address.dropFirst(5))], "http://localhost") : ([], "http://" + address)
     }
 
     deinit { if !stopped { stop() } }

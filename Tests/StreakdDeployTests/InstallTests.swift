@@ -20,6 +20,8 @@ struct InstallTests {
         "usr/local/lib/systemd/system/streakd-refill.timer",
         "usr/local/lib/systemd/system/streakd-tick.service",
         "usr/local/lib/systemd/system/streakd-tick.timer",
+        "usr/local/lib/systemd/system/streakd.service",
+        "usr/local/lib/systemd/system/streakd.socket",
         "usr/local/share/bash-completion/completions/streakd",
         "usr/local/share/doc/streakd/network.conf",
         "usr/local/share/doc/streakd/postgres.conf",
@@ -74,6 +76,8 @@ struct InstallTests {
                 ".config/systemd/user/streakd-refill.timer",
                 ".config/systemd/user/streakd-tick.service",
                 ".config/systemd/user/streakd-tick.timer",
+                ".config/systemd/user/streakd.service",
+                ".config/systemd/user/streakd.socket",
                 ".local/bin/streakd",
                 ".local/share/bash-completion/completions/streakd",
                 ".local/share/doc/streakd/network.conf",
@@ -308,7 +312,7 @@ struct InstallTests {
             "backfill_days", "initial", "max", "min_streak", "auto_use", "days", "max_late", "users", "burst",
             "interval_seconds", "name", "command", "timeout_seconds", "kinds", "goal", "leeway_hours", "per_day",
             "thresholds", "id", "title", "description", "category", "requirement", "value", "streak", "meta", "xp",
-            "default_language",
+            "default_language", "trust_socket", "idle_timeout_seconds", "request_timeout_seconds", "max_connections",
         ] {
             #expect(example.contains("\(key) = "), "deploy/streakd.toml.example does not show \(key)")
         }

@@ -63,6 +63,8 @@ let madeArtifacts: Outcome = make(["man", "completions"])
 /// The unit files of a kind ("system" or "user"), as in the repository.
 let unitNames = ["streakd-tick.service", "streakd-tick.timer", "streakd-refill.service", "streakd-refill.timer"]
 let serviceNames = unitNames.filter { $0.hasSuffix(".service") }
+/// The HTTP API's units (`streakd serve`, socket-activated).
+let apiUnitNames = ["streakd.socket", "streakd.service"]
 
 /// `systemd-analyze security --offline=true` on one unit file: the overall exposure it prints.
 func exposure(of unitFile: String, user: Bool = false) throws -> (score: Double, report: Outcome) {

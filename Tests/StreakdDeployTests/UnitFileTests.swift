@@ -30,11 +30,11 @@ struct UnitFileTests {
             try? FileManager.default.copyItem(atPath: source, toPath: rootUnits + "/" + name)
         }
         let verify = run(
-            [analyze, "verify", "--root=\(root.path)"] + unitNames,
+            [analyze, "verify", "--root=\(root.path)"] + unitNames + apiUnitNames,
             env: ["PATH": searchPath, "MANPATH": root.sub("usr/local/share/man"), "LANG": "C.UTF-8"])
         #expect(verify.code == 0 && verify.out.isEmpty && verify.err.isEmpty, "systemd-analyze verify: \(verify)")
 
-        for service in serviceNames {
+        for service in serviceNames + ["streakd.service"] {
             let text = try read(root.sub(Self.systemUnitDir + "/" + service))
             #expect(values("ExecStart", in: text).allSatisfy { $0.hasPrefix("/usr/local/bin/streakd ") })
             #expect(!text.contains("@BINDIR@"))
@@ -53,21 +53,21 @@ struct UnitFileTests {
         try #require(install.code == 0, "make install-user: \(install)")
         let unitDir = home + "/.config/systemd/user"
         let verify = run(
-            [analyze, "--user", "verify"] + unitNames.map { unitDir + "/" + $0 },
+            [analyze, "--user", "verify"] + (unitNames + apiUnitNames).map { unitDir + "/" + $0 },
             env: [
                 "PATH": searchPath, "HOME": home, "XDG_RUNTIME_DIR": runtime,
                 "MANPATH": home + "/.local/share/man", "LANG": "C.UTF-8",
             ])
         #expect(
             verify.code == 0 && verify.out.isEmpty && verify.err.isEmpty, "systemd-analyze --user verify: \(verify)")
-        for service in serviceNames {
+        for service in serviceNames + ["streakd.service"] {
             let text = try read(unitDir + "/" + service)
             #expect(values("ExecStart", in: text).allSatisfy { $0.hasPrefix(home + "/.local/bin/streakd ") })
         }
     }
 
     /// Every service scores below 1.0 (systemd-timesyncd: 2.3); the system ones 0.3 or less, the user ones 0.6.
-    @Test(arguments: ["system", "user"], serviceNames)
+    @Test(arguments: ["system", "user"], serviceNames + ["streakd.service"])
     func securityExposure(kind: String, service: String) throws {
         let scratch = try ScratchDir()
         let text = try read("\(packageRoot)/deploy/\(kind)/\(service)")
@@ -131,6 +131,34 @@ struct UnitFileTests {
                 #expect(values("ConfigurationDirectory", in: text).isEmpty)
                 #expect(values("BindPaths", in: text) == ["%h/.local/state/streakd"])
             }
+        }
+    }
+
+    /// The API's service (SPEC §11): Type=notify with a watchdog, started by its socket, the
+    /// tick's sandbox and no network of its own (the sockets are the manager's).
+    @Test(arguments: ["system", "user"])
+    func theAPIServiceIsNotifyAndSocketActivated(kind: String) throws {
+        let service = try read("\(packageRoot)/deploy/\(kind)/streakd.service")
+        let socket = try read("\(packageRoot)/deploy/\(kind)/streakd.socket")
+        #expect(values("Type", in: service) == ["notify"])
+        #expect(values("ExecStart", in: service) == ["@BINDIR@/streakd serve"], "no --listen: the socket's")
+        #expect(values("Requires", in: service) == ["streakd.socket"])
+        #expect(values("WatchdogSec", in: service).count == 1)
+        // SIGTERM: at most 10 s to answer what it received, then exit 0.
+        #expect(values("TimeoutStopSec", in: service) == ["15s"])
+        #expect(values("PrivateNetwork", in: service) == ["yes"])
+        #expect(values("RestrictAddressFamilies", in: service) == ["AF_UNIX"])
+        #expect(
+            values("ListenStream", in: socket) == [kind == "system" ? "/run/streakd/streakd.sock" : "%t/streakd.sock"])
+        #expect(values("SocketMode", in: socket) == [kind == "system" ? "0660" : "0600"])
+        #expect(values("WantedBy", in: socket) == ["sockets.target"])
+        // The rest of the sandbox is the tick's, line for line.
+        let tick = try read("\(packageRoot)/deploy/\(kind)/streakd-tick.service")
+        for key in [
+            "CapabilityBoundingSet", "SystemCallFilter", "ProtectSystem", "ProtectHome", "PrivateUsers",
+            "IPAddressDeny",
+        ] {
+            #expect(values(key, in: service) == values(key, in: tick), "\(kind) \(key)")
         }
     }
 

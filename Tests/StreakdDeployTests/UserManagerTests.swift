@@ -140,6 +140,53 @@ struct UserManagerTests {
         #expect(!again.out.contains(#""kind":"at_risk""#), "sent twice: \(again)")
     }
 
+    /// The API's user units: streakd.socket enabled, serve not running until a connection; curl
+    /// through the socket starts it (Type=notify: active once READY=1) and gets /v1/health; a
+    /// check-in with a token is stored where the CLI sees it; a stop is a clean exit 0.
+    @Test(.requires(.root, .userManager, .program("/usr/bin/curl", package: "curl")))
+    func theAPISocketStartsServeAtTheFirstConnection() throws {
+        try #require(madeArtifacts.code == 0, "\(madeArtifacts)")
+        try Journal.ensureRunning()
+        let e2e = try EndToEnd()
+        defer { e2e.tearDown() }
+        let install = make(["install-user"], env: ["HOME": e2e.home])
+        try #require(install.code == 0, "make install-user: \(install)")
+        try e2e.handHomeToUser()
+        let added = e2e.asUser(["streakd", "user", "add", "app-user", "--tz", "UTC"])
+        try #require(added.code == 0, "user add: \(added)")
+        let token = e2e.asUser(["streakd", "token", "add", "app", "--scope", "ingest"])
+        try #require(token.code == 0, "token add: \(token)")
+
+        try e2e.startManager()
+        #expect(e2e.systemctl(["daemon-reload"]).code == 0)
+        let enable = e2e.systemctl(["enable", "--now", "streakd.socket"])
+        #expect(enable.code == 0, "enable --now streakd.socket: \(enable)")
+        #expect(e2e.systemctl(["is-active", "streakd.service"]).out.hasPrefix("inactive"), "not before a connection")
+
+        let socket = e2e.runtime + "/streakd.sock"
+        let health = e2e.asUser(
+            ["/usr/bin/curl", "-sS", "--max-time", "90", "--unix-socket", socket, "http://localhost/v1/health"],
+            timeout: .seconds(120))
+        #expect(health.code == 0 && health.out.hasPrefix(#"{"status":"ok""#), "\(health)\n\(e2e.diagnostics())")
+        let state = e2e.systemctl(["show", "-p", "ActiveState", "-p", "SubState", "-p", "Type", "streakd.service"]).out
+        #expect(state.contains("ActiveState=active") && state.contains("SubState=running"), "\(state)")
+        let checkin = e2e.asUser([
+            "/usr/bin/curl", "-sS", "--max-time", "60", "--unix-socket", socket, "-H",
+            "Authorization: Bearer " + token.out.trimmingCharacters(in: .whitespacesAndNewlines), "-H",
+            "Content-Type: application/json", "-d", "{}", "-o", "/dev/null", "-w", "%{http_code}",
+            "http://localhost/v1/users/app-user/checkins",
+        ])
+        #expect(checkin.out == "201", "\(checkin)")
+        let status = e2e.asUser(["streakd", "status", "app-user", "-o", "json"])
+        #expect(status.out.contains(#""total_checkins":1"#), "the CLI sees it: \(status)")
+
+        let stop = e2e.systemctl(["stop", "streakd.service"], timeout: .seconds(60))
+        #expect(stop.code == 0, "\(stop)")
+        let result = e2e.systemctl(["show", "-p", "Result", "-p", "ExecMainStatus", "streakd.service"]).out
+        #expect(result.contains("Result=success") && result.contains("ExecMainStatus=0"), "\(result)")
+        #expect(FileManager.default.fileExists(atPath: socket), "the socket stays: the next connection starts serve")
+    }
+
     /// A zone where it is now between 03:00 and 21:00, a reminder time at the last quarter hour there
     /// (so the reminder is due, and fresh until the date ends), and check-ins at noon on the
     /// seven dates before today: a 7-day streak alive through yesterday, today not done.

@@ -118,6 +118,9 @@ public struct APIClient: Sendable {
     /// The token's name, for the request log (never the token).
     public var name: String
     public var scope: TokenScope
+
+    /// A connection of a Unix socket `[api] trust_socket` trusts: admin, without a token.
+    public static let trustedSocket = APIClient(name: "(trusted socket)", scope: .admin)
 }
 
 extension Context {

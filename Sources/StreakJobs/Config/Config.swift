@@ -27,6 +27,8 @@ public struct Config: Equatable, Sendable {
     public var achievements = AchievementSettings()
     /// Messages by language (`[messages]`, `[messages.LANG]`).
     public var messages = MessageBook()
+    /// `streakd serve`'s settings (`[api]`).
+    public var api = APISettings()
     /// The file it came from, or nil for the built-in defaults.
     public var source: String?
 
@@ -54,6 +56,7 @@ public struct Config: Equatable, Sendable {
         lines += ["", "[desktop]", "users = [\(desktopUsers.map { JSON.string($0).text }.joined(separator: ", "))]"]
         lines += ["", "[journal]", "burst = \(journalBurst)", "interval_seconds = \(journalInterval)"]
         lines += ["", "[runs]", "lease_seconds = \(leaseSeconds)"]
+        lines += [""] + api.tomlLines
         for id in streaks.keys.sorted() {
             let s = streaks[id]!
             lines += ["", "[streaks.\(id)]", "goal = \(s.goal)", "leeway_hours = \(s.leewayHours)"]
@@ -116,7 +119,7 @@ public struct Config: Equatable, Sendable {
                     })
             ),
             ("journal", .object([("burst", .int(journalBurst)), ("interval_seconds", .int(journalInterval))])),
-            ("runs", .object([("lease_seconds", .int(leaseSeconds))])),
+            ("runs", .object([("lease_seconds", .int(leaseSeconds))])), ("api", api.json),
             ("streaks", .object(streakItems)),
             ("xp", xpJSON), ("levels", levelsJSON), ("badges", badgesJSON), ("messages", messages.json),
         ])

@@ -36,7 +36,8 @@ public enum ConfigLoader {
             handle = try OpenToRead.open(path)
         } catch .noWriter(let waited) {
             throw StreakdError.config(
-                "\(path): a pipe nobody wrote to within \(waited.components.seconds) s; name the configuration file itself")
+                "\(path): a pipe nobody wrote to within \(waited.components.seconds) s; name the configuration file itself"
+            )
         } catch .folder {
             throw StreakdError.config("\(path): a folder, not a configuration file")
         } catch {
@@ -88,7 +89,9 @@ public enum ConfigLoader {
         }
         let reader = TableReader(file: file, text: text)
         var config = Config()
-        let sections = ["import", "freeze", "reminders", "desktop", "hooks", "journal", "runs", "streaks", "messages"]
+        let sections = [
+            "import", "freeze", "reminders", "desktop", "hooks", "journal", "runs", "api", "streaks", "messages",
+        ]
         try reader.keys(table, in: "", allowed: sections + ["xp", "levels", "badges"])
         reader.attempt {
             guard let t = try reader.table(table, "import", in: "") else { return }
@@ -114,6 +117,7 @@ public enum ConfigLoader {
             }
         }
         readDelivery(table, reader: reader, into: &config, checkPrograms: checkPrograms, knownUsers: knownUsers)
+        readAPI(table, reader: reader, into: &config)
         readAchievements(table, reader: reader, into: &config)
         reader.attempt { try readMessages(table, reader: reader, into: &config) }
         reader.attempt {
