@@ -21,6 +21,8 @@ public struct Config: Equatable, Sendable {
     /// A run's lease on its deliveries (`[runs] lease_seconds`), before its longest hook time-out
     /// is added: how long after its last heartbeat another run may take them over.
     public var leaseSeconds = 300
+    /// Where every `tick` and `refill` also writes the metrics (`[metrics] textfile`), if anywhere.
+    public var metricsTextfile: String?
     /// Settings by streak id; others use the defaults.
     public var streaks: [String: StreakSettings] = [:]
     /// Badges, XP and levels (`[[badges]]`, `[xp]`, `[levels]`).
@@ -54,6 +56,7 @@ public struct Config: Equatable, Sendable {
         lines += ["", "[desktop]", "users = [\(desktopUsers.map { JSON.string($0).text }.joined(separator: ", "))]"]
         lines += ["", "[journal]", "burst = \(journalBurst)", "interval_seconds = \(journalInterval)"]
         lines += ["", "[runs]", "lease_seconds = \(leaseSeconds)"]
+        if let metricsTextfile { lines += ["", "[metrics]", "textfile = \(JSON.string(metricsTextfile).text)"] }
         for id in streaks.keys.sorted() {
             let s = streaks[id]!
             lines += ["", "[streaks.\(id)]", "goal = \(s.goal)", "leeway_hours = \(s.leewayHours)"]
@@ -92,7 +95,7 @@ public struct Config: Equatable, Sendable {
                 ])
             )
         }
-        return .object([
+        var items: [(String, JSON)] = [
             ("source", .optional(source)),
             ("import", .object([("backfill_days", .int(backfillDays))])),
             ("freeze", freezeJSON(freeze)),
@@ -119,6 +122,10 @@ public struct Config: Equatable, Sendable {
             ("runs", .object([("lease_seconds", .int(leaseSeconds))])),
             ("streaks", .object(streakItems)),
             ("xp", xpJSON), ("levels", levelsJSON), ("badges", badgesJSON), ("messages", messages.json),
-        ])
+        ]
+        if let metricsTextfile {
+            items.insert(("metrics", .object([("textfile", .string(metricsTextfile))])), at: items.count - 5)
+        }
+        return .object(items)
     }
 }
