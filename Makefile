@@ -55,8 +55,9 @@ install install-catalog uninstall: P = $(SYSTEM_PREFIX)
 install-user uninstall-user: P = $(USER_PREFIX)
 
 OUT := .build/deploy
-UNITS := streakd-tick.service streakd-tick.timer streakd-refill.service streakd-refill.timer
-TIMERS := streakd-tick.timer streakd-refill.timer
+UNITS := streakd-tick.service streakd-tick.timer streakd-refill.service streakd-refill.timer \
+	streakd-check.service streakd-check.timer
+TIMERS := streakd-tick.timer streakd-refill.timer streakd-check.timer
 
 # The binary: STREAKD if given, else the one `swift build $(SWIFT_BUILD_FLAGS)` makes.
 ifeq ($(strip $(STREAKD)),)
@@ -118,7 +119,7 @@ install-common: build man completions
 	$(INSTALL) -m 0644 $(OUT)/streakd.bash "$(DESTDIR)$(BASHCOMPDIR)/streakd"
 	$(INSTALL) -m 0644 $(OUT)/_streakd "$(DESTDIR)$(ZSHCOMPDIR)/_streakd"
 	$(INSTALL) -m 0644 $(OUT)/streakd.fish "$(DESTDIR)$(FISHCOMPDIR)/streakd.fish"
-	$(INSTALL) -m 0644 deploy/streakd.toml.example deploy/dropins/network.conf deploy/dropins/postgres.conf \
+	$(INSTALL) -m 0644 deploy/streakd.toml.example deploy/dropins/network.conf deploy/dropins/postgres.conf deploy/streakd.rules.yml \
 		"$(DESTDIR)$(DOCDIR)/"
 
 install: install-common install-catalog
@@ -157,7 +158,7 @@ uninstall-common:
 		"$(DESTDIR)$(BASHCOMPDIR)/streakd" "$(DESTDIR)$(ZSHCOMPDIR)/_streakd" \
 		"$(DESTDIR)$(FISHCOMPDIR)/streakd.fish" \
 		"$(DESTDIR)$(DOCDIR)/streakd.toml.example" "$(DESTDIR)$(DOCDIR)/network.conf" \
-		"$(DESTDIR)$(DOCDIR)/postgres.conf"
+		"$(DESTDIR)$(DOCDIR)/postgres.conf" "$(DESTDIR)$(DOCDIR)/streakd.rules.yml"
 	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null || true
 
 uninstall:

@@ -61,7 +61,10 @@ func make(_ targets: [String], _ variables: [String: String] = [:], env: [String
 let madeArtifacts: Outcome = make(["man", "completions"])
 
 /// The unit files of a kind ("system" or "user"), as in the repository.
-let unitNames = ["streakd-tick.service", "streakd-tick.timer", "streakd-refill.service", "streakd-refill.timer"]
+let unitNames = [
+    "streakd-tick.service", "streakd-tick.timer", "streakd-refill.service", "streakd-refill.timer",
+    "streakd-check.service", "streakd-check.timer",
+]
 let serviceNames = unitNames.filter { $0.hasSuffix(".service") }
 
 /// `systemd-analyze security --offline=true` on one unit file: the overall exposure it prints.
