@@ -18,7 +18,10 @@ struct HealthCheckTests {
     }
 
     /// Runs `job` at `now`, expecting `code`.
-    func run(_ s: Sandbox, _ args: [String], at now: String, code: Int32 = 0, sourceLocation: SourceLocation = #_sourceLocation) {
+    func run(
+        _ s: Sandbox, _ args: [String], at now: String, code: Int32 = 0,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         s.now = now
         let r = s.run(args)
         #expect(r.code == code, "\(args) at \(now): \(r)", sourceLocation: sourceLocation)
@@ -60,7 +63,9 @@ struct HealthCheckTests {
         let c = check(s, at: fixedNow)
         #expect(c.code == 1 && c.err.isEmpty, "\(c)")
         #expect(c.lines.map { $0.prefix { $0 != ":" } } == ["tick", "refill"], "\(c)")
-        #expect(c.lines[0].hasPrefix("tick: no tick has ever succeeded on this store: `systemctl status streakd-tick.timer`"))
+        #expect(
+            c.lines[0].hasPrefix(
+                "tick: no tick has ever succeeded on this store: `systemctl status streakd-tick.timer`"))
         #expect(c.lines[1].hasPrefix("refill: no refill has ever succeeded on this store"))
         s.now = fixedNow
         let json = try jsonObject(s.run(["status", "--check", "-o", "json"]).out)
@@ -99,7 +104,8 @@ struct HealthCheckTests {
     @Test func lateAndDeadDeliveriesAreProblems() throws {
         let s = try Sandbox()
         _ = try setUp(s)
-        let config = try s.file("streakd.toml", "badges = []\n\n[[hooks]]\nname = \"down\"\ncommand = [\"/bin/false\"]\n")
+        let config = try s.file(
+            "streakd.toml", "badges = []\n\n[[hooks]]\nname = \"down\"\ncommand = [\"/bin/false\"]\n")
         for t in ["19:00", "19:01", "19:06"] {
             run(s, ["tick", "--config", config], at: "2026-11-21T\(t):00Z", code: 75)
         }

@@ -123,10 +123,14 @@ struct MetricsCLITests {
         try FileManager.default.removeItem(atPath: file)
         #expect(s.run(["tick", "--dry-run"]).code == 0)
         #expect(!FileManager.default.fileExists(atPath: file))
-        try s.file("config/streakd/streakd.toml", "badges = []\n\n[metrics]\ntextfile = \"/nonexistent/streakd.prom\"\n")
+        try s.file(
+            "config/streakd/streakd.toml", "badges = []\n\n[metrics]\ntextfile = \"/nonexistent/streakd.prom\"\n")
         let r = s.run(["tick"])
         #expect(r.code == 0)
-        #expect(r.err.contains("streakd: warning: [metrics] textfile /nonexistent/streakd.prom: not written: cannot create /nonexistent/.streakd.prom."), "\(r)")
+        #expect(
+            r.err.contains(
+                "streakd: warning: [metrics] textfile /nonexistent/streakd.prom: not written: cannot create /nonexistent/.streakd.prom."
+            ), "\(r)")
     }
 
     @Test func theTextfileIsAnAbsolutePath() throws {
@@ -138,6 +142,8 @@ struct MetricsCLITests {
         #expect(r.err.contains("is not an absolute file path"), "\(r)")
         let good = try s.file("good.toml", "[metrics]\ntextfile = \"/var/lib/prometheus/node-exporter/streakd.prom\"\n")
         let ok = s.runBare(["config", "check", "--config", good])
-        #expect(ok.code == 0 && ok.out.contains("[metrics]\ntextfile = \"/var/lib/prometheus/node-exporter/streakd.prom\""), "\(ok)")
+        #expect(
+            ok.code == 0 && ok.out.contains("[metrics]\ntextfile = \"/var/lib/prometheus/node-exporter/streakd.prom\""),
+            "\(ok)")
     }
 }

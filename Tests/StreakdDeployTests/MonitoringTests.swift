@@ -70,7 +70,9 @@ struct MonitoringTests {
         let times = calendar.out.split(separator: "\n").filter { $0.contains("Next elapse:") || $0.contains("Iter. #") }
             .map { $0.split(separator: " ").suffix(4) }
         #expect(times.count == 3, "\(calendar.out)")
-        #expect(times.allSatisfy { $0.first == "Mon" && $0.suffix(2).joined(separator: " ") == "03:37:00 UTC" }, "\(calendar.out)")
+        #expect(
+            times.allSatisfy { $0.first == "Mon" && $0.suffix(2).joined(separator: " ") == "03:37:00 UTC" },
+            "\(calendar.out)")
         for kind in ["system", "user"] {
             let service = try read("\(packageRoot)/deploy/\(kind)/streakd-check.service")
             #expect(values("ExecStart", in: service) == ["@BINDIR@/streakd store check"], "\(kind)")
@@ -100,8 +102,11 @@ struct MonitoringTests {
         _ = Journal.read(["-o", "cat", "STREAKD_STORE=\(id)"]) { $0.split(separator: "\n").count >= 2 }
         let shown = try #require(
             journalctlWithCatalog(
-                root.path, ["-x", "-o", "short", "STREAKD_STORE=\(id)", "MESSAGE_ID=\(ids["tick"]!)",
-                    "MESSAGE_ID=\(ids["refill"]!)"]))
+                root.path,
+                [
+                    "-x", "-o", "short", "STREAKD_STORE=\(id)", "MESSAGE_ID=\(ids["tick"]!)",
+                    "MESSAGE_ID=\(ids["refill"]!)",
+                ]))
         #expect(shown.code == 0, "\(shown)")
         for text in [
             "tick: 0 sent, 0 expired, 0 delivered, 0 failed, 0 dead, 0 pending, 0 held in ",

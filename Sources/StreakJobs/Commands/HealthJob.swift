@@ -92,7 +92,9 @@ extension Context {
     func staleRun(_ job: String, _ last: Instant?, limit: Int64, timer: String) -> [HealthProblem] {
         let what = "`systemctl status \(timer)` and `journalctl -u streakd-\(job).service` say why"
         guard let last else {
-            return [HealthProblem(check: job, count: nil, detail: "no \(job) has ever succeeded on this store: \(what)")]
+            return [
+                HealthProblem(check: job, count: nil, detail: "no \(job) has ever succeeded on this store: \(what)")
+            ]
         }
         guard now - last > limit else { return [] }
         let span = limit % 3600 == 0 ? "\(limit / 3600) hours" : "\(limit / 60) minutes"

@@ -38,10 +38,11 @@ final class DeliveryProgress: Sendable {
 
     /// Stops the redrawing and clears the line; again: nothing.
     func finish() {
-        guard state.withLock({ s in
-            defer { s.running = false }
-            return s.running
-        })
+        guard
+            state.withLock({ s in
+                defer { s.running = false }
+                return s.running
+            })
         else { return }
         stop.signal()
         ended.wait()

@@ -67,7 +67,9 @@ extension Context {
             [("at", .string(now.description))] + counts.map { ($0.0, .int($0.1)) } + [("duration_ms", .int(ms))])
         try store.write { try $0.setMeta(key, summary.text) }
         let named = Dictionary(counts + also, uniquingKeysWith: { a, _ in a })
-        let extra = counts.filter { !JournalSink.summaryCounts.contains($0.0) && $0.0 != "streaks" && $0.0 != "retried" }
+        // The counts every summary has, then the job's own (a tick's streaks and retries: not).
+        let own = JournalSink.summaryCounts + ["streaks", "retried"]
+        let extra = counts.filter { !own.contains($0.0) }
         delivery.recordSummary(
             RunSummaryEntry(
                 job: key == MetaKey.lastTick ? "tick" : "refill", counts: named, extra: extra, durationMS: ms))
