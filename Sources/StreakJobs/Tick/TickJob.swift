@@ -50,6 +50,8 @@ extension Context {
                 ("dead", d.dead), ("retried", d.retried), ("pending", report.pending), ("held", report.held),
                 ("streaks", report.streaks),
             ], began: began, delivery: delivery)
+        // A stopped run ended as a run (exit 75, SPEC §13): recorded and summarized like any.
+        if stop.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
         return report
     }
 

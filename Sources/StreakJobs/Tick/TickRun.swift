@@ -155,7 +155,6 @@ final class TickRun {
                 + "(\(report.streaks) streaks looked at)"
         )
         summarized = true
-        if context.stop.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
         return report
     }
 
