@@ -260,12 +260,6 @@ struct InstallTests {
         #expect(built.out.hasPrefix("streakd \(madeVersion) ("))
     }
 
-    /// The version in Sources/streakd/Streakd.swift, as the Makefile reads it.
-    var madeVersion: String {
-        let text = (try? read(packageRoot + "/Sources/streakd/Streakd.swift")) ?? ""
-        return text.firstMatch(of: #/static let version = "([^"]+)"/#).map { String($0.1) } ?? "?"
-    }
-
     /// deploy/streakd.toml.example: as shipped, and with every `#key = value` line uncommented,
     /// it is the defaults; its `# e.g.` examples are valid settings; it names every setting.
     @Test func theExampleConfigurationShowsTheDefaults() throws {

@@ -90,3 +90,9 @@ func values(_ key: String, in text: String) -> [String] {
         line.hasPrefix(key + "=") ? String(line.dropFirst(key.count + 1)) : nil
     }
 }
+
+/// The version in Sources/streakd/Streakd.swift, as the Makefile reads it.
+var madeVersion: String {
+    let text = (try? read(packageRoot + "/Sources/streakd/Streakd.swift")) ?? ""
+    return text.firstMatch(of: #/static let version = "([^"]+)"/#).map { String($0.1) } ?? "?"
+}
