@@ -6,6 +6,8 @@
 #   make uninstall          / make uninstall-user: remove what those installed (never the
 #                           store or the configuration)
 #   make install-catalog    the journal catalog alone (as root; install-user cannot)
+#   make deb                a Debian package (DEB_DIR, default .build/deb): what `make install
+#                           PREFIX=/usr` installs, the user units in /usr/lib/systemd/user too
 #
 # Variables (on the command line): PREFIX, DESTDIR (a staging root: nothing outside it
 # is touched, no systemctl is run), BINDIR, MANDIR, DATADIR, SYSTEMDUNITDIR,
@@ -56,8 +58,8 @@ install-user uninstall-user: P = $(USER_PREFIX)
 
 OUT := .build/deploy
 UNITS := streakd-tick.service streakd-tick.timer streakd-refill.service streakd-refill.timer \
-	streakd.socket streakd.service
-TIMERS := streakd-tick.timer streakd-refill.timer
+	streakd-check.service streakd-check.timer streakd.socket streakd.service
+TIMERS := streakd-tick.timer streakd-refill.timer streakd-check.timer
 # The HTTP API (streakd serve), started by its socket at the first connection.
 API_UNITS := streakd.socket streakd.service
 
@@ -73,7 +75,7 @@ endif
 BOOTED = $(if $(DESTDIR),,$(wildcard /run/systemd/system))
 
 .PHONY: all build man completions version install install-user install-catalog uninstall uninstall-user \
-	install-common uninstall-common check-units clean-deploy
+	install-common uninstall-common check-units clean-deploy deb
 
 all: build man completions
 
@@ -122,7 +124,7 @@ install-common: build man completions
 	$(INSTALL) -m 0644 $(OUT)/streakd.bash "$(DESTDIR)$(BASHCOMPDIR)/streakd"
 	$(INSTALL) -m 0644 $(OUT)/_streakd "$(DESTDIR)$(ZSHCOMPDIR)/_streakd"
 	$(INSTALL) -m 0644 $(OUT)/streakd.fish "$(DESTDIR)$(FISHCOMPDIR)/streakd.fish"
-	$(INSTALL) -m 0644 deploy/streakd.toml.example deploy/dropins/network.conf deploy/dropins/postgres.conf \
+	$(INSTALL) -m 0644 deploy/streakd.toml.example deploy/dropins/network.conf deploy/dropins/postgres.conf deploy/streakd.rules.yml \
 		"$(DESTDIR)$(DOCDIR)/"
 
 install: install-common install-catalog
@@ -163,7 +165,7 @@ uninstall-common:
 		"$(DESTDIR)$(BASHCOMPDIR)/streakd" "$(DESTDIR)$(ZSHCOMPDIR)/_streakd" \
 		"$(DESTDIR)$(FISHCOMPDIR)/streakd.fish" \
 		"$(DESTDIR)$(DOCDIR)/streakd.toml.example" "$(DESTDIR)$(DOCDIR)/network.conf" \
-		"$(DESTDIR)$(DOCDIR)/postgres.conf"
+		"$(DESTDIR)$(DOCDIR)/postgres.conf" "$(DESTDIR)$(DOCDIR)/streakd.rules.yml"
 	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null || true
 
 uninstall:
@@ -189,6 +191,29 @@ ifeq ($(DESTDIR),)
 	-@systemctl --user daemon-reload 2>/dev/null || true
 endif
 	@echo "streakd: uninstalled; the store (~/.local/state/streakd) and configuration are kept"
+
+# The Debian package: `make install PREFIX=/usr` into a staging root, the user units beside
+# the system ones, the catalog's database left to postinst (journalctl --update-catalog).
+DEB_DIR ?= .build/deb
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_ROOT = $(DEB_DIR)/root
+DEB_FILE = $(DEB_DIR)/streakd_$(VERSION)_$(DEB_ARCH).deb
+# dpkg-deb's options: the tests pass -Znone (a debug binary is large and xz slow).
+DEB_FLAGS ?=
+deb: build man completions
+	rm -rf "$(DEB_ROOT)" && mkdir -p "$(DEB_ROOT)/DEBIAN"
+	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR="$(abspath $(DEB_ROOT))" STREAKD="$(BIN)"
+	rm -rf "$(DEB_ROOT)/var"
+	$(INSTALL) -d "$(DEB_ROOT)/usr/lib/systemd/user"
+	for u in $(UNITS); do \
+		sed 's|@BINDIR@|/usr/bin|g' deploy/user/$$u >"$(DEB_ROOT)/usr/lib/systemd/user/$$u" && \
+		chmod 0644 "$(DEB_ROOT)/usr/lib/systemd/user/$$u" || exit 1; \
+	done
+	sed -e 's|@VERSION@|$(VERSION)|' -e 's|@ARCH@|$(DEB_ARCH)|' \
+		-e "s|@SIZE@|$$(du -sk --exclude=DEBIAN "$(DEB_ROOT)" | cut -f1)|" deploy/debian/control \
+		>"$(DEB_ROOT)/DEBIAN/control"
+	$(INSTALL) -m 0755 deploy/debian/postinst deploy/debian/prerm deploy/debian/postrm "$(DEB_ROOT)/DEBIAN/"
+	dpkg-deb --root-owner-group $(DEB_FLAGS) --build "$(DEB_ROOT)" "$(DEB_FILE)"
 
 clean-deploy:
 	rm -rf $(OUT)

@@ -31,4 +31,25 @@ extension SQLiteAccess {
                 lastAttempt: (row["last_attempt"] as Int64?).map(Instant.init(seconds:)), lastError: row["last_error"])
         }
     }
+
+    func pendingDeliveries(dueBefore instant: Instant) throws -> Int {
+        try Int.fetchOne(
+            db,
+            sql: """
+                SELECT count(*) FROM deliveries d JOIN notifications n ON n.id = d.notification
+                WHERE d.state = 'pending' AND n.due < ?
+                """, arguments: [instant.seconds]) ?? 0
+    }
+
+    func notificationCounts() throws -> [PairCount] {
+        try Row.fetchAll(db, sql: "SELECT kind, state, count(*) FROM notifications GROUP BY kind, state").map {
+            PairCount($0[0], $0[1], count: $0[2])
+        }
+    }
+
+    func deliveryCounts() throws -> [PairCount] {
+        try Row.fetchAll(db, sql: "SELECT sink, state, count(*) FROM deliveries GROUP BY sink, state").map {
+            PairCount($0[0], $0[1], count: $0[2])
+        }
+    }
 }

@@ -13,6 +13,25 @@ public protocol OverviewReading {
     /// Up to `limit` deliveries in `state`, the most recently attempted first (never attempted
     /// ones last, by due instant), with their last error.
     func deliveries(_ state: DeliveryState, limit: Int) throws -> [DeliveryRecord]
+    /// Pending deliveries whose notification was due before `instant` (`status --check`).
+    func pendingDeliveries(dueBefore instant: Instant) throws -> Int
+    /// The ledger's notifications by kind and state (`sent`, `expired`), for the metrics.
+    func notificationCounts() throws -> [PairCount]
+    /// Deliveries by sink and state, for the metrics.
+    func deliveryCounts() throws -> [PairCount]
+}
+
+/// How many records share two labels (a kind and a state, a sink and a state).
+public struct PairCount: Equatable, Sendable {
+    public var first: String
+    public var second: String
+    public var count: Int
+
+    public init(_ first: String, _ second: String, count: Int) {
+        self.first = first
+        self.second = second
+        self.count = count
+    }
 }
 
 /// Users in all, and those with reminders on.

@@ -67,9 +67,20 @@ struct Status: ParsableCommand {
     @Argument(help: "The user's id (none: the overview).", completion: Completions.users) var id: String?
     @Option(help: "One streak (default: every streak of the user).", completion: Completions.streaks)
     var streak: String?
+    @Flag(
+        help: """
+            Check the store's health instead: exit 1 with a line per problem (dead deliveries, deliveries \
+            pending over an hour, no tick in 45 minutes, no refill in 26 hours), else 0.
+            """)
+    var check = false
 
     func run() throws {
-        if let id {
+        if check {
+            if id != nil || streak != nil { throw StreakdError.usage("--check takes no user: streakd status --check") }
+            var healthy = true
+            try global.run(.read) { healthy = try $0.healthCommand() }
+            if !healthy { throw ExitCode(1) }
+        } else if let id {
             try global.run(.read) { try $0.status(user: id, streak: streak) }
         } else {
             if streak != nil { throw StreakdError.usage("--streak needs a user: streakd status ID --streak S") }

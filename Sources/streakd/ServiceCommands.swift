@@ -72,3 +72,20 @@ struct Refill: ParsableCommand {
         }
     }
 }
+
+struct Metrics: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "metrics",
+        abstract: "Print the store's metrics in Prometheus's text format.",
+        discussion: """
+            Notifications by kind and outcome, deliveries by sink and state, users, streaks, and when the \
+            last tick and refill succeeded and how long they took. [metrics] textfile in streakd.toml makes \
+            every tick and refill write the same text to a file (for node_exporter's textfile collector).
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "OpenMetrics 1.0 instead (what serve answers when asked), ending with # EOF.") var openmetrics = false
+
+    func run() throws {
+        try global.run(.read) { try $0.metricsCommand(openMetrics: openmetrics) }
+    }
+}

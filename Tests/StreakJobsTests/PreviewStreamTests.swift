@@ -353,6 +353,9 @@ private struct CountingReader: StoreReader {
     func deliveries(_ state: DeliveryState, limit: Int) throws -> [DeliveryRecord] {
         try reader.deliveries(state, limit: limit)
     }
+    func pendingDeliveries(dueBefore t: Instant) throws -> Int { try reader.pendingDeliveries(dueBefore: t) }
+    func notificationCounts() throws -> [PairCount] { try reader.notificationCounts() }
+    func deliveryCounts() throws -> [PairCount] { try reader.deliveryCounts() }
     func dueStreaks(through: Instant?) throws -> DueList { try reader.dueStreaks(through: through) }
     func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?] {
         store.count(histories: streaks.count)

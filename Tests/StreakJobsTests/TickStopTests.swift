@@ -82,6 +82,9 @@ import Testing
         }
         #expect(states == [.delivered, .pending, .pending, .pending, .pending])
         #expect(out.err.contains { $0.contains("1 delivered, 0 failed") }, "\(out.err)")
+        // A stopped run is a run that ended (exit 75): recorded for status --check and the metrics.
+        let recorded = try c.store.read { try $0.meta(MetaKey.lastTick) }
+        #expect(recorded?.contains(#""at":"2026-11-21T20:00:00Z""#) == true, "\(recorded ?? "none")")
 
         // The next run (a token of its own) delivers the rest, each once.
         let next = try at(c, "2026-11-21T20:15:00Z", stop: StopToken()).tick(delivery: delivery)

@@ -16,6 +16,8 @@ struct InstallTests {
     static let systemFiles = [
         "usr/local/bin/streakd",
         "usr/local/lib/systemd/catalog/streakd.catalog",
+        "usr/local/lib/systemd/system/streakd-check.service",
+        "usr/local/lib/systemd/system/streakd-check.timer",
         "usr/local/lib/systemd/system/streakd-refill.service",
         "usr/local/lib/systemd/system/streakd-refill.timer",
         "usr/local/lib/systemd/system/streakd-tick.service",
@@ -25,6 +27,7 @@ struct InstallTests {
         "usr/local/share/bash-completion/completions/streakd",
         "usr/local/share/doc/streakd/network.conf",
         "usr/local/share/doc/streakd/postgres.conf",
+        "usr/local/share/doc/streakd/streakd.rules.yml",
         "usr/local/share/doc/streakd/streakd.toml.example",
         "usr/local/share/fish/vendor_completions.d/streakd.fish",
         "usr/local/share/icons/hicolor/scalable/apps/streakd.svg",
@@ -72,6 +75,8 @@ struct InstallTests {
         try #require(install.code == 0, "make install-user: \(install)")
         #expect(
             files(under: home) == [
+                ".config/systemd/user/streakd-check.service",
+                ".config/systemd/user/streakd-check.timer",
                 ".config/systemd/user/streakd-refill.service",
                 ".config/systemd/user/streakd-refill.timer",
                 ".config/systemd/user/streakd-tick.service",
@@ -82,6 +87,7 @@ struct InstallTests {
                 ".local/share/bash-completion/completions/streakd",
                 ".local/share/doc/streakd/network.conf",
                 ".local/share/doc/streakd/postgres.conf",
+                ".local/share/doc/streakd/streakd.rules.yml",
                 ".local/share/doc/streakd/streakd.toml.example",
                 ".local/share/fish/vendor_completions.d/streakd.fish",
                 ".local/share/icons/hicolor/scalable/apps/streakd.svg",
@@ -114,6 +120,11 @@ struct InstallTests {
             for: sample, sink: "hook:x", attempts: 5, error: "e", store: "s")
         expected[JournalSink.failedMessageID] = JournalSink.failedEntry(
             for: sample, sink: "hook:x", attempts: 1, error: "e", retry: sample.due + 60, store: "s")
+        expected[JournalSink.summaryMessageIDs["tick"]!] = JournalSink.summaryEntry(
+            job: "tick", counts: [:], extra: [("held", 0)], durationMS: 1, store: "s")
+        expected[JournalSink.summaryMessageIDs["refill"]!] = JournalSink.summaryEntry(
+            job: "refill", counts: [:], extra: [("refilled", 0), ("at_maximum", 0), ("not_due", 0), ("held", 0)],
+            durationMS: 1, store: "s")
         #expect(ids == Set(expected.keys), "journalctl --list-catalog: \(listed)")
 
         for (id, entry) in expected {
@@ -251,12 +262,6 @@ struct InstallTests {
         }
         let built = run([builtStreakd, "--version"])
         #expect(built.out.hasPrefix("streakd \(madeVersion) ("))
-    }
-
-    /// The version in Sources/streakd/Streakd.swift, as the Makefile reads it.
-    var madeVersion: String {
-        let text = (try? read(packageRoot + "/Sources/streakd/Streakd.swift")) ?? ""
-        return text.firstMatch(of: #/static let version = "([^"]+)"/#).map { String($0.1) } ?? "?"
     }
 
     /// deploy/streakd.toml.example: as shipped, and with every `#key = value` line uncommented,

@@ -61,7 +61,10 @@ func make(_ targets: [String], _ variables: [String: String] = [:], env: [String
 let madeArtifacts: Outcome = make(["man", "completions"])
 
 /// The unit files of a kind ("system" or "user"), as in the repository.
-let unitNames = ["streakd-tick.service", "streakd-tick.timer", "streakd-refill.service", "streakd-refill.timer"]
+let unitNames = [
+    "streakd-tick.service", "streakd-tick.timer", "streakd-refill.service", "streakd-refill.timer",
+    "streakd-check.service", "streakd-check.timer",
+]
 let serviceNames = unitNames.filter { $0.hasSuffix(".service") }
 /// The HTTP API's units (`streakd serve`, socket-activated).
 let apiUnitNames = ["streakd.socket", "streakd.service"]
@@ -88,4 +91,10 @@ func values(_ key: String, in text: String) -> [String] {
     text.split(separator: "\n").compactMap { line in
         line.hasPrefix(key + "=") ? String(line.dropFirst(key.count + 1)) : nil
     }
+}
+
+/// The version in Sources/streakd/Streakd.swift, as the Makefile reads it.
+var madeVersion: String {
+    let text = (try? read(packageRoot + "/Sources/streakd/Streakd.swift")) ?? ""
+    return text.firstMatch(of: #/static let version = "([^"]+)"/#).map { String($0.1) } ?? "?"
 }

@@ -164,7 +164,7 @@ struct UnitFileTests {
 
     /// Both timers are Persistent=, fire within a second (tick) and are the same in both kinds.
     @Test func timersArePersistentAndTheSameForSystemAndUser() throws {
-        for timer in ["streakd-tick.timer", "streakd-refill.timer"] {
+        for timer in ["streakd-tick.timer", "streakd-refill.timer", "streakd-check.timer"] {
             let system = try read("\(packageRoot)/deploy/system/\(timer)")
             let user = try read("\(packageRoot)/deploy/user/\(timer)")
             #expect(system == user, "\(timer) differs between deploy/system and deploy/user")

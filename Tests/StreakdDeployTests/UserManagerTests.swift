@@ -116,6 +116,15 @@ struct UserManagerTests {
         let summary = Journal.read(["-o", "cat", "_UID=\(e2e.uid)", "SYSLOG_IDENTIFIER=streakd", "--since=-10min"])
         #expect(summary.contains(user), "the service's output: \(summary)")
 
+        // The run's summary entry, written by the service.
+        let ended = Journal.read(["-o", "cat", "_UID=\(e2e.uid)", "MESSAGE_ID=\(JournalSink.summaryMessageIDs["tick"]!)"])
+        #expect(ended.contains("tick: ") && ended.contains(" pending"), "the summary entry: \(ended)")
+        // The weekly store check, started as its timer would start it: the store is whole.
+        let check = e2e.systemctl(["start", "streakd-check.service"], timeout: .seconds(180))
+        #expect(check.code == 0, "start streakd-check.service: \(check)\n\(e2e.diagnostics())")
+        let checked = e2e.systemctl(["show", "-p", "Result", "-p", "ExecMainStatus", "streakd-check.service"]).out
+        #expect(checked.contains("Result=success") && checked.contains("ExecMainStatus=0"), "\(checked)")
+
         // The desktop: dunst got it from the user's session bus.
         let desktop = e2e.waitForNotification(containing: "7-day streak")
         #expect(desktop.contains("appname: 'streakd'"), "dunst printed:\n\(desktop)\n\(e2e.diagnostics())")

@@ -15,16 +15,20 @@ extension Context {
     public func refillCommand(dryRun: Bool) throws {
         // As `tick`: once stopped (SIGTERM or SIGINT), refill no further streak, record the
         // deliveries in flight, exit 75 (SPEC §5).
-        try failIfPending(try refill(dryRun: dryRun, delivery: standardDelivery()).pending)
+        let pending = try refill(dryRun: dryRun, delivery: standardDelivery()).pending
+        if !dryRun { writeMetricsTextfile() }
+        try failIfPending(pending)
         if stop.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
     }
 
     @discardableResult
     public func refill(dryRun: Bool = false, delivery: Delivery) throws -> (refill: RefillReport, pending: Int) {
+        let began = ContinuousClock.now
         let owner = RunOwner.token(now: now)
         let dispatcher = Dispatcher(context: self, delivery: delivery, owner: owner)
         var report = RefillReport()
         var jobs: [DeliveryJob] = []
+        var sent = 0
         let users = try store.read { r in try r.users().map { ($0, try r.streaks(of: $0.id)) } }
         // Checked and written in one transaction: two refills at once add one freeze. A dry run
         // only reads (it may run on a read-only store).
@@ -84,6 +88,7 @@ extension Context {
                     report.atMaximum += 1
                 }
                 if let (n, id, sinks) = n {
+                    sent += 1
                     jobs += dispatcher.jobs(for: n, id: id, sinks: sinks)
                 }
             }
@@ -96,12 +101,14 @@ extension Context {
             // Left pending for a retry (the exit code's); the summary counts those other runs hold too.
             let held: Int
             (pending, held) = try store.read { try ($0.waitingDeliveries(), $0.heldDeliveries()) }
+            let d = dispatcher.report
             try recordRun(
                 MetaKey.lastRefill,
                 [
                     ("refilled", report.refilled), ("at_maximum", report.atMaximum), ("not_due", report.notDue),
                     ("pending", pending + held), ("held", held),
-                ])
+                ], also: [("sent", sent), ("delivered", d.delivered), ("failed", d.failed), ("dead", d.dead)],
+                began: began, delivery: delivery)
         }
         printer.err(
             "refill at \(now)\(dryRun ? " (dry run)" : ""): \(report.refilled) refilled, \(report.atMaximum) at the maximum, "

@@ -21,6 +21,8 @@ public struct Config: Equatable, Sendable {
     /// A run's lease on its deliveries (`[runs] lease_seconds`), before its longest hook time-out
     /// is added: how long after its last heartbeat another run may take them over.
     public var leaseSeconds = 300
+    /// Where every `tick` and `refill` also writes the metrics (`[metrics] textfile`), if anywhere.
+    public var metricsTextfile: String?
     /// Settings by streak id; others use the defaults.
     public var streaks: [String: StreakSettings] = [:]
     /// Badges, XP and levels (`[[badges]]`, `[xp]`, `[levels]`).
@@ -57,6 +59,7 @@ public struct Config: Equatable, Sendable {
         lines += ["", "[journal]", "burst = \(journalBurst)", "interval_seconds = \(journalInterval)"]
         lines += ["", "[runs]", "lease_seconds = \(leaseSeconds)"]
         lines += [""] + api.tomlLines
+        if let metricsTextfile { lines += ["", "[metrics]", "textfile = \(JSON.string(metricsTextfile).text)"] }
         for id in streaks.keys.sorted() {
             let s = streaks[id]!
             lines += ["", "[streaks.\(id)]", "goal = \(s.goal)", "leeway_hours = \(s.leewayHours)"]
@@ -95,7 +98,7 @@ public struct Config: Equatable, Sendable {
                 ])
             )
         }
-        return .object([
+        var items: [(String, JSON)] = [
             ("source", .optional(source)),
             ("import", .object([("backfill_days", .int(backfillDays))])),
             ("freeze", freezeJSON(freeze)),
@@ -122,6 +125,10 @@ public struct Config: Equatable, Sendable {
             ("runs", .object([("lease_seconds", .int(leaseSeconds))])), ("api", api.json),
             ("streaks", .object(streakItems)),
             ("xp", xpJSON), ("levels", levelsJSON), ("badges", badgesJSON), ("messages", messages.json),
-        ])
+        ]
+        if let metricsTextfile {
+            items.insert(("metrics", .object([("textfile", .string(metricsTextfile))])), at: items.count - 5)
+        }
+        return .object(items)
     }
 }

@@ -91,6 +91,7 @@ public enum ConfigLoader {
         var config = Config()
         let sections = [
             "import", "freeze", "reminders", "desktop", "hooks", "journal", "runs", "api", "streaks", "messages",
+            "metrics",
         ]
         try reader.keys(table, in: "", allowed: sections + ["xp", "levels", "badges"])
         reader.attempt {
@@ -118,6 +119,19 @@ public enum ConfigLoader {
         }
         readDelivery(table, reader: reader, into: &config, checkPrograms: checkPrograms, knownUsers: knownUsers)
         readAPI(table, reader: reader, into: &config)
+        reader.attempt {
+            guard let t = try reader.table(table, "metrics", in: "") else { return }
+            try reader.keys(t, in: "metrics", allowed: ["textfile"])
+            if let path = try reader.string(t, "textfile", in: "metrics") {
+                guard path.hasPrefix("/"), path.count > 1, !path.hasSuffix("/"), !path.utf8.contains(0) else {
+                    throw reader.error(
+                        "metrics", "textfile",
+                        "\(quoted(path)) is not an absolute file path; use one such as "
+                            + "\"/var/lib/prometheus/node-exporter/streakd.prom\"")
+                }
+                config.metricsTextfile = path
+            }
+        }
         readAchievements(table, reader: reader, into: &config)
         reader.attempt { try readMessages(table, reader: reader, into: &config) }
         reader.attempt {

@@ -58,6 +58,8 @@ final class Dispatcher: Sendable {
     /// What the lanes share: counts of the retries, handed-over outcomes, the first error.
     struct Shared {
         var report = DispatchReport()
+        /// Jobs handed to the lanes so far (progress on a terminal).
+        var given = 0
         var handed: [Outcome] = []
         var failure: (any Error)?
     }
@@ -96,9 +98,13 @@ final class Dispatcher: Sendable {
         sinks.map { DeliveryJob(id: id, notification: n, sink: $0, attempts: 0) }
     }
 
+    /// Jobs handed to the lanes so far, and what became of them.
+    var progress: (given: Int, report: DispatchReport) { (shared.withLock { $0.given }, report) }
+
     /// Hands jobs to their sinks' lanes, in order; returns at once (unless a lane is far behind).
     func send(_ jobs: [DeliveryJob]) {
         guard !jobs.isEmpty else { return }
+        shared.withLock { $0.given += jobs.count }
         for lane in lanes {
             let mine = jobs.filter { $0.sink == lane.sink.name }
             guard !mine.isEmpty else { continue }

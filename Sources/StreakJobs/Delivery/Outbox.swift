@@ -12,14 +12,18 @@ public struct Delivery: Sendable {
     /// the journal for `log --failed`).
     public var recordFailed:
         @Sendable (StreakCore.Notification, _ sink: String, _ attempts: Int, _ error: String, _ retry: Instant) -> Void
+    /// Called when a run ends, with its summary (SPEC §13: written to the journal).
+    public var recordSummary: @Sendable (RunSummaryEntry) -> Void
 
     public init(
         sinks: [any Sink], retry: RetryPolicy = RetryPolicy(),
         recordDead: @escaping @Sendable (StreakCore.Notification, String, Int, String) -> Void = { _, _, _, _ in },
         recordFailed: @escaping @Sendable (StreakCore.Notification, String, Int, String, Instant) -> Void = {
             _, _, _, _, _ in
-        }
+        },
+        recordSummary: @escaping @Sendable (RunSummaryEntry) -> Void = { _ in }
     ) {
+        self.recordSummary = recordSummary
         self.sinks = sinks
         self.retry = retry
         self.recordDead = recordDead
@@ -28,6 +32,14 @@ public struct Delivery: Sendable {
 
     /// Seconds the longest delivery may take (a hook's time-out): a run's lease covers it.
     var longestTimeout: Double { sinks.map(\.timeLimit).max() ?? 0 }
+}
+
+/// A run's summary, for its journal entry (`JournalSink.summaryEntry`).
+public struct RunSummaryEntry: Sendable {
+    public var job: String
+    public var counts: [String: Int]
+    public var extra: [(String, Int)]
+    public var durationMS: Int
 }
 
 extension Context {
@@ -49,6 +61,9 @@ extension Context {
             },
             recordFailed: { n, sink, attempts, error, retry in
                 _ = journal.recordFailed(n, sink: sink, attempts: attempts, error: error, retry: retry)
+            },
+            recordSummary: { s in
+                _ = journal.recordSummary(job: s.job, counts: s.counts, extra: s.extra, durationMS: s.durationMS)
             })
     }
 

@@ -24,6 +24,7 @@ extension Context {
         // Another run's deliveries are that run's to finish (or a later run's, once its lease is
         // out): pending, but not left behind by this run.
         let report = try tick(dryRun: dryRun, delivery: standardDelivery())
+        if !dryRun { writeMetricsTextfile() }
         try failIfPending(report.pending - report.held)
     }
 
@@ -39,6 +40,7 @@ extension Context {
         let changed = try configChanged(write: !dryRun)
         let due = try store.read { try $0.dueStreaks(through: dryRun && changed ? nil : now) }
         if dryRun { return try dryTick(due.streaks, everySettlement: changed) }
+        let began = ContinuousClock.now
         let report = try TickRun(context: self, delivery: delivery, due: due).run()
         let d = report.deliveries
         try recordRun(
@@ -47,14 +49,32 @@ extension Context {
                 ("sent", report.sent), ("expired", report.expired), ("delivered", d.delivered), ("failed", d.failed),
                 ("dead", d.dead), ("retried", d.retried), ("pending", report.pending), ("held", report.held),
                 ("streaks", report.streaks),
-            ])
+            ], began: began, delivery: delivery)
+        // A stopped run ended as a run (exit 75, SPEC §13): recorded and summarized like any.
+        if stop.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
         return report
     }
 
-    /// Notes in the store's meta when a run ran and what it did, for `status` without an ID.
-    func recordRun(_ key: String, _ counts: [(String, Int)]) throws {
-        let summary = JSON.object([("at", .string(now.description))] + counts.map { ($0.0, .int($0.1)) })
+    /// Notes in the store's meta when a run ran, what it did and how long it took (`duration_ms`),
+    /// for `status` without an ID, `status --check` and the metrics; then writes the run's summary
+    /// entry to the journal (SPEC §13).
+    /// `also`: counts for the journal entry only (a refill's deliveries).
+    func recordRun(
+        _ key: String, _ counts: [(String, Int)], also: [(String, Int)] = [], began: ContinuousClock.Instant,
+        delivery: Delivery
+    ) throws {
+        let elapsed = (ContinuousClock.now - began).components
+        let ms = Int(elapsed.seconds) * 1000 + Int(elapsed.attoseconds / 1_000_000_000_000_000)
+        let summary = JSON.object(
+            [("at", .string(now.description))] + counts.map { ($0.0, .int($0.1)) } + [("duration_ms", .int(ms))])
         try store.write { try $0.setMeta(key, summary.text) }
+        let named = Dictionary(counts + also, uniquingKeysWith: { a, _ in a })
+        // The counts every summary has, then the job's own (a tick's streaks and retries: not).
+        let own = JournalSink.summaryCounts + ["streaks", "retried"]
+        let extra = counts.filter { !own.contains($0.0) }
+        delivery.recordSummary(
+            RunSummaryEntry(
+                job: key == MetaKey.lastTick ? "tick" : "refill", counts: named, extra: extra, durationMS: ms))
     }
 
     /// What a run now would send or record, planned in reads: nothing is claimed or written.
@@ -100,6 +120,7 @@ extension Context {
         c.source = nil
         c.desktopUsers = []
         c.hooks = []
+        c.metricsTextfile = nil
         guard case .object(let items) = c.json else { return c.json.text }
         return JSON.object(items.filter { !["xp", "levels", "badges", "runs", "messages"].contains($0.0) }).text
     }

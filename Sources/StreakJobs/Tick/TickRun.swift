@@ -106,7 +106,9 @@ final class TickRun {
         // Planning a transaction ahead, on a connection of its own (overlap only). A small first
         // batch: the run records nothing until it is planned.
         var ahead = overlap ? try planAhead(from: 0, count: min(batchSize, Self.overlapBatch / 4)) : nil
+        let progress = DeliveryProgress(printer: context.printer) { [dispatcher] in dispatcher.progress }
         defer {
+            progress.finish()
             _ = try? ahead?.wait()
             try? dispatcher.drain()
             output.sync {}
@@ -145,6 +147,7 @@ final class TickRun {
             return (try r.waitingDeliveries() + held, held)
         }
         let d = report.deliveries
+        progress.finish()
         context.printer.err(
             "tick at \(now): \(report.sent) sent, \(report.expired) expired; \(d.delivered) delivered, \(d.failed) failed, "
                 + "\(d.dead) dead, \(d.retried) retried\(d.stale > 0 ? " (\(d.stale) no longer due, expired)" : ""); "
@@ -152,7 +155,6 @@ final class TickRun {
                 + "(\(report.streaks) streaks looked at)"
         )
         summarized = true
-        if context.stop.requested { throw StreakdError(.tempFail, "stopped by a signal; the next run goes on") }
         return report
     }
 

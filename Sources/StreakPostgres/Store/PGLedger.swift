@@ -213,4 +213,25 @@ extension PGAccess {
                 lastAttempt: try r.get(13), lastError: try r.get(14))
         }
     }
+
+    func pendingDeliveries(dueBefore instant: Instant) throws -> Int {
+        try pg.query(
+            """
+            SELECT count(*) FROM deliveries d JOIN notifications n ON n.id = d.notification
+            WHERE d.state = 'pending' AND n.due < $1
+            """, instant
+        ).get(0, 0)
+    }
+
+    func notificationCounts() throws -> [PairCount] {
+        try pg.query("SELECT kind, state, count(*) FROM notifications GROUP BY kind, state").rows.map {
+            PairCount(try $0.string(0), try $0.string(1), count: try $0.get(2))
+        }
+    }
+
+    func deliveryCounts() throws -> [PairCount] {
+        try pg.query("SELECT sink, state, count(*) FROM deliveries GROUP BY sink, state").rows.map {
+            PairCount(try $0.string(0), try $0.string(1), count: try $0.get(2))
+        }
+    }
 }
