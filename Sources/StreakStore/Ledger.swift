@@ -50,6 +50,13 @@ public protocol LedgerWriting {
 }
 
 extension LedgerWriting {
+    public func finish(
+        ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?,
+        owner: String?
+    ) throws {
+        try finish(ids: ids, sink: sink, state: state, attempts: attempts, at: at, error: error, owner: owner, retryAt: nil)
+    }
+
     /// Ends an attempt at one delivery.
     public func finish(
         id: Int64, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?,
@@ -174,10 +181,14 @@ public struct PendingDelivery: Equatable, Sendable {
     public var lastAttempt: Instant?
     /// The run delivering it now, if any.
     public var owner: String?
+    /// No try before this instant (a server's `Retry-After`), if set.
+    public var retryAt: Instant?
 
     public init(
-        id: Int64, notification: Notification, sink: String, attempts: Int, lastAttempt: Instant?, owner: String?
+        id: Int64, notification: Notification, sink: String, attempts: Int, lastAttempt: Instant?, owner: String?,
+        retryAt: Instant? = nil
     ) {
+        self.retryAt = retryAt
         self.id = id
         self.notification = notification
         self.sink = sink

@@ -97,7 +97,7 @@ extension ConfigLoader {
         func fail(_ key: String?, _ message: String) -> StreakdError {
             reader.error("hooks", key, message, occurrence: i)
         }
-        let allowed = ["name", "command", "timeout_seconds", "kinds"]
+        let allowed = ["name", "command", "timeout_seconds", "kinds", "concurrency", "batch"]
         for key in t.keys where !allowed.contains(key) {
             throw fail(key, "unknown setting; valid in [[hooks]]: \(allowed.joined(separator: ", "))")
         }
@@ -147,7 +147,10 @@ extension ConfigLoader {
                 kinds?.insert(kind)
             }
         }
-        return HookCommand(name: name, argv: argv, timeout: Double(timeout), kinds: kinds)
+        let concurrency = try readInt(t, "concurrency", range: 1...64, fail: fail) ?? 1
+        let batch = try readInt(t, "batch", range: 1...10_000, fail: fail) ?? 1
+        return HookCommand(
+            name: name, argv: argv, timeout: Double(timeout), kinds: kinds, concurrency: concurrency, batch: batch)
     }
 
     static func readInt(

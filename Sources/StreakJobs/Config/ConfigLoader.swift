@@ -86,7 +86,7 @@ public enum ConfigLoader {
         }
         let reader = TableReader(file: file, text: text)
         var config = Config()
-        let sections = ["import", "freeze", "reminders", "desktop", "hooks", "journal", "runs", "streaks", "messages"]
+        let sections = ["import", "freeze", "reminders", "desktop", "hooks", "webhooks", "journal", "runs", "streaks", "messages"]
         try reader.keys(table, in: "", allowed: sections + ["xp", "levels", "badges"])
         reader.attempt {
             guard let t = try reader.table(table, "import", in: "") else { return }
@@ -112,6 +112,7 @@ public enum ConfigLoader {
             }
         }
         readDelivery(table, reader: reader, into: &config, checkPrograms: checkPrograms)
+        readWebhooks(table, reader: reader, into: &config, checkFiles: checkPrograms)
         readAchievements(table, reader: reader, into: &config)
         reader.attempt { try readMessages(table, reader: reader, into: &config) }
         reader.attempt {

@@ -38,14 +38,14 @@ extension PGAccess {
     func pendingDeliveries() throws -> [PendingDelivery] {
         try pg.query(
             """
-            SELECT \(Self.notificationColumns), d.sink, d.attempts, d.last_attempt, d.owner
+            SELECT \(Self.notificationColumns), d.sink, d.attempts, d.last_attempt, d.owner, d.retry_at
             FROM deliveries d JOIN notifications n ON n.id = d.notification
             WHERE d.state = 'pending' ORDER BY n.due, n.key COLLATE "C", d.sink COLLATE "C"
             """
         ).rows.map { r in
             PendingDelivery(
                 id: try r.get(0), notification: try Self.notification(r), sink: try r.string(11),
-                attempts: try r.get(12), lastAttempt: try r.get(13), owner: try r.get(14))
+                attempts: try r.get(12), lastAttempt: try r.get(13), owner: try r.get(14), retryAt: try r.get(15))
         }
     }
 
@@ -153,7 +153,7 @@ extension PGAccess {
 
     func finish(
         ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?,
-        owner: String?
+        owner: String?, retryAt: Instant?
     ) throws {
         try pg.query(
             """
