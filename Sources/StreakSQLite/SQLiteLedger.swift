@@ -174,6 +174,17 @@ extension SQLiteAccess {
         try s.run()
     }
 
+    func reviveDead(_ filter: DeadFilter) throws -> Int {
+        try db.execute(
+            sql: """
+                UPDATE deliveries SET state = 'pending', attempts = 0, retry_at = NULL, owner = NULL
+                WHERE state = 'dead' AND (?1 IS NULL OR sink = ?1) AND (?4 IS NULL OR last_attempt >= ?4)
+                    AND (?2 IS NULL AND ?3 IS NULL OR notification IN (
+                        SELECT id FROM notifications WHERE (?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR user_id = ?3)))
+                """, arguments: [filter.sink, filter.kind?.rawValue, filter.user, filter.since?.seconds])
+        return db.changesCount
+    }
+
     func release(owner: String) throws {
         try db.execute(
             sql: "UPDATE deliveries SET owner = NULL WHERE state = 'pending' AND owner = ?", arguments: [owner])

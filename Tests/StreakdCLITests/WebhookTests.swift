@@ -126,6 +126,37 @@ struct WebhookTests {
         #expect(try receiver.requests().count == 2)
     }
 
+    /// After a dead webhook is fixed, `deliveries retry` sends each dead key once; a second
+    /// retry sends nothing already delivered.
+    @Test func deliveriesRetrySendsTheDeadOnceAfterAFix() throws {
+        try Journal.ensureRunning()
+        let s = try Sandbox()
+        let ids = try setUp(s, users: 2)
+        let receiver = try WebhookReceiver(in: s)
+        let config = try s.webhookConfig(signed(receiver))
+        try receiver.plan(#"{"status": 410}"#)
+        s.now = "2026-11-21T19:00:00Z"
+        _ = s.run(["tick", "--config", config])
+        var r = s.run(["deliveries", "list", "--state", "dead", "--config", config])
+        #expect(r.code == 0 && r.out.split(separator: "\n").count == 2, "\(r)")
+        #expect(r.out.contains("dead webhook:phone at_risk/") && r.out.contains("HTTP 410 Gone"), "\(r.out)")
+        try receiver.plan(#"{"status": 200}"#)
+        s.now = "2026-11-21T19:30:00Z"
+        r = s.run(["deliveries", "retry", "--sink", "webhook:phone", "--config", config])
+        #expect(r.code == 0 && r.out == "2 dead deliveries are pending again; the next tick sends them\n", "\(r)")
+        #expect(s.run(["deliveries", "list", "--state", "dead", "--config", config]).out.isEmpty)
+        r = s.run(["tick", "--config", config])
+        #expect(r.code == 0, "\(r)")
+        r = s.run(["deliveries", "retry", "--config", config])
+        #expect(r.out == "0 dead deliveries are pending again; the next tick sends them\n", "\(r)")
+        s.now = "2026-11-21T19:45:00Z"
+        #expect(s.run(["tick", "--config", config]).code == 0)
+        let delivered = try receiver.requests().filter { $0["status"] as? Int == 200 }
+        #expect(delivered.compactMap { $0["id"] as? String }.sorted() == keys(ids))
+        #expect(try receiver.requests().count == 4)
+        #expect(s.run(["deliveries", "list", "--config", config]).out.isEmpty)
+    }
+
     /// A receiver that never answers holds up its own lane only: the journal has every entry,
     /// the run ends 75 within seconds, and the webhook's deliveries wait for the next run.
     @Test func aReceiverThatNeverAnswersHoldsUpOnlyItself() throws {

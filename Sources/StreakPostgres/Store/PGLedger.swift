@@ -157,9 +157,21 @@ extension PGAccess {
     ) throws {
         try pg.query(
             """
-            UPDATE deliveries SET state = $1, attempts = $2, last_attempt = $3, last_error = $4, owner = NULL
+            UPDATE deliveries SET state = $1, attempts = $2, last_attempt = $3, last_error = $4, owner = NULL,
+                retry_at = $9
             WHERE notification BETWEEN $5 AND $6 AND sink = $7 AND ($8::text IS NULL OR owner = $8)
-            """, state.rawValue, attempts, at, error, ids.lowerBound, ids.upperBound, sink, owner)
+            """, state.rawValue, attempts, at, error, ids.lowerBound, ids.upperBound, sink, owner, retryAt)
+    }
+
+    func reviveDead(_ filter: DeadFilter) throws -> Int {
+        try pg.query(
+            """
+            UPDATE deliveries SET state = 'pending', attempts = 0, retry_at = NULL, owner = NULL
+            WHERE state = 'dead' AND ($1::text IS NULL OR sink = $1) AND ($4::bigint IS NULL OR last_attempt >= $4)
+                AND ($2::text IS NULL AND $3::text IS NULL OR notification IN (
+                    SELECT id FROM notifications WHERE ($2::text IS NULL OR kind = $2) AND ($3::text IS NULL OR user_id = $3)))
+            """, filter.sink, filter.kind?.rawValue, filter.user, filter.since
+        ).affectedRows
     }
 
     func release(owner: String) throws {
