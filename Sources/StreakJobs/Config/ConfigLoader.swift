@@ -9,7 +9,7 @@ public enum ConfigLoader {
     public static func load(path: String, explicit: Bool) throws -> Config {
         guard FileManager.default.fileExists(atPath: path) else {
             if explicit { throw StreakdError(.noInput, "\(path): no such configuration file") }
-            return Config()
+            return unpacedWhereExempt(Config())
         }
         let bytes = try read(path)
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -18,6 +18,21 @@ public enum ConfigLoader {
         }
         var config = try parse(text, file: path)
         config.source = path
+        return unpacedWhereExempt(config)
+    }
+
+    /// The variable the shipped units set beside `LogRateLimitIntervalSec=0` (SPEC §12): journald
+    /// does not limit this service, so its entries are not paced.
+    public static let pacingVariable = "STREAKD_JOURNAL_PACING"
+
+    /// No journal pacing where the unit says journald does not rate-limit it
+    /// (`STREAKD_JOURNAL_PACING=off`), unless the file sets `[journal] burst` itself.
+    static func unpacedWhereExempt(
+        _ config: Config, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Config {
+        guard !config.journalBurstSet, environment[pacingVariable] == "off" else { return config }
+        var config = config
+        config.journalBurst = 0
         return config
     }
 
