@@ -24,7 +24,9 @@ extension HookSink {
     /// Runs one process for `notifications`; nil when it could not start before `limit`.
     func deliverBatch(_ notifications: [Notification], startingBefore limit: () -> Int64?) -> [DeliveryOutcome]? {
         let input = notifications.map { $0.json.text + "\n" }.joined()
-        guard let started = run(stdin: input, environment: ["STREAKD_BATCH": String(notifications.count)], startingBefore: limit)
+        guard
+            let started = run(
+                stdin: input, environment: ["STREAKD_BATCH": String(notifications.count)], startingBefore: limit)
         else { return nil }
         switch started {
         case .cannotRun(let outcome):

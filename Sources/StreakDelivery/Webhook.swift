@@ -43,7 +43,8 @@ public struct WebhookTarget: Equatable, Sendable {
     }
 
     public init(
-        name: String, url: String, secret: [UInt8]? = nil, secretFile: String? = nil, format: Format = .json, headers: [Header] = [],
+        name: String, url: String, secret: [UInt8]? = nil, secretFile: String? = nil, format: Format = .json,
+        headers: [Header] = [],
         timeout: Double = 10, concurrency: Int = 8, kinds: Set<NotificationKind>? = nil, caFile: String? = nil
     ) {
         self.name = name
@@ -110,10 +111,14 @@ public struct WebhookTarget: Equatable, Sendable {
             headers.append(Header(name: "Content-Type", value: "application/json"))
         }
         // Every format names the notification, so that a receiver can drop a repeat.
-        headers += [Header(name: "webhook-id", value: n.key), Header(name: "webhook-timestamp", value: String(timestamp))]
+        headers += [
+            Header(name: "webhook-id", value: n.key), Header(name: "webhook-timestamp", value: String(timestamp)),
+        ]
         if let secret {
             headers.append(
-                Header(name: "webhook-signature", value: Self.signature(id: n.key, timestamp: timestamp, body: body, secret: secret)))
+                Header(
+                    name: "webhook-signature",
+                    value: Self.signature(id: n.key, timestamp: timestamp, body: body, secret: secret)))
         }
         return (headers + self.headers, body)
     }

@@ -149,7 +149,8 @@ enum WebhookClients {
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: tls, redirectConfiguration: .disallow,
                 timeout: .init(connect: .seconds(10)),
-                connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency))
+                connectionPool: .init(
+                    idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency))
             configuration.httpVersion = .http1Only
             // A connection that cannot be made fails the requests waiting for it at once, with
             // its reason (refused, TLS), rather than at their deadlines: later runs try again.

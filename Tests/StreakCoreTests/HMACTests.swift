@@ -4,7 +4,9 @@ import Testing
 
 /// HMAC-SHA256 against RFC 4231's test vectors.
 @Suite(.fastTier) struct HMACTests {
-    func hex(_ bytes: [UInt8]) -> String { bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+    func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
 
     @Test func rfc4231() {
         #expect(

@@ -21,7 +21,8 @@ struct HookScaleTests {
     func hook(_ s: Sandbox, _ script: String, _ settings: String) throws -> String {
         let quoted = script.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         return try s.file(
-            "streakd.toml", "badges = []\n\n[[hooks]]\nname = \"log\"\ncommand = [\"/bin/sh\", \"-c\", \"\(quoted)\"]\n\(settings)\n")
+            "streakd.toml",
+            "badges = []\n\n[[hooks]]\nname = \"log\"\ncommand = [\"/bin/sh\", \"-c\", \"\(quoted)\"]\n\(settings)\n")
     }
 
     /// Eight 1-second hooks with `concurrency = 8` take about one second, not eight.

@@ -28,7 +28,8 @@ final class WebhookReceiver {
             port = (try? String(contentsOfFile: dir + "/port", encoding: .utf8)).flatMap { Int($0) }
             if port == nil { Thread.sleep(forTimeInterval: 0.02) }
         }
-        self.port = try #require(port, "the receiver did not start: \((try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")")
+        self.port = try #require(
+            port, "the receiver did not start: \((try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")")
     }
 
     deinit {

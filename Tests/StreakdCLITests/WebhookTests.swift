@@ -75,7 +75,8 @@ struct WebhookTests {
         let requests = try receiver.requests()
         #expect(requests.count == 6)
         #expect(requests.allSatisfy { $0["valid"] as? Bool == true })
-        #expect(requests.filter { $0["status"] as? Int == 200 }.compactMap { $0["id"] as? String }.sorted() == keys(ids))
+        #expect(
+            requests.filter { $0["status"] as? Int == 200 }.compactMap { $0["id"] as? String }.sorted() == keys(ids))
     }
 
     /// A 429 with Retry-After: that delivery is not tried before the time it names, and the
@@ -207,7 +208,8 @@ struct WebhookTests {
         #expect(requests.count == 2)
         let ntfy = try #require(requests.first { $0["path"] as? String == "/streaks" })
         let nh = try #require(ntfy["headers"] as? [String: String])
-        #expect(ntfy["body"] as? String == "Your 7-day streak is at risk! Check in today to keep it going. 1 freeze left.")
+        #expect(
+            ntfy["body"] as? String == "Your 7-day streak is at risk! Check in today to keep it going. 1 freeze left.")
         #expect(nh["title"] == "Streak at risk" && nh["priority"] == "3" && nh["tags"] == "streakd,at_risk")
         #expect(nh["webhook-id"] == "at_risk/\(id)/daily/2026-11-21")
         let gotify = try #require(requests.first { ($0["path"] as? String)?.hasPrefix("/message") == true })
@@ -229,12 +231,22 @@ struct WebhookTests {
         _ = try setUp(s, users: 1)
         let d = s.dir.path
         for argv in [
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/ca.key", "-out", d + "/ca.pem", "-days",
-             "2", "-subj", "/CN=streakd test CA"],
-            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/server.key", "-out", d + "/server.csr", "-subj",
-             "/CN=127.0.0.1"],
-            ["x509", "-req", "-in", d + "/server.csr", "-CA", d + "/ca.pem", "-CAkey", d + "/ca.key", "-CAcreateserial",
-             "-out", d + "/server.pem", "-days", "2", "-extfile", try s.file("san.ext", "subjectAltName=IP:127.0.0.1\n")],
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/ca.key", "-out", d + "/ca.pem",
+                "-days",
+                "2", "-subj", "/CN=streakd test CA",
+            ],
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", d + "/server.key", "-out", d + "/server.csr",
+                "-subj",
+                "/CN=127.0.0.1",
+            ],
+            [
+                "x509", "-req", "-in", d + "/server.csr", "-CA", d + "/ca.pem", "-CAkey", d + "/ca.key",
+                "-CAcreateserial",
+                "-out", d + "/server.pem", "-days", "2", "-extfile",
+                try s.file("san.ext", "subjectAltName=IP:127.0.0.1\n"),
+            ],
         ] {
             let r = StreakTestKit.run(["/usr/bin/openssl"] + argv)
             try #require(r.code == 0, "openssl \(argv): \(r)")
@@ -260,10 +272,22 @@ struct WebhookTests {
     @Test func configCheckValidatesWebhooks() throws {
         let s = try Sandbox()
         let cases: [(String, String)] = [
-            ("url = \"ftp://example.com/x\"\nsecret = \"0123456789abcdef\"", "streakd.toml:5: webhooks[1].url: \"ftp://example.com/x\" is not an http or https URL"),
-            ("url = \"https://example.com/x\"", "streakd.toml:3: webhooks[1]: webhook \"phone\" of format \"json\" needs a secret"),
-            ("url = \"https://example.com/x\"\nsecret = \"short\"", "streakd.toml:6: webhooks[1].secret: is not a secret of at least 16 bytes"),
-            ("url = \"https://example.com/x\"\nformat = \"xml\"", "streakd.toml:6: webhooks[1].format: \"xml\" is not a format"),
+            (
+                "url = \"ftp://example.com/x\"\nsecret = \"0123456789abcdef\"",
+                "streakd.toml:5: webhooks[1].url: \"ftp://example.com/x\" is not an http or https URL"
+            ),
+            (
+                "url = \"https://example.com/x\"",
+                "streakd.toml:3: webhooks[1]: webhook \"phone\" of format \"json\" needs a secret"
+            ),
+            (
+                "url = \"https://example.com/x\"\nsecret = \"short\"",
+                "streakd.toml:6: webhooks[1].secret: is not a secret of at least 16 bytes"
+            ),
+            (
+                "url = \"https://example.com/x\"\nformat = \"xml\"",
+                "streakd.toml:6: webhooks[1].format: \"xml\" is not a format"
+            ),
         ]
         for (settings, message) in cases {
             let config = try s.webhookConfig(settings)

@@ -6,7 +6,8 @@ import TOMLKit
 /// `[[webhooks]]` of `streakd.toml` (SPEC §12).
 extension ConfigLoader {
     static let webhookKeys = [
-        "name", "url", "secret", "secret_file", "format", "headers", "timeout_seconds", "concurrency", "kinds", "ca_file",
+        "name", "url", "secret", "secret_file", "format", "headers", "timeout_seconds", "concurrency", "kinds",
+        "ca_file",
     ]
     /// Extra headers of one webhook: at most this many, each value at most this many bytes.
     static let webhookHeadersAtMost = 32
@@ -79,7 +80,9 @@ extension ConfigLoader {
             if checkFiles {
                 do {
                     let bytes = try WebhookTarget.secret(inFile: file)
-                    guard bytes.count >= 16 else { throw WebhookSetupError(message: "\(file) holds a secret shorter than 16 bytes") }
+                    guard bytes.count >= 16 else {
+                        throw WebhookSetupError(message: "\(file) holds a secret shorter than 16 bytes")
+                    }
                 } catch {
                     throw fail("secret_file", "cannot be used: \(Self.reason(error)); it must hold \(secretRule)")
                 }
@@ -107,7 +110,9 @@ extension ConfigLoader {
                 target.headers.append(.init(name: key, value: value))
             }
         }
-        if let timeout = try readInt(t, "timeout_seconds", range: 1...600, fail: fail) { target.timeout = Double(timeout) }
+        if let timeout = try readInt(t, "timeout_seconds", range: 1...600, fail: fail) {
+            target.timeout = Double(timeout)
+        }
         target.concurrency = try readInt(t, "concurrency", range: 1...256, fail: fail) ?? target.concurrency
         if t["kinds"] != nil { target.kinds = try readKinds(t, fail: fail) }
         if let ca = try string("ca_file") {
@@ -153,7 +158,11 @@ extension ConfigLoader {
     /// What is wrong with an extra request header, or nil.
     static func headerProblem(_ name: String, _ value: String) -> String? {
         let token = "!#$%&'*+-.^_`|~"
-        guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || token.unicodeScalars.contains($0)) })
+        guard !name.isEmpty,
+            name.unicodeScalars.allSatisfy({
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || token.unicodeScalars.contains($0))
+            })
         else { return "is not a header name (letters, digits and !#$%&'*+-.^_`|~)" }
         if WebhookTarget.reservedHeaders.contains(name.lowercased()) { return "is set by streakd or HTTP itself" }
         guard value.utf8.count <= headerBytesAtMost else { return "is longer than \(headerBytesAtMost) bytes" }
@@ -183,7 +192,10 @@ extension Config {
     var webhookLines: [String] {
         var lines: [String] = []
         for w in webhooks {
-            lines += ["", "[[webhooks]]", "name = \(JSON.string(w.name).text)", "url = \(JSON.string(Self.shown(w.url)).text)"]
+            lines += [
+                "", "[[webhooks]]", "name = \(JSON.string(w.name).text)",
+                "url = \(JSON.string(Self.shown(w.url)).text)",
+            ]
             lines.append("format = \"\(w.format.rawValue)\"")
             if let file = w.secretFile { lines.append("secret_file = \(JSON.string(file).text)") }
             if w.secret != nil { lines.append("# secret: set, not shown") }
@@ -203,7 +215,8 @@ extension Config {
         .array(
             webhooks.map { w in
                 .object([
-                    ("name", .string(w.name)), ("url", .string(Self.shown(w.url))), ("format", .string(w.format.rawValue)),
+                    ("name", .string(w.name)), ("url", .string(Self.shown(w.url))),
+                    ("format", .string(w.format.rawValue)),
                     ("secret", .bool(w.secret != nil)), ("secret_file", .optional(w.secretFile)),
                     ("headers", .array(w.headers.map { .string($0.name) })),
                     ("timeout_seconds", .int(Int(w.timeout))), ("concurrency", .int(w.concurrency)),
