@@ -11,19 +11,26 @@ import Testing
 
     @Test func theShippedUnitsTurnPacingOff() throws {
         let config = try ConfigLoader.parse("", file: "c.toml")
-        #expect(ConfigLoader.unpacedWhereExempt(config, environment: exempt).journalBurst == 0)
+        #expect(ConfigLoader.unpacedWhereExempt(config, fileSetsBurst: false, environment: exempt).journalBurst == 0)
     }
 
     @Test func elsewherePacingStaysTheDefault() throws {
         let config = try ConfigLoader.parse("", file: "c.toml")
-        #expect(ConfigLoader.unpacedWhereExempt(config, environment: [:]).journalBurst == 9_500)
+        #expect(ConfigLoader.unpacedWhereExempt(config, fileSetsBurst: false, environment: [:]).journalBurst == 9_500)
         let other = ["STREAKD_JOURNAL_PACING": "on"]
-        #expect(ConfigLoader.unpacedWhereExempt(config, environment: other).journalBurst == 9_500)
+        #expect(ConfigLoader.unpacedWhereExempt(config, fileSetsBurst: false, environment: other).journalBurst == 9_500)
     }
 
+    /// Through `load`, which sees whether the file sets the burst.
     @Test func aBurstInTheFileWins() throws {
-        let config = try ConfigLoader.parse("[journal]\nburst = 5000\n", file: "c.toml")
-        #expect(ConfigLoader.unpacedWhereExempt(config, environment: exempt).journalBurst == 5_000)
+        let dir = try ScratchDir()
+        let set = dir.path + "/set.toml"
+        let unset = dir.path + "/unset.toml"
+        try "[journal]\nburst = 5000\n".write(toFile: set, atomically: true, encoding: .utf8)
+        try "[journal]\ninterval_seconds = 30\n".write(toFile: unset, atomically: true, encoding: .utf8)
+        #expect(try ConfigLoader.load(path: set, explicit: true, environment: exempt).journalBurst == 5_000)
+        #expect(try ConfigLoader.load(path: unset, explicit: true, environment: exempt).journalBurst == 0)
+        #expect(try ConfigLoader.load(path: unset, explicit: true, environment: [:]).journalBurst == 9_500)
     }
 
     /// The units set the variable beside the exemption, in both system units.

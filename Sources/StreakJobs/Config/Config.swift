@@ -20,8 +20,6 @@ public struct Config: Equatable, Sendable {
     /// Journal pacing (`[journal]`): entries per interval (0: no pacing) and the interval in seconds.
     public var journalBurst = 9_500
     public var journalInterval = 30
-    /// Whether the file set `[journal] burst`: then it stands, under the shipped units too.
-    public var journalBurstSet = false
     /// A run's lease on its deliveries (`[runs] lease_seconds`), before its longest hook time-out
     /// is added: how long after its last heartbeat another run may take them over.
     public var leaseSeconds = 300

@@ -27,10 +27,7 @@ extension ConfigLoader {
         reader.attempt {
             guard let t = try reader.table(table, "journal", in: "") else { return }
             try reader.keys(t, in: "journal", allowed: ["burst", "interval_seconds"])
-            if let burst = try reader.int(t, "burst", in: "journal", range: 0...1_000_000) {
-                config.journalBurst = burst
-                config.journalBurstSet = true
-            }
+            config.journalBurst = try reader.int(t, "burst", in: "journal", range: 0...1_000_000) ?? config.journalBurst
             config.journalInterval =
                 try reader.int(t, "interval_seconds", in: "journal", range: 1...3600) ?? config.journalInterval
         }

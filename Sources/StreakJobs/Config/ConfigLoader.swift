@@ -6,10 +6,13 @@ import TOMLKit
 public enum ConfigLoader {
     /// Loads the configuration. A missing file at a default path means the
     /// defaults; a missing file named on the command line is an error.
-    public static func load(path: String, explicit: Bool) throws -> Config {
+    /// `environment`: the process's (`STREAKD_JOURNAL_PACING`, `unpacedWhereExempt`).
+    public static func load(
+        path: String, explicit: Bool, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Config {
         guard FileManager.default.fileExists(atPath: path) else {
             if explicit { throw StreakdError(.noInput, "\(path): no such configuration file") }
-            return unpacedWhereExempt(Config())
+            return unpacedWhereExempt(Config(), fileSetsBurst: false, environment: environment)
         }
         let bytes = try read(path)
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -18,7 +21,8 @@ public enum ConfigLoader {
         }
         var config = try parse(text, file: path)
         config.source = path
-        return unpacedWhereExempt(config)
+        let fileSetsBurst = (try? TOMLTable(string: text))?["journal"]?.table?["burst"] != nil
+        return unpacedWhereExempt(config, fileSetsBurst: fileSetsBurst, environment: environment)
     }
 
     /// The variable the shipped units set beside `LogRateLimitIntervalSec=0` (SPEC §12): journald
@@ -28,9 +32,9 @@ public enum ConfigLoader {
     /// No journal pacing where the unit says journald does not rate-limit it
     /// (`STREAKD_JOURNAL_PACING=off`), unless the file sets `[journal] burst` itself.
     static func unpacedWhereExempt(
-        _ config: Config, environment: [String: String] = ProcessInfo.processInfo.environment
+        _ config: Config, fileSetsBurst: Bool, environment: [String: String]
     ) -> Config {
-        guard !config.journalBurstSet, environment[pacingVariable] == "off" else { return config }
+        guard !fileSetsBurst, environment[pacingVariable] == "off" else { return config }
         var config = config
         config.journalBurst = 0
         return config
