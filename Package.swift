@@ -43,6 +43,9 @@ let package = Package(
         // Hummingbird's own: quiescing a server and HTTP types on a NIO pipeline (StreakServer's listeners).
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Webhooks (SPEC §12): keep-alive connections, TLS with the system's trust store.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
     targets: [
         .target(name: "StreakCore", swiftSettings: strict),
@@ -59,7 +62,14 @@ let package = Package(
         .target(name: "StreakPostgres", dependencies: ["StreakCore", "StreakStore", "CLibpq"], swiftSettings: strict),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CProcess"),
-        .target(name: "StreakDelivery", dependencies: ["StreakCore", "CSystemd", "CProcess"], swiftSettings: strict),
+        .target(
+            name: "StreakDelivery",
+            dependencies: [
+                "StreakCore", "CSystemd", "CProcess", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "StreakJobs",
             dependencies: [

@@ -15,12 +15,22 @@ public struct HookCommand: Equatable, Sendable {
     public var timeout: Double
     /// The kinds this hook wants; `nil` means all of them.
     public var kinds: Set<NotificationKind>?
+    /// Processes at once (SPEC §12).
+    public var concurrency: Int
+    /// Notifications one process takes at most, as JSON lines; above 1 it prints each key it
+    /// delivered (SPEC §12).
+    public var batch: Int
 
-    public init(name: String, argv: [String], timeout: Double = 10, kinds: Set<NotificationKind>? = nil) {
+    public init(
+        name: String, argv: [String], timeout: Double = 10, kinds: Set<NotificationKind>? = nil, concurrency: Int = 1,
+        batch: Int = 1
+    ) {
         self.name = name
         self.argv = argv
         self.timeout = timeout
         self.kinds = kinds
+        self.concurrency = concurrency
+        self.batch = batch
     }
 }
 
@@ -53,6 +63,8 @@ public final class HookSink: Sink {
     }
 
     public var timeLimit: Double { command.timeout + 2 * HookProcess.killGrace + Self.drainGrace }
+    public var width: Int { command.concurrency }
+    public var batch: Int { command.batch }
 
     public func deliver(_ notification: Notification) -> DeliveryOutcome {
         deliver(notification, startingBefore: { Int64.max }) ?? .delivered
@@ -60,16 +72,48 @@ public final class HookSink: Sink {
 
     public func deliver(_ notification: Notification, startingBefore limit: () -> Int64?) -> DeliveryOutcome? {
         if !accepts(notification) { return .delivered }
+        var environment: [String: String] = [:]
+        for (key, value) in notification.fields { environment[key] = value }
+        environment["STREAKD_MESSAGE"] = notification.message
+        guard let run = run(stdin: notification.json.text + "\n", environment: environment, startingBefore: limit)
+        else { return nil }
+        switch run {
+        case .cannotRun(let outcome): return outcome
+        case .ran(let run): return outcome(of: run)
+        }
+    }
+
+    /// What a process's run means for the notification it was given (or, with a batch, for
+    /// those whose keys it did not print).
+    func outcome(of run: Run) -> DeliveryOutcome {
+        let detail = Self.lastLines(run.stderr).map { ": " + $0 } ?? ""
+        if run.stopped {
+            return .interrupted("stopped by a signal to streakd after \(Self.seconds(Self.stopGrace))s more\(detail)")
+        }
+        if run.timedOut { return .failed("timed out after \(Self.seconds(command.timeout))s\(detail)") }
+        switch run.ending {
+        case .exit(0): return .delivered
+        case .exit(let status): return .failed("exit \(status)\(detail)")
+        case .signal(let signal): return .failed("killed by signal \(signal)\(detail)")
+        case nil: return .failed("lost track of \(command.argv.first ?? "") (pid \(run.pid))")
+        }
+    }
+
+    /// Runs the hook's program once with `stdin` as its input and `environment` (beside the
+    /// inherited variables): nil when it could not start before `limit`, a failure when it could
+    /// not be run at all.
+    func run(stdin text: String, environment extra: [String: String], startingBefore limit: () -> Int64?)
+        -> Started?
+    {
         let parent = ProcessInfo.processInfo.environment
         guard let program = command.argv.first, !program.isEmpty else {
-            return .failed("cannot run hook \(command.name): empty argv")
+            return .cannotRun(.failed("cannot run hook \(command.name): empty argv"))
         }
-        if let reason = Self.check(program) { return .failed("cannot run \(program): \(reason)") }
+        if let reason = Self.check(program) { return .cannotRun(.failed("cannot run \(program): \(reason)")) }
 
         var environment: [String: String] = [:]
         for key in Self.inherited { environment[key] = parent[key] }
-        for (key, value) in notification.fields { environment[key] = value }
-        environment["STREAKD_MESSAGE"] = notification.message
+        for (key, value) in extra { environment[key] = value }
         // Each value within what the kernel takes (128 KiB a string, E2BIG past it): cut at 8 KiB
         // on a character's edge. Templates are limited to 4 KiB, so only a value from elsewhere is.
         for (key, value) in environment where value.utf8.count > Self.valueBytesAtMost {
@@ -86,20 +130,20 @@ public final class HookSink: Sink {
 
         let input: FileHandle
         do {
-            input = try Self.stdinFile(notification.json.text + "\n")
+            input = try Self.stdinFile(text)
         } catch {
-            return .failed("cannot run \(program): stdin: \(error.localizedDescription)")
+            return .cannotRun(.failed("cannot run \(program): stdin: \(error.localizedDescription)"))
         }
         defer { try? input.close() }
         var out: [Int32] = [-1, -1]
         var err: [Int32] = [-1, -1]
         guard streakd_pipe(&out) == 0 else {
-            return .failed("cannot run \(program): \(String(cString: strerror(errno)))")
+            return .cannotRun(.failed("cannot run \(program): \(String(cString: strerror(errno)))"))
         }
         guard streakd_pipe(&err) == 0 else {
             let reason = String(cString: strerror(errno))
             out.forEach { close($0) }
-            return .failed("cannot run \(program): \(reason)")
+            return .cannotRun(.failed("cannot run \(program): \(reason)"))
         }
         defer { [out[0], err[0]].forEach { close($0) } }
         let process: HookProcess
@@ -115,21 +159,10 @@ public final class HookSink: Sink {
             process = started
         } catch {
             [out[1], err[1]].forEach { close($0) }
-            return .failed("cannot run \(program): \(Self.reason(error))")
+            return .cannotRun(.failed("cannot run \(program): \(Self.reason(error))"))
         }
         [out[1], err[1]].forEach { close($0) }
-        let run = supervise(process, output: [out[0], err[0]])
-        let detail = Self.lastLines(run.stderr).map { ": " + $0 } ?? ""
-        if run.stopped {
-            return .interrupted("stopped by a signal to streakd after \(Self.seconds(Self.stopGrace))s more\(detail)")
-        }
-        if run.timedOut { return .failed("timed out after \(Self.seconds(command.timeout))s\(detail)") }
-        switch run.ending {
-        case .exit(0): return .delivered
-        case .exit(let status): return .failed("exit \(status)\(detail)")
-        case .signal(let signal): return .failed("killed by signal \(signal)\(detail)")
-        case nil: return .failed("lost track of \(program) (pid \(process.pid))")
-        }
+        return .ran(supervise(process, output: [out[0], err[0]]))
     }
 
     /// Why `program` cannot run, or nil. Only an absolute path (SPEC §5): a relative one would run
@@ -143,13 +176,26 @@ public final class HookSink: Sink {
 
     // MARK: - Running
 
+    /// A run of the hook's program, or why it could not run at all.
+    enum Started {
+        case ran(Run)
+        case cannotRun(DeliveryOutcome)
+    }
+
     struct Run {
+        var pid: Int32 = 0
         var ending: HookProcess.Ending?
         var timedOut = false
         /// Terminated because the run was asked to stop.
         var stopped = false
         var stderr: [UInt8] = []
+        /// What it printed on stdout, up to `stdoutKept` bytes (a batch hook's keys).
+        var stdout: [UInt8] = []
     }
+
+    /// How much of a hook's standard output is kept: a batch's keys (a key is at most a few
+    /// hundred bytes).
+    static let stdoutKept = 4 << 20
 
     /// Reads the hook's stdout (discarded) and stderr (the head kept) until it has exited and its output is
     /// closed (or `drainGrace` after its exit), terminating its process group when it runs past its
@@ -157,7 +203,7 @@ public final class HookSink: Sink {
     func supervise(_ process: HookProcess, output: [Int32]) -> Run {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(max(command.timeout, 0))
-        var run = Run()
+        var run = Run(pid: process.pid)
         var open = output  // [stdout, stderr]; -1 once at EOF
         var exitedAt: ContinuousClock.Instant?
         var terminatedAt: ContinuousClock.Instant?
@@ -198,6 +244,9 @@ public final class HookSink: Sink {
                 let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
                 if count > 0 {
                     // The tail is kept: a failing program says why last.
+                    if entry.fd == output[0] && command.batch > 1 && run.stdout.count < Self.stdoutKept {
+                        run.stdout += buffer[0..<min(count, Self.stdoutKept - run.stdout.count)]
+                    }
                     if entry.fd == output[1] {
                         run.stderr += buffer[0..<count]
                         if run.stderr.count > Self.stderrKept {

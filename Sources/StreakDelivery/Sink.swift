@@ -1,4 +1,5 @@
 import CProcess
+import Foundation
 import StreakCore
 
 /// What became of one delivery attempt.
@@ -12,6 +13,11 @@ public enum DeliveryOutcome: Equatable, Sendable {
     /// The run was stopped (SIGTERM) before or while delivering: not delivered, or not known to
     /// be. The delivery stays pending for the next run and the attempt does not count.
     case interrupted(String)
+    /// An HTTP server answered (a webhook): the lane decides what the status means (SPEC §12: a
+    /// 2xx is delivered, 410 dead at once, anything else a failure, tried again no earlier than
+    /// `retryAfter` seconds from now when the server said so). `detail`: the status line and the
+    /// start of the body, for people.
+    case answered(status: Int, retryAfter: Int64?, detail: String)
 }
 
 /// A place notifications go: the journal, the desktop, a hook.
@@ -37,6 +43,18 @@ public protocol Sink: Sendable {
     var alwaysAtOnce: Bool { get }
     /// Seconds one `deliver` may take at the most (a hook's time-out): a run's lease covers it.
     var timeLimit: Double { get }
+    /// Deliveries the sink makes at once (a webhook's or a hook's `concurrency`). Above 1, or
+    /// with a `batch` above 1, a run hands it deliveries with `start`, up to this many in flight.
+    var width: Int { get }
+    /// Notifications one delivery takes at most (a hook's `batch`: one process for them all).
+    var batch: Int { get }
+    /// Starts one delivery of up to `batch` notifications if it can start before `limit` (as
+    /// `deliver(_:startingBefore:)` asks it) and returns without waiting for it; `done` is called
+    /// once, from any thread, with an outcome for each notification, in order (nil: it did not
+    /// start).
+    func start(
+        _ notifications: [Notification], startingBefore limit: () -> Int64?,
+        done: @escaping @Sendable ([DeliveryOutcome]?) -> Void)
 }
 
 extension Sink {
@@ -44,6 +62,29 @@ extension Sink {
     public var deliversAtOnce: Bool { false }
     public var alwaysAtOnce: Bool { false }
     public var timeLimit: Double { 5 }
+    public var width: Int { 1 }
+    public var batch: Int { 1 }
+    /// On a thread of its own, one `deliver` after another, the limit asked here (a hook asks it
+    /// again right before its process starts); a later one that cannot start any more is
+    /// `interrupted`, its attempt not counted.
+    public func start(
+        _ notifications: [Notification], startingBefore limit: () -> Int64?,
+        done: @escaping @Sendable ([DeliveryOutcome]?) -> Void
+    ) {
+        guard let until = BootClock.instant(before: limit) else { return done(nil) }
+        Thread.detachNewThread {
+            var outcomes: [DeliveryOutcome] = []
+            for (i, n) in notifications.enumerated() {
+                guard let outcome = deliver(n, startingBefore: { until }) else {
+                    if i == 0 { return done(nil) }
+                    outcomes.append(.interrupted("the run could start no more deliveries"))
+                    continue
+                }
+                outcomes.append(outcome)
+            }
+            done(outcomes)
+        }
+    }
     public func deliver(_ notification: Notification, startingBefore limit: () -> Int64?) -> DeliveryOutcome? {
         guard BootClock.instant(before: limit) != nil else { return nil }
         return deliver(notification)

@@ -37,14 +37,15 @@ extension SQLiteAccess {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT n.*, d.sink, d.attempts, d.last_attempt, d.owner FROM deliveries d
+                SELECT n.*, d.sink, d.attempts, d.last_attempt, d.owner, d.retry_at FROM deliveries d
                 JOIN notifications n ON n.id = d.notification WHERE d.state = 'pending' ORDER BY n.due, n.key, d.sink
                 """
         ).map { row in
             PendingDelivery(
                 id: row["id"], notification: try Self.notification(row), sink: row["sink"],
                 attempts: row["attempts"],
-                lastAttempt: (row["last_attempt"] as Int64?).map(Instant.init(seconds:)), owner: row["owner"])
+                lastAttempt: (row["last_attempt"] as Int64?).map(Instant.init(seconds:)), owner: row["owner"],
+                retryAt: (row["retry_at"] as Int64?).map(Instant.init(seconds:)))
         }
     }
 
@@ -152,14 +153,16 @@ extension SQLiteAccess {
 
     func finish(
         ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?,
-        owner: String?
+        owner: String?, retryAt: Instant?
     ) throws {
         let s = try RawStatement(
             db,
             """
-            UPDATE deliveries SET state = ?, attempts = ?, last_attempt = ?, last_error = ?, owner = NULL
+            UPDATE deliveries SET state = ?, attempts = ?, last_attempt = ?, last_error = ?, owner = NULL,
+                retry_at = ?9
             WHERE notification BETWEEN ?5 AND ?7 AND sink = ?6 AND (?8 IS NULL OR owner = ?8)
             """)
+        s.bind(9, retryAt?.seconds)
         s.bind(1, state.rawValue)
         s.bind(2, attempts)
         s.bind(3, at.seconds)
@@ -169,6 +172,17 @@ extension SQLiteAccess {
         s.bind(7, ids.upperBound)
         s.bind(8, owner)
         try s.run()
+    }
+
+    func reviveDead(_ filter: DeadFilter) throws -> Int {
+        try db.execute(
+            sql: """
+                UPDATE deliveries SET state = 'pending', attempts = 0, retry_at = NULL, owner = NULL
+                WHERE state = 'dead' AND (?1 IS NULL OR sink = ?1) AND (?4 IS NULL OR last_attempt >= ?4)
+                    AND (?2 IS NULL AND ?3 IS NULL OR notification IN (
+                        SELECT id FROM notifications WHERE (?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR user_id = ?3)))
+                """, arguments: [filter.sink, filter.kind?.rawValue, filter.user, filter.since?.seconds])
+        return db.changesCount
     }
 
     func release(owner: String) throws {

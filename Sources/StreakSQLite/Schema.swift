@@ -337,6 +337,11 @@ enum Schema {
                     );
                     """)
         }
+        // Numbers 15 and 16 are other changes'. A webhook's `Retry-After` (SPEC §12): no try of the
+        // delivery before that instant. PostgreSQL's 10.
+        m.registerMigration("17-delivery-retry-at") { db in
+            try db.execute(sql: "ALTER TABLE deliveries ADD COLUMN retry_at INTEGER")
+        }
         return m
     }
 }

@@ -39,17 +39,27 @@ public protocol LedgerWriting {
     /// Ends an attempt at the deliveries to `sink` of the ledger entries `ids` (every id in the
     /// range): the new state, the attempts made in all, and the error if it failed. With `owner`,
     /// only those that run still holds (compare-and-set: a run that lost them to a take-over while
-    /// it was stopped writes nothing).
+    /// it was stopped writes nothing). `retryAt`: no try before then (a server's `Retry-After`).
     func finish(
         ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?,
-        owner: String?
+        owner: String?, retryAt: Instant?
     ) throws
+    /// Puts the dead deliveries that `filter` takes back to pending, their attempts at 0, for the
+    /// next run (`streakd deliveries retry`, SPEC §12); answers how many. Nothing delivered changes.
+    func reviveDead(_ filter: DeadFilter) throws -> Int
     /// Gives up `owner`'s claim on its pending deliveries (a run ending before it tried them all),
     /// for the next run to take at once.
     func release(owner: String) throws
 }
 
 extension LedgerWriting {
+    public func finish(
+        ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?,
+        owner: String?
+    ) throws {
+        try finish(ids: ids, sink: sink, state: state, attempts: attempts, at: at, error: error, owner: owner, retryAt: nil)
+    }
+
     /// Ends an attempt at one delivery.
     public func finish(
         id: Int64, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?,
@@ -174,15 +184,36 @@ public struct PendingDelivery: Equatable, Sendable {
     public var lastAttempt: Instant?
     /// The run delivering it now, if any.
     public var owner: String?
+    /// No try before this instant (a server's `Retry-After`), if set.
+    public var retryAt: Instant?
 
     public init(
-        id: Int64, notification: Notification, sink: String, attempts: Int, lastAttempt: Instant?, owner: String?
+        id: Int64, notification: Notification, sink: String, attempts: Int, lastAttempt: Instant?, owner: String?,
+        retryAt: Instant? = nil
     ) {
+        self.retryAt = retryAt
         self.id = id
         self.notification = notification
         self.sink = sink
         self.attempts = attempts
         self.lastAttempt = lastAttempt
         self.owner = owner
+    }
+}
+
+/// Which dead deliveries `streakd deliveries retry` takes: every one by default.
+public struct DeadFilter: Equatable, Sendable {
+    /// The sink's ledger name (`webhook:phone`, `hook:log`, `journal`).
+    public var sink: String?
+    public var kind: NotificationKind?
+    public var user: String?
+    /// Only those given up at or after this instant (their last attempt).
+    public var since: Instant?
+
+    public init(sink: String? = nil, kind: NotificationKind? = nil, user: String? = nil, since: Instant? = nil) {
+        self.sink = sink
+        self.kind = kind
+        self.user = user
+        self.since = since
     }
 }

@@ -56,7 +56,7 @@ import Testing
         ("[freeze]\ninitial = 2", "c.toml:2: freeze.initial: 2 is more than max (1); use a number from 0 to 1"),
         (
             "[remind]\ndays = [1]",
-            "c.toml:1: remind: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, journal, runs, api, streaks, messages, metrics, xp, levels, badges"
+            "c.toml:1: remind: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, webhooks, journal, runs, api, streaks, messages, metrics, xp, levels, badges"
         ),
         (
             "[import]\nbackfil_days = 3",

@@ -184,7 +184,7 @@ struct ConfigAndUsageTests {
         #expect(json.code == 0)
         #expect(
             json.out
-                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"desktop":{"users":[]},"hooks":[],"journal":{"burst":9500,"interval_seconds":30},"runs":{"lease_seconds":300},"api":{"trust_socket":false,"idle_timeout_seconds":30,"request_timeout_seconds":60,"max_connections":16384},"streaks":{}"#
+                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"desktop":{"users":[]},"hooks":[],"webhooks":[],"journal":{"burst":9500,"interval_seconds":30},"runs":{"lease_seconds":300},"api":{"trust_socket":false,"idle_timeout_seconds":30,"request_timeout_seconds":60,"max_connections":16384},"streaks":{}"#
                 + Self.achievementDefaultsJSON + Self.messagesDefaultsJSON + "}\n")
     }
 
@@ -259,7 +259,7 @@ struct ConfigAndUsageTests {
         ),
         (
             "y.toml", "bogus = 1\n",
-            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, journal, runs, api, streaks, messages, metrics, xp, levels, badges"
+            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, webhooks, journal, runs, api, streaks, messages, metrics, xp, levels, badges"
         ),
         (
             "x.toml", "[freeze]\nmax = 3\n\n[reminders\ndays = [1]\n",

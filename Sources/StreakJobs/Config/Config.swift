@@ -15,6 +15,8 @@ public struct Config: Equatable, Sendable {
     public var desktopUsers: [String] = []
     /// Hook commands (`[[hooks]]`), run once per notification.
     public var hooks: [HookCommand] = []
+    /// Webhooks (`[[webhooks]]`, SPEC §12), each notification POSTed once to each.
+    public var webhooks: [WebhookTarget] = []
     /// Journal pacing (`[journal]`): entries per interval (0: no pacing) and the interval in seconds.
     public var journalBurst = 9_500
     public var journalInterval = 30
@@ -69,10 +71,12 @@ public struct Config: Equatable, Sendable {
             lines += ["", "[[hooks]]", "name = \(JSON.string(h.name).text)"]
             lines.append("command = [\(h.argv.map { JSON.string($0).text }.joined(separator: ", "))]")
             lines.append("timeout_seconds = \(Int(h.timeout))")
+            lines += ["concurrency = \(h.concurrency)", "batch = \(h.batch)"]
             if let kinds = h.kinds {
                 lines.append("kinds = [\(kinds.map(\.rawValue).sorted().map { "\"\($0)\"" }.joined(separator: ", "))]")
             }
         }
+        lines += webhookLines
         lines += achievementLines
         lines += messages.tomlLines
         return lines.joined(separator: "\n")
@@ -116,11 +120,13 @@ public struct Config: Equatable, Sendable {
                     hooks.map { h in
                         .object([
                             ("name", .string(h.name)), ("command", .array(h.argv.map { .string($0) })),
-                            ("timeout_seconds", .int(Int(h.timeout))),
+                            ("timeout_seconds", .int(Int(h.timeout))), ("concurrency", .int(h.concurrency)),
+                            ("batch", .int(h.batch)),
                             ("kinds", h.kinds.map { .array($0.map(\.rawValue).sorted().map { .string($0) }) } ?? .null),
                         ])
                     })
             ),
+            ("webhooks", webhooksJSON),
             ("journal", .object([("burst", .int(journalBurst)), ("interval_seconds", .int(journalInterval))])),
             ("runs", .object([("lease_seconds", .int(leaseSeconds))])), ("api", api.json),
             ("streaks", .object(streakItems)),

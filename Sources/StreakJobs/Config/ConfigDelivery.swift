@@ -100,7 +100,7 @@ extension ConfigLoader {
             reader.note(reader.error("hooks", key, message, occurrence: i))
             problems += 1
         }
-        let allowed = ["name", "command", "timeout_seconds", "kinds"]
+        let allowed = ["name", "command", "timeout_seconds", "kinds", "concurrency", "batch"]
         for key in t.keys.sorted() where !allowed.contains(key) {
             fail(key, "unknown setting; valid in [[hooks]]: \(allowed.joined(separator: ", "))")
         }
@@ -141,11 +141,23 @@ extension ConfigLoader {
                 fail("kinds", rule)
             }
         }
+        // SPEC §12: processes at once, and notifications one process takes.
+        var sizes = ["concurrency": 1, "batch": 1]
+        for (key, range) in [("concurrency", 1...64), ("batch", 1...10_000)] {
+            guard let v = t[key] else { continue }
+            if v.type == .int, let n = v.int, range.contains(n) {
+                sizes[key] = n
+            } else {
+                fail(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+        }
         if let argv, checkPrograms, let reason = cannotRun(argv[0]) {
             fail("command", "\(quoted(argv[0])) cannot be run: \(reason); give the path of an executable file")
         }
         guard problems == 0, let name, let argv else { return nil }
-        return HookCommand(name: name, argv: argv, timeout: Double(timeout), kinds: kinds)
+        return HookCommand(
+            name: name, argv: argv, timeout: Double(timeout), kinds: kinds, concurrency: sizes["concurrency"]!,
+            batch: sizes["batch"]!)
     }
 
     /// A hook's `command`: an argv array whose program is an absolute path (SPEC §5), or nil

@@ -6,10 +6,13 @@ import TOMLKit
 public enum ConfigLoader {
     /// Loads the configuration. A missing file at a default path means the
     /// defaults; a missing file named on the command line is an error.
-    public static func load(path: String, explicit: Bool) throws -> Config {
+    /// `environment`: the process's (`STREAKD_JOURNAL_PACING`, `unpacedWhereExempt`).
+    public static func load(
+        path: String, explicit: Bool, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Config {
         guard FileManager.default.fileExists(atPath: path) else {
             if explicit { throw StreakdError(.noInput, "\(path): no such configuration file") }
-            return Config()
+            return unpacedWhereExempt(Config(), fileSetsBurst: false, environment: environment)
         }
         let bytes = try read(path)
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -18,6 +21,22 @@ public enum ConfigLoader {
         }
         var config = try parse(text, file: path)
         config.source = path
+        let fileSetsBurst = (try? TOMLTable(string: text))?["journal"]?.table?["burst"] != nil
+        return unpacedWhereExempt(config, fileSetsBurst: fileSetsBurst, environment: environment)
+    }
+
+    /// The variable the shipped units set beside `LogRateLimitIntervalSec=0` (SPEC §12): journald
+    /// does not limit this service, so its entries are not paced.
+    public static let pacingVariable = "STREAKD_JOURNAL_PACING"
+
+    /// No journal pacing where the unit says journald does not rate-limit it
+    /// (`STREAKD_JOURNAL_PACING=off`), unless the file sets `[journal] burst` itself.
+    static func unpacedWhereExempt(
+        _ config: Config, fileSetsBurst: Bool, environment: [String: String]
+    ) -> Config {
+        guard !fileSetsBurst, environment[pacingVariable] == "off" else { return config }
+        var config = config
+        config.journalBurst = 0
         return config
     }
 
@@ -90,8 +109,8 @@ public enum ConfigLoader {
         let reader = TableReader(file: file, text: text)
         var config = Config()
         let sections = [
-            "import", "freeze", "reminders", "desktop", "hooks", "journal", "runs", "api", "streaks", "messages",
-            "metrics",
+            "import", "freeze", "reminders", "desktop", "hooks", "webhooks", "journal", "runs", "api", "streaks",
+            "messages", "metrics",
         ]
         try reader.keys(table, in: "", allowed: sections + ["xp", "levels", "badges"])
         reader.attempt {
@@ -118,6 +137,7 @@ public enum ConfigLoader {
             }
         }
         readDelivery(table, reader: reader, into: &config, checkPrograms: checkPrograms, knownUsers: knownUsers)
+        readWebhooks(table, reader: reader, into: &config, checkFiles: checkPrograms)
         readAPI(table, reader: reader, into: &config)
         reader.attempt {
             guard let t = try reader.table(table, "metrics", in: "") else { return }

@@ -32,7 +32,8 @@ extension ConfigLoader {
                             reader.error(
                                 section, name,
                                 "is \(text.utf8.count) bytes; a template may be at most "
-                                    + "\(MessageBook.templateBytesAtMost) bytes (hooks get the message in their environment)"))
+                                    + "\(MessageBook.templateBytesAtMost) bytes (hooks get the message in their environment)"
+                            ))
                         continue
                     }
                     do {

@@ -171,6 +171,7 @@ final class Dispatcher: Sendable {
     /// machine's lock is never held while calling out.
     private func run(_ jobs: [DeliveryJob], on lane: LaneQueue) {
         let sink = lane.sink
+        if sink.width > 1 || sink.batch > 1 { return runWide(jobs, on: lane) }
         for job in jobs {
             switch turn(of: job, on: lane) {
             case .deliver:
@@ -184,6 +185,59 @@ final class Dispatcher: Sendable {
                 perform(lane.machine.withLock { $0.expired(job, reason, now) }, on: lane)
             default:
                 continue
+            }
+        }
+        if let action = lane.machine.withLock({ $0.flush() }) { perform([action], on: lane) }
+    }
+
+    /// Delivers a lane's jobs with up to `width` of them in flight at once (a webhook's, a hook's
+    /// `concurrency`): each started on the lane's queue when its turn comes, each outcome given to
+    /// the machine on that queue as it comes back. Outcomes are committed in groups as for a sink
+    /// that delivers at once: a crash repeats at most one group (a webhook's repeat carries the
+    /// same `webhook-id`).
+    private func runWide(_ jobs: [DeliveryJob], on lane: LaneQueue) {
+        let sink = lane.sink
+        let returned = Mutex<[([Int], [DeliveryOutcome]?)]>([])
+        let arrived = DispatchSemaphore(value: 0)
+        var (next, inFlight) = (0, 0)
+        while next < jobs.count || inFlight > 0 {
+            while inFlight < sink.width, next < jobs.count {
+                // The next batch: jobs whose turn the machine answers `.deliver`, up to `batch`.
+                var batch: [Int] = []
+                while batch.count < sink.batch, next < jobs.count {
+                    let job = jobs[next]
+                    let now = current()
+                    switch lane.machine.withLock({ $0.next(job, atOnce: true, now) }) {
+                    case .deliver:
+                        batch.append(next)
+                    case .expire(_, let reason):
+                        perform(lane.machine.withLock { $0.expired(job, reason, current()) }, on: lane)
+                    default:
+                        break
+                    }
+                    next += 1
+                }
+                guard !batch.isEmpty else { continue }
+                inFlight += 1
+                sink.start(batch.map { jobs[$0].notification }, startingBefore: { [self] in startLimit(lane) }) {
+                    [batch] result in
+                    returned.withLock { $0.append((batch, result)) }
+                    arrived.signal()
+                }
+            }
+            guard inFlight > 0 else { continue }
+            arrived.wait()
+            let results = returned.withLock { r in
+                defer { r = [] }
+                return r
+            }
+            for (batch, outcomes) in results {
+                inFlight -= 1
+                for (k, i) in batch.enumerated() {
+                    let now = current()
+                    let outcome = outcomes.flatMap { k < $0.count ? $0[k] : nil }
+                    perform(lane.machine.withLock { $0.finished(jobs[i], outcome, now) }, on: lane)
+                }
             }
         }
         if let action = lane.machine.withLock({ $0.flush() }) { perform([action], on: lane) }
@@ -215,6 +269,9 @@ final class Dispatcher: Sendable {
             case .warnFailureLimit(let failures):
                 context.printer.warn(
                     "\(name) failed \(failures) times in a row; its other deliveries wait for the next run")
+            case .warnThrottled(let seconds):
+                context.printer.warn(
+                    "\(name) asked for a wait of \(seconds)s (Retry-After); its other deliveries wait for the next run")
             case .tellDead(let o):
                 let error = o.error ?? ""
                 context.printer.warn(
@@ -223,7 +280,7 @@ final class Dispatcher: Sendable {
             case .tellFailed(let o):
                 // Each failure with its reason (a missing journal socket, what a hook said last).
                 let error = o.error ?? ""
-                let retry = context.now + delivery.retry.delay(afterAttempts: o.attempts)
+                let retry = context.now + max(delivery.retry.delay(afterAttempts: o.attempts), o.retryAfter ?? 0)
                 context.printer.err(
                     Self.failureLine(o.job, error: error, attempts: o.attempts, of: delivery.retry, retry: retry))
                 delivery.recordFailed(o.job.notification, name, o.attempts, error, retry)

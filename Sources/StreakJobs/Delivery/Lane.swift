@@ -29,6 +29,8 @@ struct Outcome: Equatable, Sendable {
     var state: DeliveryState
     var attempts: Int
     var error: String?
+    /// A server's `Retry-After`: seconds from the run's "now" before the next try (SPEC §12).
+    var retryAfter: Int64? = nil
 }
 
 /// One sink's lane as a pure state machine, the way `JournalPacer` is: it decides which job to
@@ -85,6 +87,9 @@ struct Lane: Sendable {
         case warnUnavailable(String)
         /// The sink failed this many times in a row: warn; the lane starts nothing more this run.
         case warnFailureLimit(Int)
+        /// A server said when to try again (`Retry-After`, seconds): warn; the lane starts
+        /// nothing more this run.
+        case warnThrottled(Int64)
         /// A delivery failed and will be tried again by a later run: say so.
         case tellFailed(Outcome)
         /// A delivery was given up (dead): say so.
@@ -100,6 +105,8 @@ struct Lane: Sendable {
     enum Halt: Equatable, Sendable {
         case failureLimit
         case notStored
+        /// A server asked to be left alone for a while (`Retry-After`).
+        case throttled
     }
 
     /// Outcomes go to the run's next transaction instead of commits of the lane's own.
@@ -190,17 +197,44 @@ struct Lane: Sendable {
             report.interrupted += 1
             outcome = Outcome(job: job, state: .pending, attempts: job.attempts, error: "interrupted: " + reason)
         case .failed(let error):
-            let dead = retry.isDead(attempts: attempts)
-            if dead { report.dead += 1 } else { report.failed += 1 }
-            outcome = Outcome(job: job, state: dead ? .dead : .pending, attempts: attempts, error: error)
-            failures += 1
-            if failures >= Self.failureLimit && halted == nil {
-                halted = .failureLimit
-                actions.append(.warnFailureLimit(failures))
+            outcome = failed(job, attempts: attempts, error: error, dead: false, retryAfter: nil, &actions)
+        case .answered(let status, let retryAfter, let detail):
+            // SPEC §12: a 2xx is delivered; 410 (Gone) dead at once; anything else a failure,
+            // its Retry-After the earliest next try.
+            if (200..<300).contains(status) {
+                failures = 0
+                report.delivered += 1
+                outcome = Outcome(job: job, state: .delivered, attempts: attempts)
+            } else {
+                outcome = failed(
+                    job, attempts: attempts, error: "HTTP " + detail, dead: status == 410, retryAfter: retryAfter,
+                    &actions)
             }
-            actions.append(dead ? .tellDead(outcome) : .tellFailed(outcome))
         }
         return actions + keep(outcome, now)
+    }
+
+    /// A failed attempt: dead once out of attempts (or at once, `dead`), else pending for a later
+    /// run. The lane halts after `failureLimit` failures in a row, or when the server asked for a
+    /// wait (`retryAfter`).
+    private mutating func failed(
+        _ job: DeliveryJob, attempts: Int, error: String, dead: Bool, retryAfter: Int64?, _ actions: inout [Action]
+    ) -> Outcome {
+        let dead = dead || retry.isDead(attempts: attempts)
+        if dead { report.dead += 1 } else { report.failed += 1 }
+        let outcome = Outcome(
+            job: job, state: dead ? .dead : .pending, attempts: attempts, error: error,
+            retryAfter: dead ? nil : retryAfter)
+        failures += 1
+        if halted == nil, !dead, let retryAfter {
+            halted = .throttled
+            actions.append(.warnThrottled(retryAfter))
+        } else if failures >= Self.failureLimit && halted == nil {
+            halted = .failureLimit
+            actions.append(.warnFailureLimit(failures))
+        }
+        actions.append(dead ? .tellDead(outcome) : .tellFailed(outcome))
+        return outcome
     }
 
     /// Keeps an outcome to store: handed over, or committed when a group is full or old enough (a

@@ -54,6 +54,7 @@ extension Context {
         var sinks: [any Sink] = [journal]
         if !config.desktopUsers.isEmpty { sinks.append(DesktopSink(users: Set(config.desktopUsers))) }
         sinks += config.hooks.map { HookSink(command: $0, stopRequested: stop) }
+        sinks += config.webhooks.map { WebhookSink(target: $0) }
         return Delivery(
             sinks: sinks,
             recordDead: { n, sink, attempts, error in

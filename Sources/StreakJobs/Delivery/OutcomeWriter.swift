@@ -52,7 +52,7 @@ struct OutcomeWriter: Sendable {
             let ids = first.job.id...outcomes[run.upperBound].job.id
             try w.finish(
                 ids: ids, sink: first.job.sink, state: first.state, attempts: first.attempts, at: now,
-                error: first.error, owner: owner)
+                error: first.error, owner: owner, retryAt: first.retryAfter.map { now + $0 })
         }
     }
 
@@ -64,7 +64,7 @@ struct OutcomeWriter: Sendable {
         for i in outcomes.indices.dropFirst() {
             let (a, b) = (outcomes[i - 1], outcomes[i])
             if b.job.id != a.job.id + 1 || b.job.sink != a.job.sink || b.state != a.state || b.attempts != a.attempts
-                || b.error != a.error
+                || b.error != a.error || b.retryAfter != a.retryAfter
             {
                 runs.append(start...(i - 1))
                 start = i

@@ -23,6 +23,7 @@ extension Dispatcher {
                 candidates.append((p, RunOwner.isGone(o)))
             } else if let last = p.lastAttempt,
                 !delivery.retry.isDue(attempts: p.attempts, lastAttempt: last, now: now)
+                    || p.retryAt.map({ now < $0 }) == true
             {
                 shared.withLock { $0.report.waiting += 1 }
             } else {

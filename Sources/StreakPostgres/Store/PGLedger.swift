@@ -38,14 +38,14 @@ extension PGAccess {
     func pendingDeliveries() throws -> [PendingDelivery] {
         try pg.query(
             """
-            SELECT \(Self.notificationColumns), d.sink, d.attempts, d.last_attempt, d.owner
+            SELECT \(Self.notificationColumns), d.sink, d.attempts, d.last_attempt, d.owner, d.retry_at
             FROM deliveries d JOIN notifications n ON n.id = d.notification
             WHERE d.state = 'pending' ORDER BY n.due, n.key COLLATE "C", d.sink COLLATE "C"
             """
         ).rows.map { r in
             PendingDelivery(
                 id: try r.get(0), notification: try Self.notification(r), sink: try r.string(11),
-                attempts: try r.get(12), lastAttempt: try r.get(13), owner: try r.get(14))
+                attempts: try r.get(12), lastAttempt: try r.get(13), owner: try r.get(14), retryAt: try r.get(15))
         }
     }
 
@@ -153,13 +153,25 @@ extension PGAccess {
 
     func finish(
         ids: ClosedRange<Int64>, sink: String, state: DeliveryState, attempts: Int, at: Instant, error: String?,
-        owner: String?
+        owner: String?, retryAt: Instant?
     ) throws {
         try pg.query(
             """
-            UPDATE deliveries SET state = $1, attempts = $2, last_attempt = $3, last_error = $4, owner = NULL
+            UPDATE deliveries SET state = $1, attempts = $2, last_attempt = $3, last_error = $4, owner = NULL,
+                retry_at = $9
             WHERE notification BETWEEN $5 AND $6 AND sink = $7 AND ($8::text IS NULL OR owner = $8)
-            """, state.rawValue, attempts, at, error, ids.lowerBound, ids.upperBound, sink, owner)
+            """, state.rawValue, attempts, at, error, ids.lowerBound, ids.upperBound, sink, owner, retryAt)
+    }
+
+    func reviveDead(_ filter: DeadFilter) throws -> Int {
+        try pg.query(
+            """
+            UPDATE deliveries SET state = 'pending', attempts = 0, retry_at = NULL, owner = NULL
+            WHERE state = 'dead' AND ($1::text IS NULL OR sink = $1) AND ($4::bigint IS NULL OR last_attempt >= $4)
+                AND ($2::text IS NULL AND $3::text IS NULL OR notification IN (
+                    SELECT id FROM notifications WHERE ($2::text IS NULL OR kind = $2) AND ($3::text IS NULL OR user_id = $3)))
+            """, filter.sink, filter.kind?.rawValue, filter.user, filter.since
+        ).affectedRows
     }
 
     func release(owner: String) throws {

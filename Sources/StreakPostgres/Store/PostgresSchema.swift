@@ -223,5 +223,12 @@ enum PostgresSchema {
                 last_used_at bigint
             );
             """),
+        // PostgreSQL's numbers 8 and 9 are other changes'. A webhook's `Retry-After` (SPEC §12): no
+        // try of the delivery before that instant. SQLite's 17.
+        PGMigration(
+            "10-delivery-retry-at",
+            """
+            ALTER TABLE deliveries ADD COLUMN retry_at bigint;
+            """),
     ]
 }

@@ -1,6 +1,7 @@
-/// SHA-256 (FIPS 180-4), for the API's tokens: the store keeps a token's hash, never the token.
-/// Small on purpose: swift-crypto would bring BoringSSL into every build for one hash of a
-/// few dozen bytes per request (docs/ARCHITECTURE.md, "The HTTP API").
+/// SHA-256 (FIPS 180-4), for the API's tokens (the store keeps a token's hash, never the token)
+/// and the webhooks' HMAC signatures (`HMAC`). Small on purpose: swift-crypto would build a second
+/// copy of BoringSSL for one hash of a few hundred bytes per request (docs/ARCHITECTURE.md, "The
+/// HTTP API", "Webhooks").
 public enum SHA256 {
     static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
@@ -52,7 +53,12 @@ public enum SHA256 {
     }
 
     /// The digest as 64 lowercase hex digits, as the store keeps it.
-    public static func hex(_ bytes: some Collection<UInt8>) -> String { hexDigits(hash(bytes)) }
+    public static func hex(_ bytes: some Collection<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for b in hash(bytes) { text += [digits[Int(b >> 4)], digits[Int(b & 15)]] }
+        return String(decoding: text, as: UTF8.self)
+    }
 
     /// Whether two byte strings are equal, in time that depends on their lengths alone.
     public static func sameInConstantTime(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {

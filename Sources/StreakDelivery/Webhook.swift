@@ -1,0 +1,177 @@
+import Foundation
+import StreakCore
+
+/// One configured webhook (SPEC §12, `[[webhooks]]`): where each notification is POSTed, and how.
+public struct WebhookTarget: Equatable, Sendable {
+    /// What the request's body and headers look like.
+    public enum Format: String, CaseIterable, Sendable {
+        /// The hook's JSON object, signed as Standard Webhooks say.
+        case json
+        /// ntfy: the text as the body, `Title`, `Priority` and `Tags` headers.
+        case ntfy
+        /// Gotify's `/message`: `{"title","message","priority"}`.
+        case gotify
+    }
+
+    public var name: String
+    /// An http or https URL (checked by the configuration).
+    public var url: String
+    /// The secret's bytes (a `whsec_` secret decoded from base64); nil: requests are not signed.
+    public var secret: [UInt8]?
+    /// A file holding the secret, read when the sink is made (only a run that delivers needs it);
+    /// its trailing newline is not part of it.
+    public var secretFile: String?
+    public var format: Format
+    /// Extra request headers, in the configuration's order.
+    public var headers: [Header]
+    /// Seconds one request may take, connecting included.
+    public var timeout: Double
+    /// Requests in flight at once (and connections kept open) for this webhook.
+    public var concurrency: Int
+    /// The kinds this webhook wants; `nil` means all of them.
+    public var kinds: Set<NotificationKind>?
+    /// A PEM file of certificate authorities trusted besides the system's (a private CA).
+    public var caFile: String?
+
+    public struct Header: Equatable, Sendable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public init(
+        name: String, url: String, secret: [UInt8]? = nil, secretFile: String? = nil, format: Format = .json,
+        headers: [Header] = [],
+        timeout: Double = 10, concurrency: Int = 8, kinds: Set<NotificationKind>? = nil, caFile: String? = nil
+    ) {
+        self.name = name
+        self.url = url
+        self.secret = secret
+        self.secretFile = secretFile
+        self.format = format
+        self.headers = headers
+        self.timeout = timeout
+        self.concurrency = concurrency
+        self.kinds = kinds
+        self.caFile = caFile
+    }
+
+    /// Headers the configuration may not set: streakd's own, and those HTTP itself decides.
+    public static let reservedHeaders: Set<String> = [
+        "webhook-id", "webhook-timestamp", "webhook-signature", "content-length", "host", "transfer-encoding",
+        "connection",
+    ]
+
+    /// A secret's bytes: a `whsec_` secret is base64 (Standard Webhooks), any other its UTF-8.
+    /// Nil when a `whsec_` secret is not valid base64.
+    public static func secretBytes(_ text: String) -> [UInt8]? {
+        guard text.hasPrefix("whsec_") else { return Array(text.utf8) }
+        return Data(base64Encoded: String(text.dropFirst(6))).map(Array.init)
+    }
+
+    /// The secret in `file`: its text without the trailing newline, as `secretBytes` reads it.
+    public static func secret(inFile file: String) throws -> [UInt8] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        guard data.count <= 4096, var text = String(data: data, encoding: .utf8) else {
+            throw WebhookSetupError(message: "\(file) does not hold a secret (UTF-8 text of at most 4096 bytes)")
+        }
+        if text.hasSuffix("\n") { text.removeLast() }
+        guard !text.isEmpty, let bytes = secretBytes(text) else {
+            throw WebhookSetupError(message: "\(file) does not hold a secret (empty, or a whsec_ secret not base64)")
+        }
+        return bytes
+    }
+
+    /// The request for a notification: headers and body. `timestamp`: Unix seconds of the real
+    /// clock when it is sent (never `--now`).
+    public func request(for n: Notification, timestamp: Int64) -> (headers: [Header], body: [UInt8]) {
+        var headers: [Header] = [Header(name: "User-Agent", value: "streakd")]
+        let body: [UInt8]
+        switch format {
+        case .json:
+            body = Array(n.json.text.utf8)
+            headers.append(Header(name: "Content-Type", value: "application/json"))
+        case .ntfy:
+            body = Array(n.message.utf8)
+            headers += [
+                Header(name: "Content-Type", value: "text/plain; charset=utf-8"),
+                Header(name: "Title", value: Self.headerText(n.title ?? n.kind.englishTitle)),
+                Header(name: "Priority", value: String(Self.ntfyPriority(n.kind))),
+                Header(name: "Tags", value: "streakd," + n.kind.rawValue),
+            ]
+        case .gotify:
+            let object = JSON.object([
+                ("title", .string(n.title ?? n.kind.englishTitle)), ("message", .string(n.message)),
+                ("priority", .int(Self.gotifyPriority(n.kind))),
+            ])
+            body = Array(object.text.utf8)
+            headers.append(Header(name: "Content-Type", value: "application/json"))
+        }
+        // Every format names the notification, so that a receiver can drop a repeat.
+        headers += [
+            Header(name: "webhook-id", value: n.key), Header(name: "webhook-timestamp", value: String(timestamp)),
+        ]
+        if let secret {
+            headers.append(
+                Header(
+                    name: "webhook-signature",
+                    value: Self.signature(id: n.key, timestamp: timestamp, body: body, secret: secret)))
+        }
+        return (headers + self.headers, body)
+    }
+
+    /// Standard Webhooks' signature: `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`.
+    public static func signature(id: String, timestamp: Int64, body: [UInt8], secret: [UInt8]) -> String {
+        let signed = Array("\(id).\(timestamp).".utf8) + body
+        return "v1," + Data(HMAC.sha256(key: secret, message: signed)).base64EncodedString()
+    }
+
+    /// ntfy's 1 (min) to 5 (max) from the kind's syslog priority: a warning 4 (high), a notice
+    /// 3 (default), an info 2 (low).
+    static func ntfyPriority(_ kind: NotificationKind) -> Int { min(5, max(1, 8 - kind.priority)) }
+
+    /// Gotify's 0 to 10: a warning 8, a notice 5, an info 2.
+    static func gotifyPriority(_ kind: NotificationKind) -> Int {
+        switch kind.priority {
+        case ...4: 8
+        case 5: 5
+        default: 2
+        }
+    }
+
+    /// A text as a header value: as it is when printable ASCII, else RFC 2047's UTF-8 base64 form
+    /// (which ntfy reads).
+    static func headerText(_ text: String) -> String {
+        if text.unicodeScalars.allSatisfy({ (0x20..<0x7f).contains($0.value) }) { return text }
+        return "=?UTF-8?B?" + Data(text.utf8).base64EncodedString() + "?="
+    }
+}
+
+/// An HTTP server's answer, and what `Retry-After` asks.
+public enum RetryAfter {
+    /// The longest wait honoured: a day (a later value is taken as a day).
+    public static let atMost: Int64 = 86_400
+
+    /// Seconds to wait from `now` (Unix seconds): delta-seconds or an HTTP date; nil when absent
+    /// or unreadable.
+    public static func seconds(_ value: String?, now: Int64) -> Int64? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let s = Int64(value) { return s >= 0 ? min(s, atMost) : nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return min(max(0, Int64(date.timeIntervalSince1970) - now), atMost)
+    }
+}
+
+/// A secret or CA file that cannot be used.
+public struct WebhookSetupError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+    public init(message: String) { self.message = message }
+}

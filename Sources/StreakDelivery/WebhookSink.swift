@@ -1,0 +1,163 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import StreakCore
+import Synchronization
+
+/// POSTs each notification to a webhook (SPEC §12) through AsyncHTTPClient: keep-alive
+/// connections, up to `concurrency` requests in flight, https with the system's trust store
+/// (and the webhook's CA file). The sink only reports the server's answer (`.answered`); what it
+/// means (delivered, tried again, dead) is the lane's decision.
+public final class WebhookSink: Sink {
+    public let target: WebhookTarget
+    public var name: String { "webhook:" + target.name }
+    private let client: HTTPClient?
+    /// Why no client could be made (a CA file that cannot be read): each delivery fails with it.
+    private let clientError: String?
+
+    /// The most of a server's answer that is read: its start names the error.
+    static let answerBytesAtMost = 16 * 1024
+
+    public init(target: WebhookTarget) {
+        var target = target
+        do {
+            if let file = target.secretFile { target.secret = try WebhookTarget.secret(inFile: file) }
+            client = try WebhookClients.client(caFile: target.caFile, concurrency: target.concurrency)
+            clientError = nil
+        } catch {
+            client = nil
+            clientError = "\(error)"
+        }
+        self.target = target
+    }
+
+    public func accepts(_ notification: Notification) -> Bool {
+        target.kinds?.contains(notification.kind) ?? true
+    }
+
+    public var width: Int { target.concurrency }
+    public var timeLimit: Double { target.timeout + 1 }
+
+    public func deliver(_ notification: Notification) -> DeliveryOutcome {
+        deliver(notification, startingBefore: { Int64.max }) ?? .delivered
+    }
+
+    public func deliver(_ notification: Notification, startingBefore limit: () -> Int64?) -> DeliveryOutcome? {
+        let result = Mutex<DeliveryOutcome?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        post(notification, startingBefore: limit) { outcome in
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }
+    }
+
+    public func start(
+        _ notifications: [Notification], startingBefore limit: () -> Int64?,
+        done: @escaping @Sendable ([DeliveryOutcome]?) -> Void
+    ) {
+        // One request each (the lane hands over one at a time: `batch` is 1).
+        guard let n = notifications.first else { return done([]) }
+        post(n, startingBefore: limit) { done($0.map { [$0] }) }
+    }
+
+    /// POSTs one notification; `done` gets the answer, from an event loop (nil: it did not start).
+    func post(
+        _ notification: Notification, startingBefore limit: () -> Int64?,
+        done: @escaping @Sendable (DeliveryOutcome?) -> Void
+    ) {
+        guard let client else { return done(.failed(clientError ?? "no HTTP client")) }
+        let timestamp = Int64(Date().timeIntervalSince1970)
+        let (headers, body) = target.request(for: notification, timestamp: timestamp)
+        let request: HTTPClient.Request
+        do {
+            var fields = HTTPHeaders()
+            for h in headers { fields.add(name: h.name, value: h.value) }
+            request = try HTTPClient.Request(url: target.url, method: .POST, headers: fields, body: .bytes(body))
+        } catch {
+            return done(.failed("cannot make a request to \(target.url): \(error)"))
+        }
+        // Asked last, right before the request goes out.
+        guard BootClock.instant(before: limit) != nil else { return done(nil) }
+        let delegate = ResponseAccumulator(request: request, maxBodySize: Self.answerBytesAtMost)
+        let deadline = NIODeadline.now() + .milliseconds(Int64(target.timeout * 1000))
+        let timeout = target.timeout
+        client.execute(request: request, delegate: delegate, deadline: deadline).futureResult.whenComplete { result in
+            switch result {
+            case .success(let response):
+                let now = Int64(Date().timeIntervalSince1970)
+                done(
+                    .answered(
+                        status: Int(response.status.code),
+                        retryAfter: RetryAfter.seconds(response.headers.first(name: "Retry-After"), now: now),
+                        detail: Self.detail(response)))
+            case .failure(let error):
+                done(.failed(Self.reason(error, timeout: timeout)))
+            }
+        }
+    }
+
+    /// `503 Service Unavailable: the body's first line`.
+    static func detail(_ response: HTTPClient.Response) -> String {
+        let line = "\(response.status.code) \(response.status.reasonPhrase)"
+        guard var body = response.body, body.readableBytes > 0 else { return line }
+        let text = body.readString(length: min(body.readableBytes, 200)) ?? ""
+        let first = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        return first.isEmpty ? line : line + ": " + first
+    }
+
+    /// What went wrong, for people: a time-out, a refused connection, a TLS failure.
+    static func reason(_ error: any Error, timeout: Double) -> String {
+        if let e = error as? HTTPClientError {
+            switch e {
+            case .deadlineExceeded, .readTimeout, .connectTimeout:
+                return "timed out after \(HookSink.seconds(timeout))s"
+            case .remoteConnectionClosed: return "the server closed the connection"
+            default: break
+            }
+            if e == .bodyLengthMismatch { return "the server's answer was cut short" }
+        }
+        if error is NIOSSLError || error is BoringSSLError { return "TLS: \(error)" }
+        if String(describing: error).contains("ResponseTooBig") {
+            return "the server's answer is longer than \(answerBytesAtMost) bytes"
+        }
+        return "\(error)"
+    }
+}
+
+/// The HTTP clients of the process, one per TLS setting and concurrency: each keeps its
+/// connections open between requests and runs. Made once and kept for the life of the process
+/// (a client must be shut down before it is released; the process's end closes its sockets).
+enum WebhookClients {
+    private static let clients = Mutex<[String: HTTPClient]>([:])
+
+    static func client(caFile: String?, concurrency: Int) throws -> HTTPClient {
+        let key = "\(caFile ?? "")\u{0}\(concurrency)"
+        return try clients.withLock { clients in
+            if let client = clients[key] { return client }
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if let caFile {
+                do {
+                    tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(caFile))]
+                } catch {
+                    throw WebhookSetupError(message: "\(caFile): not a PEM file of certificates (\(error))")
+                }
+            }
+            var configuration = HTTPClient.Configuration(
+                tlsConfiguration: tls, redirectConfiguration: .disallow,
+                timeout: .init(connect: .seconds(10)),
+                connectionPool: .init(
+                    idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency))
+            configuration.httpVersion = .http1Only
+            // A connection that cannot be made fails the requests waiting for it at once, with
+            // its reason (refused, TLS), rather than at their deadlines: later runs try again.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            clients[key] = client
+            return client
+        }
+    }
+}
