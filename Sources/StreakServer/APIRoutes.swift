@@ -2,24 +2,38 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import StreakJobs
+import Synchronization
 
 /// The API's paths (SPEC §11, docs/openapi.json): each route takes what the request carries and
 /// hands it to its job.
 enum APIRoutes {
-    /// The methods each path takes, for 405 and `Allow`; the one list of the API's paths here.
-    static func methods(of path: String) -> String? {
+    /// The route a path is (its template, as docs/openapi.json names it) and the methods it takes
+    /// (for 405 and `Allow`); nil for a path the API does not have. The one list of its paths here.
+    static func route(of path: String) -> (template: String, methods: String)? {
         let p = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
-        guard p.first == "v1" else { return p == ["openapi.json"] ? "GET" : nil }
+        guard p.first == "v1" else {
+            switch p {
+            case ["openapi.json"]: return ("/openapi.json", "GET")
+            case ["metrics"]: return ("/metrics", "GET")
+            default: return nil
+            }
+        }
         switch (p.count, p.count > 1 ? p[1] : "", p.count > 3 ? p[3] : "") {
-        case (2, "health", _), (2, "preview", _): return "GET"
-        case (2, "checkins", _): return "POST"
-        case (3, "users", _): return "GET, PUT, DELETE"
-        case (4, "users", "checkins"): return "POST"
-        case (4, "users", "streaks"), (5, "users", "streaks"), (4, "users", "badges"): return "GET"
-        case (6, "users", "streaks") where p[5] == "freezes": return "POST"
+        case (2, "health", _): return ("/v1/health", "GET")
+        case (2, "preview", _): return ("/v1/preview", "GET")
+        case (2, "checkins", _): return ("/v1/checkins", "POST")
+        case (3, "users", _): return ("/v1/users/{user}", "GET, PUT, DELETE")
+        case (4, "users", "checkins"): return ("/v1/users/{user}/checkins", "POST")
+        case (4, "users", "streaks"): return ("/v1/users/{user}/streaks", "GET")
+        case (5, "users", "streaks"): return ("/v1/users/{user}/streaks/{streak}", "GET")
+        case (4, "users", "badges"): return ("/v1/users/{user}/badges", "GET")
+        case (6, "users", "streaks") where p[5] == "freezes":
+            return ("/v1/users/{user}/streaks/{streak}/freezes", "POST")
         default: return nil
         }
     }
+
+    static func methods(of path: String) -> String? { route(of: path)?.methods }
 
     /// The largest body a path takes.
     static func bodyLimit(of path: String) -> Int {
@@ -37,6 +51,20 @@ extension APIServer {
         router.get("/openapi.json") { request, _ in
             try await answer(request, needs: nil) { _ in
                 APIAnswer(status: 200, contentType: "application/json", body: APIDocument.text)
+            }
+        }
+        router.get("/metrics") { request, _ in
+            let openMetrics = request.headers[.accept]?.contains("application/openmetrics-text") ?? false
+            let served = requests.families()
+            return try await answer(request, needs: .read) { c in
+                do {
+                    return APIAnswer(
+                        status: 200,
+                        contentType: openMetrics ? MetricsText.openMetricsType : MetricsText.prometheusType,
+                        body: try c.metricsText(openMetrics: openMetrics, extra: served))
+                } catch {
+                    return .failed(error)
+                }
             }
         }
         router.post("/v1/checkins") { request, _ in
@@ -128,5 +156,31 @@ extension APIServer {
             return try await preview(request, until: until, user: user, kind: kind)
         }
         return router
+    }
+}
+
+/// `streakd_api_requests_total{route,status}` (SPEC §13): the requests this server answered, by
+/// route (docs/openapi.json's template; `other` for a path the API does not have) and status.
+final class RequestCounts: Sendable {
+    private let counts = Mutex<[String: [Int: Int]]>([:])
+
+    func count(_ path: String, _ status: Int) {
+        let route = APIRoutes.route(of: path)?.template ?? "other"
+        counts.withLock { $0[route, default: [:]][status, default: 0] += 1 }
+    }
+
+    func families() -> [MetricFamily] {
+        let samples = counts.withLock { counts in
+            counts.keys.sorted().flatMap { route in
+                counts[route]!.keys.sorted().map { status in
+                    (labels: [("route", route), ("status", String(status))], value: Double(counts[route]![status]!))
+                }
+            }
+        }
+        return [
+            MetricFamily(
+                "streakd_api_requests_total", .counter, help: "Requests this serve answered, by route and status.",
+                samples: samples)
+        ]
     }
 }

@@ -26,6 +26,8 @@ public struct APIServer: Sendable {
     /// The threads the jobs run on (the store's calls block): enough for a PostgreSQL store's
     /// connections to serve many requests at once.
     let pool = NIOThreadPool(numberOfThreads: 16)
+    /// The requests answered, for `GET /metrics`.
+    let requests = RequestCounts()
 
     public init(
         sockets: [ListenSocket], settings: APISettings, logger: Logger, writes: WriteGroups,
@@ -108,6 +110,7 @@ public struct APIServer: Sendable {
     }
 
     func log(_ request: Request, status: Int, since started: ContinuousClock.Instant, client: String?) {
+        requests.count(request.uri.path, status)
         logger.debug(
             "request",
             metadata: [

@@ -136,6 +136,17 @@ struct ServeResourceTests {
         #expect(bad.status == 400 && bad.body.contains(#""parameter":"until""#), "\(bad)")
         #expect(try server.request("GET", "/v1/preview?user=nobody", token: read).status == 404)
 
+        #expect(try server.request("GET", "/v1/health").status == 200)
+        let metrics = try server.request("GET", "/metrics", token: read)
+        #expect(metrics.status == 200 && metrics.header("content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(metrics.body.contains(#"streakd_api_requests_total{route="/v1/health",status="200"} 1"#), "\(metrics)")
+        #expect(metrics.body.contains("streakd_users 3"), "the store's metrics, as streakd metrics prints them")
+        let open = try server.request("GET", "/metrics", token: read, headers: ["Accept: application/openmetrics-text"])
+        #expect(
+            open.header("content-type")?.hasPrefix("application/openmetrics-text") == true
+                && open.body.hasSuffix("# EOF\n"))
+        #expect(try server.request("GET", "/metrics").status == 401)
+
         let document = try server.request("GET", "/openapi.json")
         let file = try String(contentsOfFile: packageRoot + "/docs/openapi.json", encoding: .utf8)
         #expect(document.status == 200 && document.body == file, "docs/openapi.json, as it is")
