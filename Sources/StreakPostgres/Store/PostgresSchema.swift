@@ -223,5 +223,21 @@ enum PostgresSchema {
                 last_used_at bigint
             );
             """),
+        // Rest days (SPEC §14), with the goal and leeway seen: SQLite's 15.
+        PGMigration(
+            "8-rest-days",
+            """
+            ALTER TABLE settings_epochs ADD COLUMN rest_days integer NOT NULL DEFAULT 0;
+            """),
+        // Pauses and repairs (SPEC §14) as streak events, a span of dates with their author:
+        // SQLite's 16.
+        PGMigration(
+            "9-pauses-repairs",
+            """
+            ALTER TABLE freeze_events DROP CONSTRAINT freeze_events_kind_check;
+            ALTER TABLE freeze_events ADD CONSTRAINT freeze_events_kind_check
+                CHECK (kind IN ('grant', 'refill', 'use', 'pause', 'repair'));
+            ALTER TABLE freeze_events ADD COLUMN until_date integer, ADD COLUMN author text;
+            """),
     ]
 }
