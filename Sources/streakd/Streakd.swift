@@ -19,7 +19,7 @@ struct Streakd: ParsableCommand {
         version: Streakd.versionText,
         subcommands: [
             UserCommand.self, Checkin.self, Import.self, Status.self, Badges.self, Calendar.self, FreezeCommand.self,
-            Preview.self, Tick.self, Refill.self, Log.self, ConfigCommand.self, StoreCommand.self, TokenCommand.self,
+            Pause.self, Resume.self, Repair.self, Preview.self, Tick.self, Refill.self, Log.self, ConfigCommand.self, StoreCommand.self, TokenCommand.self,
             Serve.self,
         ])
 

@@ -21,6 +21,10 @@ public struct Config: Equatable, Sendable {
     /// A run's lease on its deliveries (`[runs] lease_seconds`), before its longest hook time-out
     /// is added: how long after its last heartbeat another run may take them over.
     public var leaseSeconds = 300
+    /// Pause limits (`[pause]`, SPEC §14).
+    public var pause = PauseLimits()
+    /// Repair limits (`[repair]`, SPEC §14).
+    public var repair = RepairLimits()
     /// Settings by streak id; others use the defaults.
     public var streaks: [String: StreakSettings] = [:]
     /// Badges, XP and levels (`[[badges]]`, `[xp]`, `[levels]`).
@@ -54,9 +58,12 @@ public struct Config: Equatable, Sendable {
         lines += ["", "[desktop]", "users = [\(desktopUsers.map { JSON.string($0).text }.joined(separator: ", "))]"]
         lines += ["", "[journal]", "burst = \(journalBurst)", "interval_seconds = \(journalInterval)"]
         lines += ["", "[runs]", "lease_seconds = \(leaseSeconds)"]
+        lines += ["", "[pause]", "max_days = \(pause.maxDays)", "days_per_year = \(pause.daysPerYear)"]
+        lines += ["", "[repair]", "window_hours = \(repair.windowHours)", "per_30_days = \(repair.per30Days)"]
         for id in streaks.keys.sorted() {
             let s = streaks[id]!
             lines += ["", "[streaks.\(id)]", "goal = \(s.goal)", "leeway_hours = \(s.leewayHours)"]
+            lines.append("rest_days = [\(s.restDays.names.map { "\"\($0)\"" }.joined(separator: ", "))]")
             lines += ["", "[streaks.\(id).freeze]"] + Config.freezeLines(s.freeze)
         }
         for h in hooks {
@@ -88,7 +95,8 @@ public struct Config: Equatable, Sendable {
             return (
                 id,
                 .object([
-                    ("goal", .int(s.goal)), ("leeway_hours", .int(s.leewayHours)), ("freeze", freezeJSON(s.freeze)),
+                    ("goal", .int(s.goal)), ("leeway_hours", .int(s.leewayHours)),
+                    ("rest_days", .array(s.restDays.names.map { .string($0) })), ("freeze", freezeJSON(s.freeze)),
                 ])
             )
         }
@@ -117,8 +125,24 @@ public struct Config: Equatable, Sendable {
             ),
             ("journal", .object([("burst", .int(journalBurst)), ("interval_seconds", .int(journalInterval))])),
             ("runs", .object([("lease_seconds", .int(leaseSeconds))])),
+            ("pause", .object([("max_days", .int(pause.maxDays)), ("days_per_year", .int(pause.daysPerYear))])),
+            ("repair", .object([("window_hours", .int(repair.windowHours)), ("per_30_days", .int(repair.per30Days))])),
             ("streaks", .object(streakItems)),
             ("xp", xpJSON), ("levels", levelsJSON), ("badges", badgesJSON), ("messages", messages.json),
         ])
     }
+}
+
+/// `[pause]`: how long one pause, and how many paused dates within any 365 (SPEC §14).
+public struct PauseLimits: Equatable, Sendable {
+    public var maxDays = 30
+    public var daysPerYear = 60
+    public init() {}
+}
+
+/// `[repair]`: how long after a break, and how many within 720 hours (SPEC §14).
+public struct RepairLimits: Equatable, Sendable {
+    public var windowHours = 48
+    public var per30Days = 1
+    public init() {}
 }
