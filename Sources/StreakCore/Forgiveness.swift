@@ -20,7 +20,8 @@ struct Forgiveness {
             $0.at <= now && LocalDate.plausible.contains($0.span.from) && LocalDate.plausible.contains($0.span.until)
                 && $0.span.count <= 400
         }
-        self.travel = Set(walk.lazy.filter(\.bridged).map(\.date))
+        // Only a zone change skips dates: most histories have one zone, and no set to make.
+        self.travel = history.zones.count > 1 ? Set(walk.lazy.filter(\.bridged).map(\.date)) : []
         self.restDays = days.timeline.epochs.count == 1 ? days.timeline.epochs[0].restDays : nil
         self.days = days
         self.history = history
