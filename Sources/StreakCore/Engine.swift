@@ -9,26 +9,31 @@ public enum Engine {
         let timeline = SettingsTimeline(epochs: history.epochs, current: history.settings, now: now)
         let days = DayEnds(zones: history.zones, timeline: timeline)
         let counting = countingCheckins(history, now: now)
-        let attribution = attribute(counting, timeline: timeline)
+        let start = (counting.first?.instant ?? now) - 2 * Instant.day
+        let walk = days.walk(from: start, to: now)
+        let forgiven = Forgiveness(history, days: days, walk: walk.ends, now: now)
+        let attribution = attribute(counting, timeline: timeline, bridged: forgiven.bridged)
         let qualifying = { (d: LocalDate) -> Bool in
             (attribution.counts[d] ?? 0) >= goal(for: d, days: days, history: history)
         }
         let qualified = qualifyingInstants(counting, attribution: attribution, days: days, history: history)
-
-        let start = (counting.first?.instant ?? now) - 2 * Instant.day
-        let walk = days.walk(from: start, to: now)
         let firstDate = attribution.firstDate ?? walk.today
+        // A repair is void once the date it mended qualifies (SPEC §14: the repair is given back).
+        let repaired = forgiven.repairs.filter { !qualifying($0.span.from) }
 
         // Freeze credits and debits, in time order.
         let freeze = history.settings.freeze
         // Events outside the plausible instants and dates (a damaged store's) are left out: a use
         // far away would make a table of every date up to it.
         var events = history.freezeEvents.filter { e in
-            guard e.at <= now, Instant.plausible.contains(e.at) else { return false }
+            guard e.isFreeze, e.at <= now, Instant.plausible.contains(e.at) else { return false }
             if case .use(let d) = e.kind { return LocalDate.plausible.contains(d) }
             return true
         }
-        events.removeAll { if case .use(let d) = $0.kind { return qualifying(d) } else { return false } }
+        // A use on a date that qualifies, rests or is paused needs no freeze: it is given back.
+        events.removeAll {
+            if case .use(let d) = $0.kind { return qualifying(d) || forgiven.restsOrPaused(d) } else { return false }
+        }
         events.sort { $0.at < $1.at }
         var nextEvent = 0
         var freezes = freeze.initial
@@ -42,6 +47,7 @@ public enum Engine {
                         freezes -= 1
                         manuallyFrozen.insert(d)
                     }
+                case .pause, .repair: break  // not freeze events: filtered out above
                 }
                 nextEvent += 1
             }
@@ -66,10 +72,16 @@ public enum Engine {
                 longest = max(longest, run)
                 marks[d] = .qualifying
                 lastQualifying = d
+            } else if forgiven.paused(d) {
+                marks[d] = .paused
+            } else if forgiven.rests(d) {
+                marks[d] = .rest
             } else if end.bridged || (latestQualified ?? d) > d {
                 marks[d] = .bridged
             } else if manuallyFrozen.contains(d) {
                 marks[d] = .frozen
+            } else if repaired.contains(where: { $0.span.contains(d) }) {
+                marks[d] = .repaired
             } else if run >= 1 && run >= freeze.minStreak && freeze.autoUse && freezes > 0 {
                 freezes -= 1
                 marks[d] = .frozen
@@ -98,13 +110,36 @@ public enum Engine {
                 if d < today { alive += 1 }
                 marks[d] = .qualifying
                 lastQualifying = d
+            } else if manuallyFrozen.contains(d) {
+                marks[d] = .frozen
+            } else if forgiven.paused(d) {
+                marks[d] = .paused
+            } else if forgiven.rests(d) {
+                marks[d] = .rest
+            } else if repaired.contains(where: { $0.span.contains(d) }) {
+                marks[d] = .repaired
             } else {
-                marks[d] = manuallyFrozen.contains(d) ? .frozen : .open
+                marks[d] = .open
             }
             d = d + 1
         }
         for f in manuallyFrozen where f > max(today, last) { marks[f] = .frozen }
+        // Pauses ahead (a bounded look: a pause is at most a year of dates).
+        for p in forgiven.pauses where p.until > max(today, last) {
+            var f = max(p.from, max(today, last) + 1)
+            while f <= min(p.until, today + 400) {
+                if marks[f] == nil { marks[f] = .paused }
+                f = f + 1
+            }
+        }
         longest = max(longest, current)
+        for r in repaired where r.at <= now {
+            settlements.append(
+                Settlement(
+                    kind: .streakRepaired, date: r.span.from, at: r.at, length: Self.runLength(through: r.span, marks),
+                    freezesLeft: freezes))
+        }
+        if !repaired.isEmpty { settlements.sort { $0.at < $1.at } }
 
         return StreakState(
             today: today, endedThrough: walk.endedThrough, current: current, longest: longest,
@@ -142,13 +177,18 @@ public enum Engine {
 
     /// Gives each check-in its date: its local date, or the date before when it
     /// falls within the leeway and that date does not qualify yet.
-    static func attribute(_ checkins: [CheckIn], timeline: SettingsTimeline) -> Attribution {
+    /// Leeway never moves a check-in onto a `bridged` date (rest, pause, travel: SPEC §14).
+    static func attribute(
+        _ checkins: [CheckIn], timeline: SettingsTimeline, bridged: (LocalDate) -> Bool = { _ in false }
+    ) -> Attribution {
         var result = Attribution()
         for c in checkins {
             var date = c.zone.date(of: c.instant)
             let epoch = timeline.at(c.instant)
             let leeway = Int64(epoch.leewayHours) * Instant.hour
-            if leeway > 0, c.instant - c.zone.start(of: date) < leeway, (result.counts[date - 1] ?? 0) < epoch.goal {
+            if leeway > 0, c.instant - c.zone.start(of: date) < leeway, (result.counts[date - 1] ?? 0) < epoch.goal,
+                !bridged(date - 1)
+            {
                 date = date - 1
             }
             result.dates.append(date)
@@ -159,13 +199,30 @@ public enum Engine {
 
     /// The goal of a date: the one in force when it was due to end.
     static func goal(for date: LocalDate, days: DayEnds, history: StreakHistory) -> Int {
-        if days.timeline.epochs.count == 1 { return days.timeline.epochs[0].goal }
+        epoch(for: date, days: days, history: history).goal
+    }
+
+    /// The settings of a date: those in force when it was due to end.
+    static func epoch(for date: LocalDate, days: DayEnds, history: StreakHistory) -> SettingsEpoch {
+        if days.timeline.epochs.count == 1 { return days.timeline.epochs[0] }
         let zone = history.zone(at: history.zones[0].zone.start(of: date + 1))
         // SPEC §3: a change of goal applies to every date that has not ended
         // when it is made. A date ends `leeway` hours after the next midnight,
         // not at it, so a change made inside the leeway still applies to it:
         // take the goal in force just before the date's end.
-        return days.timeline.at(days.end(of: date, in: zone) - 1).goal
+        return days.timeline.at(days.end(of: date, in: zone) - 1)
+    }
+
+    /// The length a repair restored: the qualifying dates of the run through its span, up to its
+    /// last date (SPEC §14: the length before the break plus those qualified since).
+    static func runLength(through span: DateSpan, _ marks: DayMarks) -> Int {
+        var n = 0
+        var d = span.until
+        while let m = marks[d], m != .missed {
+            if m == .qualifying { n += 1 }
+            d = d - 1
+        }
+        return n
     }
 
     /// For each qualifying date, the instant of the check-in that made it qualify.

@@ -24,19 +24,49 @@ public struct ZoneChange: Sendable {
     }
 }
 
-/// Something that changed a streak's freeze count.
+/// Something that changed a streak's freeze count, or that bridged or mended its dates (SPEC
+/// §14): the events a person records for a streak, each with its instant (and, for a pause or a
+/// repair, its author). docs/ARCHITECTURE.md, "streak events".
 public struct FreezeEvent: Equatable, Sendable {
     public enum Kind: Equatable, Sendable {
         case grant
         case refill
         case use(LocalDate)
+        /// Dates `from` through `until` (both included) are paused: bridged.
+        case pause(from: LocalDate, until: LocalDate)
+        /// The break on `from` mended: `from` through `until` (the day before the repair's today)
+        /// are repaired where they do not qualify. Void once `from` qualifies.
+        case repair(from: LocalDate, until: LocalDate)
     }
     public var at: Instant
     public var kind: Kind
-    public init(at: Instant, kind: Kind) {
+    /// Who recorded it (a pause or a repair): the login name, or the API token's name.
+    public var author: String?
+    public init(at: Instant, kind: Kind, author: String? = nil) {
         self.at = at
         self.kind = kind
+        self.author = author
     }
+
+    /// Whether it changes the freeze count (a grant, refill or use).
+    public var isFreeze: Bool {
+        switch kind {
+        case .grant, .refill, .use: true
+        case .pause, .repair: false
+        }
+    }
+}
+
+/// A span of dates, both ends included.
+public struct DateSpan: Equatable, Sendable {
+    public var from: LocalDate
+    public var until: LocalDate
+    public init(from: LocalDate, until: LocalDate) {
+        self.from = from
+        self.until = until
+    }
+    public func contains(_ d: LocalDate) -> Bool { from <= d && d <= until }
+    public var count: Int { until - from + 1 }
 }
 
 /// Everything the engine needs to know about one (user, streak).
@@ -60,6 +90,22 @@ public struct StreakHistory: Sendable {
         self.epochs = epochs
         self.settings = settings
         self.backfillDays = backfillDays
+    }
+
+    /// The streak's pauses, in date order (SPEC §14).
+    public var pauses: [DateSpan] {
+        freezeEvents.compactMap { e -> DateSpan? in
+            guard case .pause(let from, let until) = e.kind, from <= until else { return nil }
+            return DateSpan(from: from, until: until)
+        }.sorted { $0.from < $1.from }
+    }
+
+    /// The streak's repairs with their instants, in instant order.
+    public var repairs: [(at: Instant, span: DateSpan)] {
+        freezeEvents.compactMap { e -> (at: Instant, span: DateSpan)? in
+            guard case .repair(let from, let until) = e.kind, from <= until else { return nil }
+            return (e.at, DateSpan(from: from, until: until))
+        }.sorted { $0.at < $1.at }
     }
 
     /// The user's zone at an instant.

@@ -183,7 +183,7 @@ public enum Notices {
     /// The `at_risk` for an open date T ≤ today, as of the state's instant.
     static func atRiskOpen(_ date: LocalDate, due: Instant, state: StreakState, policy: NoticePolicy) -> Notice? {
         let mark = state.marks[date]
-        guard mark != .qualifying, mark != .frozen else { return nil }
+        guard mark != .qualifying, mark != .frozen, mark != .rest, mark != .paused, mark != .repaired else { return nil }
         if date == state.today && state.todaySafe { return nil }
         let length = state.aliveBefore(date)
         guard length >= 1, policy.reminders.reminds(length) else { return nil }
@@ -194,8 +194,12 @@ public enum Notices {
     }
 
     static func settlementNotice(_ s: Settlement) -> Notice {
-        Notice(
-            kind: s.kind == .freezeUsed ? .freezeUsed : .streakBroken, date: s.date, due: s.at, length: s.length,
-            freezes: s.freezesLeft)
+        let kind: NotificationKind =
+            switch s.kind {
+            case .freezeUsed: .freezeUsed
+            case .streakBroken: .streakBroken
+            case .streakRepaired: .streakRepaired
+            }
+        return Notice(kind: kind, date: s.date, due: s.at, length: s.length, freezes: s.freezesLeft)
     }
 }

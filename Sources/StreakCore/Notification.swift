@@ -8,6 +8,7 @@ public enum NotificationKind: String, CaseIterable, Sendable {
     case freezeRefilled = "freeze_refilled"
     case badgeUnlocked = "badge_unlocked"
     case levelUp = "level_up"
+    case streakRepaired = "streak_repaired"
 
     /// Every kind's name, for messages that list what is valid.
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
@@ -26,6 +27,7 @@ public enum NotificationKind: String, CaseIterable, Sendable {
         case .freezeRefilled: "Freeze refilled"
         case .badgeUnlocked: "Badge unlocked"
         case .levelUp: "Level up"
+        case .streakRepaired: "Streak repaired"
         }
     }
 }

@@ -48,16 +48,25 @@ public enum Planner {
         return PlannedReminder(date: date, due: due, length: state.aliveBeforeToday)
     }
 
-    /// The next `at_risk` due after `now`, looking a few days ahead (a streak
-    /// kept by freezes can be at risk again the next day).
+    /// The next `at_risk` due after `now`, however far ahead (SPEC §14: after a month's pause, a
+    /// month away): a few dates that can be at risk (a streak kept by freezes can be at risk again
+    /// the next day), with every rest day and paused date between them skipped.
     public static func next(
         history: StreakHistory, remindAt: Int, policy: ReminderPolicy, now: Instant, stateNow: StreakState
     ) -> PlannedReminder? {
-        let horizon = min(stateNow.freezes, 6) + 2
-        for offset in 0...horizon {
+        var left = min(stateNow.freezes, 6) + 3
+        let pauses = history.pauses
+        let rest = history.settings.restDays
+        var date = stateNow.today
+        // Bounded: a pause is at most a year of dates, and rest days leave one a week at least
+        // (seven rest days bridge every date: no reminder ever).
+        while left > 0 && date <= stateNow.today + 800 {
+            defer { date = date + 1 }
+            if date > stateNow.today && (rest.contains(date) || pauses.contains { $0.contains(date) }) { continue }
+            left -= 1
             if let r = atRisk(
-                on: stateNow.today + offset, history: history, remindAt: remindAt, policy: policy, now: now,
-                stateNow: stateNow), r.due > now
+                on: date, history: history, remindAt: remindAt, policy: policy, now: now, stateNow: stateNow),
+                r.due > now
             {
                 return r
             }

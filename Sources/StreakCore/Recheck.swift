@@ -29,6 +29,8 @@ public enum Recheck {
         switch state.mark(date) {
         case .qualifying: return "checked in since: \(date) qualifies"
         case .frozen: return "\(date) was frozen since"
+        case .rest: return "\(date) is a rest day"
+        case .paused: return "\(date) is paused"
         default: break
         }
         // A check-in dated after it (the user flew west over the date line) counts as today's.

@@ -34,7 +34,8 @@ extension Notices {
         -> [Notice]?
     {
         guard history.zones.count == 1, history.freezeEvents.isEmpty, history.settings.goal == 1,
-            history.settings.leewayHours == 0, history.epochs.allSatisfy({ $0.goal == 1 && $0.leewayHours == 0 })
+            history.settings.leewayHours == 0, history.settings.restDays.isEmpty,
+            history.epochs.allSatisfy({ $0.goal == 1 && $0.leewayHours == 0 && $0.restDays.isEmpty })
         else { return nil }
         let zone = history.zones[0].zone
         let cap = Int64(history.backfillDays) * Instant.day

@@ -29,8 +29,8 @@ struct StreakRuns {
                 instants.append(at)
             case .missed:
                 open = false
-            case .frozen, .bridged, .open:
-                // A freeze or a bridge keeps a run alive and adds no day; a date that has not
+            case .frozen, .bridged, .rest, .paused, .repaired, .open:
+                // A freeze, a repair or a bridge keeps a run alive and adds no day; a date that has not
                 // ended never breaks one.
                 break
             }

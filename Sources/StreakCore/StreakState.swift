@@ -5,6 +5,12 @@ public enum DayMark: String, Sendable {
     case missed
     /// Skipped by travel: neither missed nor counted.
     case bridged
+    /// A rest day that did not qualify (SPEC §14): bridged.
+    case rest
+    /// A paused date that did not qualify (SPEC §14): bridged.
+    case paused
+    /// A date a repair mended (SPEC §14): keeps the run alive, adds no day.
+    case repaired
     /// Not ended and not qualifying yet.
     case open
 }
@@ -14,6 +20,8 @@ public struct Settlement: Equatable, Sendable {
     public enum Kind: String, Sendable {
         case freezeUsed = "freeze_used"
         case streakBroken = "streak_broken"
+        /// A repair mended the break on `date` (`at`: the repair's instant; `length`: restored).
+        case streakRepaired = "streak_repaired"
     }
     public var kind: Kind
     public var date: LocalDate
@@ -72,9 +80,9 @@ public struct StreakState: Sendable {
         return n
     }
 
-    /// Today qualifies already, is frozen, or a later date qualifies (flew west).
+    /// Today qualifies already, is frozen, rests or is paused, or a later date qualifies (flew west).
     public var todaySafe: Bool {
-        if let m = marks[today], m == .qualifying || m == .frozen { return true }
+        if let m = marks[today], m == .qualifying || m == .frozen || m == .rest || m == .paused { return true }
         if let l = lastQualifying, l > today { return true }
         return false
     }

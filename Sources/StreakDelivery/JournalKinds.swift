@@ -11,6 +11,7 @@ extension NotificationKind {
         case .freezeRefilled: "cf494c00cced4596850808f5f9c0456a"
         case .badgeUnlocked: "6bdd273e39db439d8b318a9fad96afc7"
         case .levelUp: "038501fae1764b80a8b97e2aaebfa81f"
+        case .streakRepaired: "f414d9be80674de5a52917666e782234"
         }
     }
 
@@ -18,7 +19,7 @@ extension NotificationKind {
     public var priority: Int {
         switch self {
         case .atRisk: 5
-        case .freezeUsed, .freezeRefilled, .badgeUnlocked, .levelUp: 6
+        case .freezeUsed, .freezeRefilled, .badgeUnlocked, .levelUp, .streakRepaired: 6
         case .streakBroken: 4
         }
     }

@@ -90,12 +90,13 @@ public struct Context: Sendable {
             settings: config.settings(for: stored.streak), backfillDays: config.backfillDays)
     }
 
-    /// Notes the goal and leeway in force, so later changes apply only to dates not ended.
+    /// Notes the goal, leeway and rest days in force, so later changes apply only to dates not ended.
     func recordSettings(for streaks: Set<String>, in writer: some HistoryWriting) throws {
         for streak in streaks {
             let s = config.settings(for: streak)
             try writer.recordSettings(
-                SettingsEpoch(since: now, goal: s.goal, leewayHours: s.leewayHours), streak: streak)
+                SettingsEpoch(since: now, goal: s.goal, leewayHours: s.leewayHours, restDays: s.restDays),
+                streak: streak)
         }
     }
 

@@ -42,7 +42,7 @@ extension SQLiteAccess {
         }
         match = StreakMatch(streaks)
         let events = try range(
-            "SELECT user_id, streak, at, kind, date FROM freeze_events", first, last, "streak, at, id")
+            "SELECT user_id, streak, at, kind, date, until_date, author FROM freeze_events", first, last, "streak, at, id")
         try events.rows {
             guard let i = match.index(events.bytes(0), events.bytes(1)), histories[i] != nil else { return }
             histories[i]!.stored.freezeEvents.append(Self.freezeEvent(events, at: 2))

@@ -278,7 +278,9 @@ struct SQLiteAccess: StoreWriter {
 
     func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent] {
         let s = try RawStatement(
-            db, "SELECT at, kind, date FROM freeze_events WHERE user_id = ? AND streak = ? ORDER BY at, id")
+            db,
+            "SELECT at, kind, date, until_date, author FROM freeze_events WHERE user_id = ? AND streak = ? ORDER BY at, id"
+        )
         s.bind(1, user)
         s.bind(2, streak)
         var events: [FreezeEvent] = []
@@ -286,18 +288,23 @@ struct SQLiteAccess: StoreWriter {
         return events
     }
 
-    /// A freeze event from the columns `at, kind, date` starting at column `first`.
+    /// A freeze event from the columns `at, kind, date, until_date, author` starting at column `first`.
     static func freezeEvent(_ s: RawStatement, at first: Int32) -> FreezeEvent {
-        FreezeEvent(at: Instant(seconds: s.int64(first)), stored: s.text(first + 1)) { s.int(first + 2) }
+        FreezeEvent(
+            at: Instant(seconds: s.int64(first)), stored: s.text(first + 1), date: { s.int(first + 2) },
+            until: { s.isNull(first + 3) ? nil : s.int(first + 3) }, author: { s.optionalText(first + 4) })
     }
 
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch] {
         let s = try RawStatement(
-            db, "SELECT since, goal, leeway_hours FROM settings_epochs WHERE streak = ? ORDER BY since")
+            db, "SELECT since, goal, leeway_hours, rest_days FROM settings_epochs WHERE streak = ? ORDER BY since")
         s.bind(1, streak)
         var epochs: [SettingsEpoch] = []
         try s.rows {
-            epochs.append(SettingsEpoch(since: Instant(seconds: s.int64(0)), goal: s.int(1), leewayHours: s.int(2)))
+            epochs.append(
+                SettingsEpoch(
+                    since: Instant(seconds: s.int64(0)), goal: s.int(1), leewayHours: s.int(2),
+                    restDays: RestDays(bits: UInt8(truncatingIfNeeded: s.int(3)))))
         }
         return epochs
     }
@@ -309,18 +316,36 @@ struct SQLiteAccess: StoreWriter {
     }
 
     func addFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws {
-        let (kind, date) = event.stored
+        let (kind, date, until) = event.stored
         try db.execute(
-            sql: "INSERT INTO freeze_events (user_id, streak, at, kind, date) VALUES (?, ?, ?, ?, ?)",
-            arguments: [user, streak, event.at.seconds, kind, date])
+            sql: """
+                INSERT INTO freeze_events (user_id, streak, at, kind, date, until_date, author)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [user, streak, event.at.seconds, kind, date, until, event.author])
+        try touch(user: user, streak: streak)
+    }
+
+    func removeFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws {
+        let (kind, date, until) = event.stored
+        try db.execute(
+            sql: """
+                DELETE FROM freeze_events WHERE user_id = ? AND streak = ? AND at = ? AND kind = ?
+                AND date IS ? AND until_date IS ?
+                """,
+            arguments: [user, streak, event.at.seconds, kind, date, until])
         try touch(user: user, streak: streak)
     }
 
     func recordSettings(_ epoch: SettingsEpoch, streak: String) throws {
         let last = try settingsEpochs(of: streak).last
-        guard last?.goal != epoch.goal || last?.leewayHours != epoch.leewayHours else { return }
+        guard last?.goal != epoch.goal || last?.leewayHours != epoch.leewayHours || last?.restDays != epoch.restDays
+        else { return }
         try db.execute(
-            sql: "INSERT OR REPLACE INTO settings_epochs (streak, since, goal, leeway_hours) VALUES (?, ?, ?, ?)",
-            arguments: [streak, epoch.since.seconds, epoch.goal, epoch.leewayHours])
+            sql: """
+                INSERT OR REPLACE INTO settings_epochs (streak, since, goal, leeway_hours, rest_days)
+                VALUES (?, ?, ?, ?, ?)
+                """,
+            arguments: [streak, epoch.since.seconds, epoch.goal, epoch.leewayHours, Int(epoch.restDays.bits)])
     }
 }

@@ -337,7 +337,34 @@ enum Schema {
                     );
                     """)
         }
-        // Numbers 15 and 16 are other changes'. A webhook's `Retry-After` (SPEC §12): no try of the
+        // Rest days (SPEC §14) follow the goal's rule: recorded with the settings seen, a bit per
+        // ISO weekday (Monday 1).
+        m.registerMigration("15-rest-days") { db in
+            try db.execute(sql: "ALTER TABLE settings_epochs ADD COLUMN rest_days INTEGER NOT NULL DEFAULT 0;")
+        }
+        // Pauses and repairs (SPEC §14) are streak events beside the freeze events: a span of dates
+        // (`date` through `until_date`) with the instant and author that recorded it. SQLite cannot
+        // change a CHECK, so the table is made again.
+        m.registerMigration("16-pauses-repairs") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE freeze_events_new (
+                        id INTEGER PRIMARY KEY,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        streak TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        kind TEXT NOT NULL CHECK (kind IN ('grant', 'refill', 'use', 'pause', 'repair')),
+                        date INTEGER,
+                        until_date INTEGER,
+                        author TEXT
+                    );
+                    INSERT INTO freeze_events_new (id, user_id, streak, at, kind, date)
+                        SELECT id, user_id, streak, at, kind, date FROM freeze_events;
+                    DROP TABLE freeze_events;
+                    ALTER TABLE freeze_events_new RENAME TO freeze_events;
+                    CREATE INDEX freeze_events_streak ON freeze_events(user_id, streak, at);
+                    """)
+        // A webhook's `Retry-After` (SPEC §12): no try of the
         // delivery before that instant. PostgreSQL's 10.
         m.registerMigration("17-delivery-retry-at") { db in
             try db.execute(sql: "ALTER TABLE deliveries ADD COLUMN retry_at INTEGER")

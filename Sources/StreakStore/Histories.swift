@@ -57,26 +57,42 @@ public protocol HistoryWriting {
     /// Stores check-ins; one whose (user, event id) is stored already is a no-op (a unique key).
     func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult
     func addFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws
-    /// Records the goal and leeway seen for a streak id, when they differ from the last record.
+    /// Removes a stored event equal to `event` (its instant, kind and dates): a pause that a
+    /// `resume` ends or drops (SPEC §14).
+    func removeFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws
+    /// Records the goal, leeway and rest days seen for a streak id, when they differ from the last record.
     func recordSettings(_ epoch: SettingsEpoch, streak: String) throws
 }
 
-/// How both engines keep a freeze event (`freeze_events.kind` and `.date`): `grant`, `refill`,
-/// or `use` with the used date's day number.
+/// How both engines keep a freeze event (`freeze_events.kind`, `.date`, `.until_date`): `grant`,
+/// `refill`, `use` with the used date's day number, `pause` and `repair` with their first and
+/// last dates' (and their `author`).
 extension FreezeEvent {
-    public var stored: (kind: String, date: Int?) {
+    public var stored: (kind: String, date: Int?, until: Int?) {
         switch kind {
-        case .grant: ("grant", nil)
-        case .refill: ("refill", nil)
-        case .use(let d): ("use", d.day)
+        case .grant: ("grant", nil, nil)
+        case .refill: ("refill", nil, nil)
+        case .use(let d): ("use", d.day, nil)
+        case .pause(let from, let until): ("pause", from.day, until.day)
+        case .repair(let from, let until): ("repair", from.day, until.day)
         }
     }
 
-    /// The event a stored row holds; `date` is asked only for a use.
-    public init(at: Instant, stored kind: String, date: () throws -> Int) rethrows {
+    /// The event a stored row holds; `date` is asked only for a use, a pause or a repair, `until`
+    /// and `author` only for the last two (a span without its end is one date).
+    public init(
+        at: Instant, stored kind: String, date: () throws -> Int, until: () throws -> Int? = { nil },
+        author: () throws -> String? = { nil }
+    ) rethrows {
         switch kind {
         case "grant": self.init(at: at, kind: .grant)
         case "refill": self.init(at: at, kind: .refill)
+        case "pause", "repair":
+            let from = LocalDate(day: try date())
+            let last = try until().map { LocalDate(day: $0) } ?? from
+            self.init(
+                at: at, kind: kind == "pause" ? .pause(from: from, until: last) : .repair(from: from, until: last),
+                author: try author())
         default: self.init(at: at, kind: .use(LocalDate(day: try date())))
         }
     }

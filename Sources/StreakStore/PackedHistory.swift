@@ -10,7 +10,8 @@ import StreakCore
 /// (count, then since and name index each), check-ins (count, then each: `at`
 /// minus the previous `at`, name index, `stored_at` minus `at`, event id as
 /// 0 for none or length + 1 and UTF-8), freeze events (count, then `at`,
-/// kind 0 grant, 1 refill, 2 use followed by the date's day number).
+/// kind 0 grant, 1 refill, 2 use followed by the date's day number, 3 pause and 4 repair followed
+/// by the first and last dates' day numbers and the author as 0 for none or length + 1 and UTF-8).
 public enum PackedHistory {
     @usableFromInline static let format: UInt8 = 1
 
@@ -57,6 +58,16 @@ public enum PackedHistory {
             case .use(let date):
                 out.unsigned(2)
                 out.signed(Int64(date.day))
+            case .pause(let from, let until), .repair(let from, let until):
+                if case .pause = e.kind { out.unsigned(3) } else { out.unsigned(4) }
+                out.signed(Int64(from.day))
+                out.signed(Int64(until.day))
+                if let author = e.author {
+                    out.unsigned(author.utf8.count + 1)
+                    out.bytes += author.utf8
+                } else {
+                    out.unsigned(0)
+                }
             }
         }
         return out.bytes
@@ -115,6 +126,15 @@ public enum PackedHistory {
             case 2:
                 guard let date = r.date() else { return nil }
                 events.append(FreezeEvent(at: at, kind: .use(date)))
+            case 3, 4:
+                guard let from = r.date(), let until = r.date(), let length = r.count() else { return nil }
+                var author: String?
+                if length > 0 {
+                    guard let text = r.text(length: length - 1) else { return nil }
+                    author = text
+                }
+                let span: FreezeEvent.Kind = kind == 3 ? .pause(from: from, until: until) : .repair(from: from, until: until)
+                events.append(FreezeEvent(at: at, kind: span, author: author))
             default: return nil
             }
         }

@@ -19,8 +19,8 @@ struct Streakd: ParsableCommand {
         version: Streakd.versionText,
         subcommands: [
             UserCommand.self, Checkin.self, Import.self, Status.self, Badges.self, Calendar.self, FreezeCommand.self,
-            Preview.self, Tick.self, Refill.self, Metrics.self, Log.self, DeliveriesCommand.self, ConfigCommand.self,
-            StoreCommand.self, TokenCommand.self, Serve.self,
+            Pause.self, Resume.self, Repair.self, Preview.self, Tick.self, Refill.self, Metrics.self, Log.self,
+            DeliveriesCommand.self, ConfigCommand.self, StoreCommand.self, TokenCommand.self, Serve.self,
         ])
 
     /// streakd's version; the Makefile bakes the commit in (`git describe`).

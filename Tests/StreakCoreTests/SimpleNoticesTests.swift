@@ -17,7 +17,8 @@ import Testing
         "Pacific/Pago_Pago",
     ]
 
-    static func randomCase(_ r: inout SplitMix64, zones: [Zone])
+    /// `forgiving`: the percent chance of each of rest days, a pause and a repair (SPEC §14).
+    static func randomCase(_ r: inout SplitMix64, zones: [Zone], forgiving: Int = 3)
         -> (history: StreakHistory, policy: NoticePolicy, from: Instant, through: Instant)
     {
         let home = zones[r.int(0...zones.count - 1)]
@@ -60,6 +61,21 @@ import Testing
             let at = from - Int64(r.int(-2...20)) * Instant.day
             events.append(FreezeEvent(at: at, kind: r.chance(50) ? .grant : .use(home.date(of: at) - 1)))
         }
+        // SPEC §14: weekend or random rest days, a pause and a repair, each recorded before `from`
+        // (preview assumes nothing new).
+        if r.chance(forgiving) {
+            settings.restDays = r.chance(50) ? RestDays(names: ["sat", "sun"])! : RestDays(bits: UInt8(r.int(1...127)))
+        }
+        if r.chance(forgiving) {
+            let start = home.date(of: from) + r.int(-10...3)
+            events.append(
+                FreezeEvent(at: from - Int64(r.int(0...20)) * Instant.day - 1, kind: .pause(from: start, until: start + r.int(0...12))))
+        }
+        if r.chance(forgiving) {
+            let start = home.date(of: from) - r.int(1...6)
+            events.append(
+                FreezeEvent(at: from - Int64(r.int(0...3)) * 3600 - 1, kind: .repair(from: start, until: start + r.int(0...2))))
+        }
         var epochs: [SettingsEpoch] = []
         if r.chance(10) {
             epochs.append(
@@ -96,6 +112,49 @@ import Testing
         // Most of them took the simple walk, and some did not; and they had notices of every kind.
         #expect(simple > count / 2 && simple < count)
         for kind in [NotificationKind.atRisk, .freezeUsed, .streakBroken] { #expect(kinds[kind, default: 0] > count / 40) }
+    }
+
+    /// What `preview` announces (`Notices.upcoming`) is what runs every quarter hour over the
+    /// window find (`Notices.due`), on random histories with rest days, pauses and repairs among
+    /// the rest: no notice missed, none invented.
+    @Test func previewEqualsQuarterHourRunsWithRestPauseAndRepair() {
+        let zones = Self.zoneIDs.map(zone)
+        var r = SplitMix64(state: 2028)
+        var (cases, forgiving) = (0, 0)
+        while cases < 200 {
+            var c = Self.randomCase(&r, zones: zones, forgiving: 25)
+            // Shorter windows (a run every quarter hour is an evaluation each), from a quarter hour.
+            let from = Instant(seconds: c.from.seconds - c.from.seconds % 900)
+            c.through = from + Int64(r.int(1...96)) * 900
+            // Nothing new within the window: no check-in, no event, no configuration change not
+            // recorded yet (the engine sees one at its evaluation instant).
+            let s = c.history.settings
+            guard c.history.checkins.allSatisfy({ $0.instant <= from }), c.history.freezeEvents.allSatisfy({ $0.at <= from }),
+                c.history.epochs.allSatisfy({ $0.goal == s.goal && $0.leewayHours == s.leewayHours && $0.restDays == s.restDays })
+            else { continue }
+            cases += 1
+            let h = c.history
+            if !h.settings.restDays.isEmpty || h.freezeEvents.contains(where: { !$0.isFreeze }) { forgiving += 1 }
+            func key(_ n: Notice) -> String { "\(n.kind.rawValue) \(n.date) \(n.due) \(n.length)" }
+            let announced = Set(Notices.upcoming(h, policy: c.policy, from: from, through: c.through).map(key))
+            var found = Set<String>()
+            var t = from + 900
+            while t <= c.through {
+                let state = Engine.evaluate(h, at: t)
+                for f in Notices.due(h, policy: c.policy, since: t - 900, now: t, state: state) where f.notice.due > from {
+                    found.insert(key(f.notice))
+                }
+                t = t + 900
+            }
+            #expect(found == announced, "case \(cases): missed \(announced.subtracting(found)), invented \(found.subtracting(announced))")
+            if found != announced {
+                print("DEBUG zones", h.zones.map { "\($0.since) \($0.zone.identifier)" }, "settings", h.settings, "epochs", h.epochs)
+                print("DEBUG events", h.freezeEvents, "from", from, "through", c.through, "policy", c.policy.remindAt as Any)
+                print("DEBUG checkins", h.checkins.map { "\($0.instant) \($0.zone.identifier) stored \($0.storedAt)" })
+                break
+            }
+        }
+        #expect(forgiving > 60, "cases with rest days, a pause or a repair: \(forgiving)")
     }
 
     /// A streak's next run (`firstDue`) comes after nothing the engine finds due after now (where

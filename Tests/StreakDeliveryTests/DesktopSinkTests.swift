@@ -15,6 +15,7 @@ import Testing
             .atRisk: ("Streak at risk", .normal), .freezeUsed: ("Freeze used", .low),
             .streakBroken: ("Streak broken", .critical), .freezeRefilled: ("Freeze refilled", .low),
             .badgeUnlocked: ("Badge unlocked", .low), .levelUp: ("Level up", .low),
+            .streakRepaired: ("Streak repaired", .low),
         ]
         for kind in NotificationKind.allCases {
             let message = DesktopMessage(desktopSample(kind))

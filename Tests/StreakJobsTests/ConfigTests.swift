@@ -56,7 +56,7 @@ import Testing
         ("[freeze]\ninitial = 2", "c.toml:2: freeze.initial: 2 is more than max (1); use a number from 0 to 1"),
         (
             "[remind]\ndays = [1]",
-            "c.toml:1: remind: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, webhooks, journal, runs, api, streaks, messages, metrics, xp, levels, badges"
+            "c.toml:1: remind: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, webhooks, journal, runs, api, streaks, messages, metrics, pause, repair, xp, levels, badges"
         ),
         (
             "[import]\nbackfil_days = 3",
@@ -77,7 +77,7 @@ import Testing
         ),
         (
             "[[hooks]]\nname = \"a\"\ncommand = [\"/bin/a\"]\nkinds = [\"reminder\"]",
-            "c.toml:4: hooks[1].kinds: \"reminder\" is not a kind; must be a list of kinds from at_risk, freeze_used, streak_broken, freeze_refilled, badge_unlocked, level_up"
+            "c.toml:4: hooks[1].kinds: \"reminder\" is not a kind; must be a list of kinds from at_risk, freeze_used, streak_broken, freeze_refilled, badge_unlocked, level_up, streak_repaired"
         ),
         ("[[hooks]]\nname = \"a\"", "c.toml:1: hooks[1]: hook \"a\" needs a command = [\"program\", …]"),
         (

@@ -230,7 +230,8 @@ import Testing
             "[messages.en]\nreminder = \"x\"\n",
             "c.toml:2: messages.en.reminder: unknown setting; valid in [messages.en]: at_risk, at_risk_title, "
                 + "freeze_used, freeze_used_title, streak_broken, streak_broken_title, freeze_refilled, "
-                + "freeze_refilled_title, badge_unlocked, badge_unlocked_title, level_up, level_up_title"
+                + "freeze_refilled_title, badge_unlocked, badge_unlocked_title, level_up, level_up_title, streak_repaired, "
+                + "streak_repaired_title"
         ),
         (
             "[messages.en]\nat_risk = \"{badge} is yours\"\n",

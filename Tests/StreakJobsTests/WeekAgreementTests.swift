@@ -9,13 +9,16 @@ import Testing
 @testable import StreakJobs
 
 /// Issue 3's test of record: for users in every tzdata zone, a simulated week of quarter-hour
-/// ticks sends exactly the notifications `preview` announced at its start.
+/// ticks sends exactly the notifications `preview` announced at its start; with rest days and
+/// pauses (SPEC §14) among them.
 @Suite(.fastTier) struct WeekAgreementTests {
     @Test(arguments: ["2027-03-10T00:00:00Z", "2027-10-27T00:00:00Z"])
     func aWeekOfTicksSendsWhatPreviewAnnounced(start: String) throws {
         var config = Config()
         var late = StreakSettings()
         late.leewayHours = 3
+        // SPEC §14: the leeway streak rests at weekends, next to its leeway.
+        late.restDays = RestDays(names: ["sat", "sun"])!
         config.streaks["late"] = late
         let (c, _) = try makeContext(now: start, config: config)
         let t0 = RFC3339.parse(start)!
@@ -38,6 +41,14 @@ import Testing
         try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
         try at(c, start).importCheckins(path: file, format: nil, skipInvalid: false)
 
+        // Every fifth user pauses their daily streak over two days of the week (SPEC §14).
+        for n in stride(from: 0, to: zones.count, by: 5) {
+            let z = try c.zones.stored(zones[n])
+            let first = z.date(of: t0) + 1 + n % 4
+            _ = try c.pause(
+                user: "a\(n)", streak: nil, all: false, from: first.description, until: (first + 1).description,
+                author: "test")
+        }
         try c.tick(delivery: Delivery(sinks: []))
         let end = t0 + 7 * Instant.day
         let announced = try c.upcoming(through: end)

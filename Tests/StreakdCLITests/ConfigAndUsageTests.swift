@@ -34,6 +34,14 @@ struct ConfigAndUsageTests {
         request_timeout_seconds = 60
         max_connections = 16384
 
+        [pause]
+        max_days = 30
+        days_per_year = 60
+
+        [repair]
+        window_hours = 48
+        per_30_days = 1
+
         \(achievementDefaults)
 
         \(messagesDefaults)
@@ -184,7 +192,7 @@ struct ConfigAndUsageTests {
         #expect(json.code == 0)
         #expect(
             json.out
-                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"desktop":{"users":[]},"hooks":[],"webhooks":[],"journal":{"burst":9500,"interval_seconds":30},"runs":{"lease_seconds":300},"api":{"trust_socket":false,"idle_timeout_seconds":30,"request_timeout_seconds":60,"max_connections":16384},"streaks":{}"#
+                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"desktop":{"users":[]},"hooks":[],"webhooks":[],"journal":{"burst":9500,"interval_seconds":30},"runs":{"lease_seconds":300},"api":{"trust_socket":false,"idle_timeout_seconds":30,"request_timeout_seconds":60,"max_connections":16384},"pause":{"max_days":30,"days_per_year":60},"repair":{"window_hours":48,"per_30_days":1},"streaks":{}"#
                 + Self.achievementDefaultsJSON + Self.messagesDefaultsJSON + "}\n")
     }
 
@@ -227,9 +235,18 @@ struct ConfigAndUsageTests {
                 request_timeout_seconds = 60
                 max_connections = 16384
 
+                [pause]
+                max_days = 30
+                days_per_year = 60
+
+                [repair]
+                window_hours = 48
+                per_30_days = 1
+
                 [streaks.workout]
                 goal = 2
                 leeway_hours = 3
+                rest_days = []
 
                 [streaks.workout.freeze]
                 initial = 1
@@ -259,7 +276,7 @@ struct ConfigAndUsageTests {
         ),
         (
             "y.toml", "bogus = 1\n",
-            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, webhooks, journal, runs, api, streaks, messages, metrics, xp, levels, badges"
+            "y.toml:1: bogus: unknown setting; valid in the top level: import, freeze, reminders, desktop, hooks, webhooks, journal, runs, api, streaks, messages, metrics, pause, repair, xp, levels, badges"
         ),
         (
             "x.toml", "[freeze]\nmax = 3\n\n[reminders\ndays = [1]\n",
@@ -388,6 +405,14 @@ struct ConfigAndUsageTests {
                 idle_timeout_seconds = 30
                 request_timeout_seconds = 60
                 max_connections = 16384
+
+                [pause]
+                max_days = 30
+                days_per_year = 60
+
+                [repair]
+                window_hours = 48
+                per_30_days = 1
 
                 [xp]
                 per_day = 20

@@ -385,7 +385,7 @@ import Testing
         let cases: [([String], String)] = [
             (
                 ["--kind", "at-risk"],
-                #"--kind: "at-risk" is not a kind; use one of at_risk, freeze_used, streak_broken, freeze_refilled, badge_unlocked, level_up"#
+                #"--kind: "at-risk" is not a kind; use one of at_risk, freeze_used, streak_broken, freeze_refilled, badge_unlocked, level_up, streak_repaired"#
             ),
             (["-n", "-3"], #"-n: "-3" is not a number of entries; use N (the last N), +N (the first N), or all"#),
             (["-n", "ten"], #"-n: "ten" is not a number of entries; use N (the last N), +N (the first N), or all"#),

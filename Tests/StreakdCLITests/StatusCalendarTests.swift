@@ -13,7 +13,7 @@ struct StatusCalendarTests {
         #expect(r.err == "")
         #expect(
             r.out == """
-                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":7,"longest":7,"freezes":1,"today_count":0,"goal":1,"total_checkins":7,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":{"kind":"at_risk","due":"2026-11-21T19:00:00Z","local_due":"2026-11-21T20:00:00+01:00","local_date":"2026-11-21","streak_length":7},"xp":170,"level":1,"next_level_xp":500}
+                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":7,"longest":7,"freezes":1,"today_count":0,"goal":1,"total_checkins":7,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":{"kind":"at_risk","due":"2026-11-21T19:00:00Z","local_due":"2026-11-21T20:00:00+01:00","local_date":"2026-11-21","streak_length":7},"paused_until":null,"repairs_left":1,"xp":170,"level":1,"next_level_xp":500}
 
                 """)
         // The keys SPEC §6 requires, whatever else is there.
@@ -79,7 +79,7 @@ struct StatusCalendarTests {
         #expect(r.err == "")
         #expect(
             r.out == """
-                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":0,"freezes":1,"today_count":0,"goal":1,"total_checkins":0,"last_qualifying_date":null,"next_refill":null,"next_reminder":null,"xp":0,"level":1,"next_level_xp":500}
+                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":0,"freezes":1,"today_count":0,"goal":1,"total_checkins":0,"last_qualifying_date":null,"next_refill":null,"next_reminder":null,"paused_until":null,"repairs_left":1,"xp":0,"level":1,"next_level_xp":500}
 
                 """)
         let other = s.run(["status", "u1", "--streak", "reading", "-o", "json"])
@@ -123,7 +123,7 @@ struct StatusCalendarTests {
                 \(row("2026-11-02", "       "))
                 \(row("2026-11-09", "     ##"))
                 \(row("2026-11-16", "#####. ", today: 5))
-                # qualifying   * frozen   x missed   ~ skipped by travel   . open   [ ] today
+                # qualifying   * frozen   + repaired   - rest day   = paused   x missed   ~ skipped by travel   . open   [ ] today
 
                 """)
         #expect(r.out.split(separator: "\n")[1] == "week of       Mon Tue Wed Thu Fri Sat Sun")
@@ -160,7 +160,7 @@ struct StatusCalendarTests {
                 week of       Mon Tue Wed Thu Fri Sat Sun
                 \(row("2026-11-09", "  ####*"))
                 \(row("2026-11-16", "####x. ", today: 5))
-                # qualifying   * frozen   x missed   ~ skipped by travel   . open   [ ] today
+                # qualifying   * frozen   + repaired   - rest day   = paused   x missed   ~ skipped by travel   . open   [ ] today
 
                 """)
     }

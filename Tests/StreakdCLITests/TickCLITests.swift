@@ -90,7 +90,7 @@ struct TickCLITests {
         #expect(
             r.err
                 == error(
-                    "--kind: \"reminder\" is not a kind; use one of at_risk, freeze_used, streak_broken, freeze_refilled, badge_unlocked, level_up"
+                    "--kind: \"reminder\" is not a kind; use one of at_risk, freeze_used, streak_broken, freeze_refilled, badge_unlocked, level_up, streak_repaired"
                 ))
         r = s.run(["preview", "--until", "tomorrow"])
         #expect(r.code == 64)

@@ -193,7 +193,7 @@ struct UserTests {
         #expect(fresh.code == 0)
         #expect(
             fresh.out == """
-                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":0,"freezes":1,"today_count":0,"goal":1,"total_checkins":0,"last_qualifying_date":null,"next_refill":null,"next_reminder":null,"xp":0,"level":1,"next_level_xp":500}
+                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":0,"freezes":1,"today_count":0,"goal":1,"total_checkins":0,"last_qualifying_date":null,"next_refill":null,"next_reminder":null,"paused_until":null,"repairs_left":1,"xp":0,"level":1,"next_level_xp":500}
 
                 """)
         let reuse = s.run(["checkin", "u1", "--at", "2026-11-20T18:00:00+01:00", "--id", "d20"])

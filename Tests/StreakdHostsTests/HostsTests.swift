@@ -185,7 +185,7 @@ struct HostsTests {
         let h = try Hosts()
         let runs = try (0..<8).map { try h.start("h\($0)", ["user", "add", "v\($0)", "--tz", "UTC"]) }
         for r in runs.map({ $0.wait() }) { #expect(r.code == 0, "\(r)") }
-        #expect(try h.sql("SELECT count(*), count(DISTINCT name) FROM schema_migrations") == "7|7")
+        #expect(try h.sql("SELECT count(*), count(DISTINCT name) FROM schema_migrations") == "10|10")
         #expect(try h.sql("SELECT count(*) FROM users") == "8")
     }
 

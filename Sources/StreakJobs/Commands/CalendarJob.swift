@@ -37,11 +37,13 @@ extension Context {
             let cells = (0..<7).map { cell(monday + $0, state) }
             printer.out(monday.description + "   " + cells.joined())
         }
-        printer.out("# qualifying   * frozen   x missed   ~ skipped by travel   . open   [ ] today")
+        printer.out(
+            "# qualifying   * frozen   + repaired   - rest day   = paused   x missed   ~ skipped by travel   . open   [ ] today")
     }
 
     func stateName(_ d: LocalDate, _ state: StreakState) -> String {
-        if d > state.today && state.mark(d) != .frozen && state.mark(d) != .qualifying { return "future" }
+        if d > state.today, let m = state.mark(d), m == .frozen || m == .qualifying || m == .paused { return m.rawValue }
+        if d > state.today { return "future" }
         return state.mark(d)?.rawValue ?? (d < state.today ? "none" : "open")
     }
 
@@ -52,6 +54,9 @@ extension Context {
         case .frozen?: symbol = "*"
         case .missed?: symbol = "x"
         case .bridged?: symbol = "~"
+        case .rest?: symbol = "-"
+        case .paused?: symbol = "="
+        case .repaired?: symbol = "+"
         case .open?: symbol = "."
         case nil: symbol = " "
         }

@@ -159,6 +159,7 @@ extension NotificationKind {
         case .freezeRefilled: 3
         case .badgeUnlocked: 4
         case .levelUp: 5
+        case .streakRepaired: 6
         }
     }
 }

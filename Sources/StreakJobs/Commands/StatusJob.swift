@@ -41,6 +41,9 @@ extension Context {
                 history: history, remindAt: user.remindAt, policy: ReminderPolicy(days: config.reminderDays), now: now,
                 stateNow: state) : nil
         let why = next == nil ? noReminderReason(user: user, state: state) : nil
+        // SPEC §14: the pause in force today, else the next one ahead; the repairs left.
+        let pause = history.pauses.first { $0.until >= state.today }
+        let repairsLeft = RepairRules.left(history, state: state, now: now, per30Days: config.repair.per30Days)
         let reminderJSON: JSON =
             next.map { r in
                 .object([
@@ -57,6 +60,7 @@ extension Context {
             ("total_checkins", .int(state.totalCheckins)),
             ("last_qualifying_date", .optional(state.lastQualifying?.description)),
             ("next_refill", .optional(nextRefill?.description)), ("next_reminder", reminderJSON),
+            ("paused_until", .optional(pause?.until.description)), ("repairs_left", .int(repairsLeft)),
             ("xp", .int(achieved.xp)), ("level", .int(achieved.level)),
             ("next_level_xp", achieved.nextLevelXP.map { .int($0) } ?? .null),
         ])
@@ -74,7 +78,16 @@ extension Context {
             "  level            \(achieved.level), \(achieved.xp) XP"
                 + (achieved.nextLevelXP.map { ", level \(achieved.level + 1) at \($0) XP" } ?? " (the highest)"),
         ]
-        return (json, lines.joined(separator: "\n"))
+        // SPEC §14, when there is something to say: a pause in force or ahead, repairs used.
+        var forgiveness: [String] = []
+        if let p = pause {
+            forgiveness.append(
+                "  paused           " + (p.from <= state.today ? "through \(p.until)" : "from \(p.from) through \(p.until)"))
+        }
+        if repairsLeft < config.repair.per30Days {
+            forgiveness.append("  repairs left     \(repairsLeft) of \(config.repair.per30Days) per 30 days")
+        }
+        return (json, (lines[..<7] + forgiveness + lines[7...]).joined(separator: "\n"))
     }
 }
 

@@ -25,6 +25,10 @@ public struct Config: Equatable, Sendable {
     public var leaseSeconds = 300
     /// Where every `tick` and `refill` also writes the metrics (`[metrics] textfile`), if anywhere.
     public var metricsTextfile: String?
+    /// Pause limits (`[pause]`, SPEC §14).
+    public var pause = PauseLimits()
+    /// Repair limits (`[repair]`, SPEC §14).
+    public var repair = RepairLimits()
     /// Settings by streak id; others use the defaults.
     public var streaks: [String: StreakSettings] = [:]
     /// Badges, XP and levels (`[[badges]]`, `[xp]`, `[levels]`).
@@ -62,9 +66,12 @@ public struct Config: Equatable, Sendable {
         lines += ["", "[runs]", "lease_seconds = \(leaseSeconds)"]
         lines += [""] + api.tomlLines
         if let metricsTextfile { lines += ["", "[metrics]", "textfile = \(JSON.string(metricsTextfile).text)"] }
+        lines += ["", "[pause]", "max_days = \(pause.maxDays)", "days_per_year = \(pause.daysPerYear)"]
+        lines += ["", "[repair]", "window_hours = \(repair.windowHours)", "per_30_days = \(repair.per30Days)"]
         for id in streaks.keys.sorted() {
             let s = streaks[id]!
             lines += ["", "[streaks.\(id)]", "goal = \(s.goal)", "leeway_hours = \(s.leewayHours)"]
+            lines.append("rest_days = [\(s.restDays.names.map { "\"\($0)\"" }.joined(separator: ", "))]")
             lines += ["", "[streaks.\(id).freeze]"] + Config.freezeLines(s.freeze)
         }
         for h in hooks {
@@ -98,7 +105,8 @@ public struct Config: Equatable, Sendable {
             return (
                 id,
                 .object([
-                    ("goal", .int(s.goal)), ("leeway_hours", .int(s.leewayHours)), ("freeze", freezeJSON(s.freeze)),
+                    ("goal", .int(s.goal)), ("leeway_hours", .int(s.leewayHours)),
+                    ("rest_days", .array(s.restDays.names.map { .string($0) })), ("freeze", freezeJSON(s.freeze)),
                 ])
             )
         }
@@ -129,6 +137,8 @@ public struct Config: Equatable, Sendable {
             ("webhooks", webhooksJSON),
             ("journal", .object([("burst", .int(journalBurst)), ("interval_seconds", .int(journalInterval))])),
             ("runs", .object([("lease_seconds", .int(leaseSeconds))])), ("api", api.json),
+            ("pause", .object([("max_days", .int(pause.maxDays)), ("days_per_year", .int(pause.daysPerYear))])),
+            ("repair", .object([("window_hours", .int(repair.windowHours)), ("per_30_days", .int(repair.per30Days))])),
             ("streaks", .object(streakItems)),
             ("xp", xpJSON), ("levels", levelsJSON), ("badges", badgesJSON), ("messages", messages.json),
         ]
@@ -137,4 +147,18 @@ public struct Config: Equatable, Sendable {
         }
         return .object(items)
     }
+}
+
+/// `[pause]`: how long one pause, and how many paused dates within any 365 (SPEC §14).
+public struct PauseLimits: Equatable, Sendable {
+    public var maxDays = 30
+    public var daysPerYear = 60
+    public init() {}
+}
+
+/// `[repair]`: how long after a break, and how many within 720 hours (SPEC §14).
+public struct RepairLimits: Equatable, Sendable {
+    public var windowHours = 48
+    public var per30Days = 1
+    public init() {}
 }

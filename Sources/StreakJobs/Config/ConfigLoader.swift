@@ -110,7 +110,7 @@ public enum ConfigLoader {
         var config = Config()
         let sections = [
             "import", "freeze", "reminders", "desktop", "hooks", "webhooks", "journal", "runs", "api", "streaks",
-            "messages", "metrics",
+            "messages", "metrics", "pause", "repair",
         ]
         try reader.keys(table, in: "", allowed: sections + ["xp", "levels", "badges"])
         reader.attempt {
@@ -135,6 +135,21 @@ public enum ConfigLoader {
                 }
                 config.maxLate = s
             }
+        }
+        reader.attempt {
+            guard let t = try reader.table(table, "pause", in: "") else { return }
+            try reader.keys(t, in: "pause", allowed: ["max_days", "days_per_year"])
+            config.pause.maxDays = try reader.int(t, "max_days", in: "pause", range: 1...366) ?? config.pause.maxDays
+            config.pause.daysPerYear =
+                try reader.int(t, "days_per_year", in: "pause", range: 0...366) ?? config.pause.daysPerYear
+        }
+        reader.attempt {
+            guard let t = try reader.table(table, "repair", in: "") else { return }
+            try reader.keys(t, in: "repair", allowed: ["window_hours", "per_30_days"])
+            config.repair.windowHours =
+                try reader.int(t, "window_hours", in: "repair", range: 1...8760) ?? config.repair.windowHours
+            config.repair.per30Days =
+                try reader.int(t, "per_30_days", in: "repair", range: 0...100) ?? config.repair.per30Days
         }
         readDelivery(table, reader: reader, into: &config, checkPrograms: checkPrograms, knownUsers: knownUsers)
         readWebhooks(table, reader: reader, into: &config, checkFiles: checkPrograms)
@@ -164,11 +179,12 @@ public enum ConfigLoader {
                     }
                     guard let t = try reader.table(streaks, id, in: "streaks") else { return }
                     let section = "streaks.\(id)"
-                    try reader.keys(t, in: section, allowed: ["goal", "leeway_hours", "freeze"])
+                    try reader.keys(t, in: section, allowed: ["goal", "leeway_hours", "rest_days", "freeze"])
                     var s = StreakSettings()
                     s.freeze = config.freeze
                     s.goal = try reader.int(t, "goal", in: section, range: 1...100) ?? s.goal
                     s.leewayHours = try reader.int(t, "leeway_hours", in: section, range: 0...24) ?? s.leewayHours
+                    s.restDays = try reader.restDays(t, in: section) ?? s.restDays
                     if let f = try reader.table(t, "freeze", in: section) {
                         s.freeze = try reader.freeze(f, in: section + ".freeze", base: config.freeze)
                     }

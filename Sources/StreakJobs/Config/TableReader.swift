@@ -165,6 +165,30 @@ struct TableReader {
         return Array(Set(result)).sorted()
     }
 
+    /// `rest_days = ["sat", "sun"]`: English weekday names, any case, three letters or full (SPEC §14).
+    func restDays(_ t: TOMLTable, in section: String) throws -> RestDays? {
+        guard let v = t["rest_days"] else { return nil }
+        let rule =
+            "must be a list of English weekday names, three letters or full, such as [\"sat\", \"sun\"] or [\"Friday\"]"
+        guard v.type == .array, let array = v.array else {
+            note(error(section, "rest_days", rule))
+            return nil
+        }
+        var names: [String] = []
+        for item in array {
+            guard item.type == .string, let name = item.string else {
+                note(error(section, "rest_days", rule))
+                return nil
+            }
+            guard RestDays.weekday(name) != nil else {
+                note(error(section, "rest_days", "\(quoted(name)) is not a weekday; \(rule)"))
+                return nil
+            }
+            names.append(name)
+        }
+        return RestDays(names: names)
+    }
+
     func freeze(_ t: TOMLTable, in section: String, base: FreezeSettings) throws -> FreezeSettings {
         try keys(t, in: section, allowed: ["initial", "max", "min_streak", "auto_use"])
         var f = base

@@ -94,7 +94,7 @@ public struct MessageBook: Equatable, Sendable {
     /// value (days or check-ins) or the level, and `{date}` the local date of the unlock.
     public static func placeholders(_ kind: NotificationKind) -> (numbers: [String], texts: [String]) {
         switch kind {
-        case .atRisk, .freezeUsed, .streakBroken, .freezeRefilled:
+        case .atRisk, .freezeUsed, .streakBroken, .freezeRefilled, .streakRepaired:
             (["length", "freezes", "done", "goal"], ["streak", "date"])
         case .badgeUnlocked: (["length"], ["badge", "date"])
         case .levelUp: (["level", "length"], ["date"])

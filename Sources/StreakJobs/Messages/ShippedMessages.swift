@@ -45,6 +45,8 @@ enum ShippedMessages {
             "You have a new freeze for your\(englishStreak) streak: \(englishFreezes)"
         case .badgeUnlocked: "You unlocked the “{badge}” badge!"
         case .levelUp: "You reached level {level}!"
+        case .streakRepaired:
+            "Your\(englishStreak) streak is mended: the break on {date} is repaired and your streak is back at {length} days."
         }
     }
 
@@ -66,6 +68,7 @@ enum ShippedMessages {
             "你\(chineseStreak)获得了一张新的冻结卡，现在共有 {freezes} 张。"
         case .badgeUnlocked: "你解锁了“{badge}”徽章！"
         case .levelUp: "你升到了 {level} 级！"
+        case .streakRepaired: "你\(chineseStreak)在 {date} 中断的连续打卡已修复，现在连续 {length} 天。"
         }
     }
 
@@ -77,6 +80,7 @@ enum ShippedMessages {
         case .freezeRefilled: "冻结卡已补充"
         case .badgeUnlocked: "徽章已解锁"
         case .levelUp: "等级提升"
+        case .streakRepaired: "连续打卡已修复"
         }
     }
 

@@ -250,9 +250,10 @@ extension PGAccess {
         }
         for r in try pg.query(
             """
-            SELECT v.u, v.s, f.at, f.kind, f.date FROM unnest($1::text[], $2::text[]) AS v(u, s)
+            SELECT v.u, v.s, f.at, f.kind, f.date, f.until_date, f.author FROM unnest($1::text[], $2::text[]) AS v(u, s)
             CROSS JOIN LATERAL (
-                SELECT id, at, kind, date FROM freeze_events WHERE user_id = v.u AND streak = v.s OFFSET 0) f
+                SELECT id, at, kind, date, until_date, author FROM freeze_events
+                WHERE user_id = v.u AND streak = v.s OFFSET 0) f
             ORDER BY v.u, v.s, f.at, f.id
             """, users, names
         ).rows {

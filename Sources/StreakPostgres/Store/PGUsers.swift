@@ -116,12 +116,18 @@ extension PGAccess {
 
     func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent] {
         try pg.query(
-            "SELECT at, kind, date FROM freeze_events WHERE user_id = $1 AND streak = $2 ORDER BY at, id", user, streak
+            """
+            SELECT at, kind, date, until_date, author FROM freeze_events WHERE user_id = $1 AND streak = $2
+            ORDER BY at, id
+            """, user, streak
         ).rows.map { try Self.freezeEvent($0, from: 0) }
     }
 
     static func freezeEvent(_ row: PGRow, from c: Int) throws -> FreezeEvent {
-        try FreezeEvent(at: row.get(c), stored: row.string(c + 1)) { try row.get(c + 2) }
+        try FreezeEvent(
+            at: row.get(c), stored: row.string(c + 1), date: { try row.get(c + 2) },
+            until: { row.isNull(c + 3) ? nil : try row.get(c + 3) as Int },
+            author: { row.isNull(c + 4) ? nil : try row.string(c + 4) })
     }
 
     func achievementFacts(of users: [String]) throws -> [AchievementFacts] {
@@ -164,8 +170,12 @@ extension PGAccess {
 
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch] {
         try pg.query(
-            "SELECT since, goal, leeway_hours FROM settings_epochs WHERE streak = $1 ORDER BY since", streak
-        ).rows.map { SettingsEpoch(since: try $0.get(0), goal: try $0.get(1), leewayHours: try $0.get(2)) }
+            "SELECT since, goal, leeway_hours, rest_days FROM settings_epochs WHERE streak = $1 ORDER BY since", streak
+        ).rows.map {
+            SettingsEpoch(
+                since: try $0.get(0), goal: try $0.get(1), leewayHours: try $0.get(2),
+                restDays: RestDays(bits: UInt8(truncatingIfNeeded: try $0.get(3) as Int)))
+        }
     }
 
     func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult {
@@ -187,21 +197,35 @@ extension PGAccess {
     }
 
     func addFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws {
-        let (kind, date) = event.stored
+        let (kind, date, until) = event.stored
         try pg.query(
-            "INSERT INTO freeze_events (user_id, streak, at, kind, date) VALUES ($1, $2, $3, $4, $5)", user, streak,
-            event.at, kind, date)
+            """
+            INSERT INTO freeze_events (user_id, streak, at, kind, date, until_date, author)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            """, user, streak, event.at, kind, date, until, event.author)
+        try touch([(user, streak)])
+    }
+
+    func removeFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws {
+        let (kind, date, until) = event.stored
+        try pg.query(
+            """
+            DELETE FROM freeze_events WHERE user_id = $1 AND streak = $2 AND at = $3 AND kind = $4
+            AND date IS NOT DISTINCT FROM $5 AND until_date IS NOT DISTINCT FROM $6
+            """, user, streak, event.at, kind, date, until)
         try touch([(user, streak)])
     }
 
     func recordSettings(_ epoch: SettingsEpoch, streak: String) throws {
         let last = try settingsEpochs(of: streak).last
-        guard last?.goal != epoch.goal || last?.leewayHours != epoch.leewayHours else { return }
+        guard last?.goal != epoch.goal || last?.leewayHours != epoch.leewayHours || last?.restDays != epoch.restDays
+        else { return }
         try pg.query(
             """
-            INSERT INTO settings_epochs (streak, since, goal, leeway_hours) VALUES ($1, $2, $3, $4)
-            ON CONFLICT (streak, since) DO UPDATE SET goal = excluded.goal, leeway_hours = excluded.leeway_hours
-            """, streak, epoch.since, epoch.goal, epoch.leewayHours)
+            INSERT INTO settings_epochs (streak, since, goal, leeway_hours, rest_days) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (streak, since) DO UPDATE SET goal = excluded.goal, leeway_hours = excluded.leeway_hours,
+                rest_days = excluded.rest_days
+            """, streak, epoch.since, epoch.goal, epoch.leewayHours, Int(epoch.restDays.bits))
     }
 
     /// Marks streaks changed (moving their version on), creating their schedule rows when new.

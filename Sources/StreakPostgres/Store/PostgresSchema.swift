@@ -223,7 +223,22 @@ enum PostgresSchema {
                 last_used_at bigint
             );
             """),
-        // PostgreSQL's numbers 8 and 9 are other changes'. A webhook's `Retry-After` (SPEC §12): no
+        // Rest days (SPEC §14), with the goal and leeway seen: SQLite's 15.
+        PGMigration(
+            "8-rest-days",
+            """
+            ALTER TABLE settings_epochs ADD COLUMN rest_days integer NOT NULL DEFAULT 0;
+            """),
+        // Pauses and repairs (SPEC §14) as streak events, a span of dates with their author:
+        // SQLite's 16.
+        PGMigration(
+            "9-pauses-repairs",
+            """
+            ALTER TABLE freeze_events DROP CONSTRAINT freeze_events_kind_check;
+            ALTER TABLE freeze_events ADD CONSTRAINT freeze_events_kind_check
+                CHECK (kind IN ('grant', 'refill', 'use', 'pause', 'repair'));
+            ALTER TABLE freeze_events ADD COLUMN until_date integer, ADD COLUMN author text;
+        // A webhook's `Retry-After` (SPEC §12): no
         // try of the delivery before that instant. SQLite's 17.
         PGMigration(
             "10-delivery-retry-at",
