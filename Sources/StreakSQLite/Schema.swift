@@ -364,8 +364,9 @@ enum Schema {
                     ALTER TABLE freeze_events_new RENAME TO freeze_events;
                     CREATE INDEX freeze_events_streak ON freeze_events(user_id, streak, at);
                     """)
-        // A webhook's `Retry-After` (SPEC §12): no try of the
-        // delivery before that instant. PostgreSQL's 10.
+        }
+        // A webhook's `Retry-After` (SPEC §12): no try of the delivery before that instant.
+        // PostgreSQL's 10.
         m.registerMigration("17-delivery-retry-at") { db in
             try db.execute(sql: "ALTER TABLE deliveries ADD COLUMN retry_at INTEGER")
         }

@@ -238,8 +238,9 @@ enum PostgresSchema {
             ALTER TABLE freeze_events ADD CONSTRAINT freeze_events_kind_check
                 CHECK (kind IN ('grant', 'refill', 'use', 'pause', 'repair'));
             ALTER TABLE freeze_events ADD COLUMN until_date integer, ADD COLUMN author text;
-        // A webhook's `Retry-After` (SPEC §12): no
-        // try of the delivery before that instant. SQLite's 17.
+            """),
+        // A webhook's `Retry-After` (SPEC §12): no try of the delivery before that instant.
+        // SQLite's 17.
         PGMigration(
             "10-delivery-retry-at",
             """
