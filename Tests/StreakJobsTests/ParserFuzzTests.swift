@@ -198,7 +198,8 @@ import Testing
                     #expect(p.field == "--meta", "\(items): \(p)")
                 }
             } catch let e as StreakdError {
-                #expect(e.status == .dataError && e.message.hasPrefix("--meta: "), "\(items): \(e.message)")
+                // A value not of its option's form is a usage error (docs/RULES.md, issue 34).
+                #expect(e.status == .usage && e.message.hasPrefix("--meta: "), "\(items): \(e.message)")
             }
         }
     }

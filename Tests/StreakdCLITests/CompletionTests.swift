@@ -80,7 +80,10 @@ import Testing
         #expect(Self.complete("streakd user set ana --tz Asia/Tok", script: script, in: s) == ["Asia/Tokyo"])
         #expect(
             Self.complete("streakd log --kind ", script: script, in: s)
-                == ["at_risk", "badge_unlocked", "freeze_refilled", "freeze_used", "level_up", "streak_broken"])
+                == [
+                    "at_risk", "badge_unlocked", "freeze_refilled", "freeze_used", "level_up", "streak_broken",
+                    "streak_repaired",
+                ])
         #expect(Self.complete("streakd user add x --tz UTC --lang ", script: script, in: s) == ["en", "zh-Hans"])
         #expect(
             Self.complete("streakd log -o ", script: script, in: s) == [

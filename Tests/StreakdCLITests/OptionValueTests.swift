@@ -88,6 +88,19 @@ import Testing
         row("token add", "--scope", ["t1", "--scope", "root"]),
         row("token remove", "name", ["a b"]),
         row("serve", "--listen", ["--listen", "nowhere"]),
+        row("pause", "id", ["bad id", "--from", "2026-11-25", "--until", "2026-11-26"]),
+        row("pause", "--streak", ["u1", "--streak", "Daily", "--from", "2026-11-25", "--until", "2026-11-26"]),
+        row("pause", "--from", ["u1", "--from", "2026-13-01", "--until", "2026-11-26"]),
+        row("pause", "--until", ["u1", "--from", "2026-11-25", "--until", "nope"]),
+        row("resume", "id", ["bad id"]),
+        row("resume", "--streak", ["u1", "--streak", "Daily"]),
+        row("repair", "id", ["bad id"]),
+        row("repair", "--streak", ["u1", "--streak", "Daily"]),
+        row("deliveries list", "--state", ["--state", "gone"]),
+        row("deliveries retry", "--sink", ["--sink", "nosuch"]),
+        row("deliveries retry", "--kind", ["--kind", "atrisk"]),
+        row("deliveries retry", "--user", ["--user", "bad id"]),
+        row("deliveries retry", "--since", ["--since", "soonish"]),
     ]
 
     /// The options (every name) and value-taking arguments of each command, by the parser's own

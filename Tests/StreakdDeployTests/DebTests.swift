@@ -43,7 +43,9 @@ struct DebTests {
         let install = run(dpkg + ["-i", deb])
         #expect(install.code == 0, "dpkg -i: \(install)")
         let installed = files(under: root).filter { !$0.hasPrefix("var/lib/dpkg/") && $0 != systemd }
-        let units = ["check", "refill", "tick"].flatMap { ["streakd-\($0).service", "streakd-\($0).timer"] }
+        let units =
+            ["check", "refill", "tick"].flatMap { ["streakd-\($0).service", "streakd-\($0).timer"] }
+            + ["streakd.service", "streakd.socket"]
         #expect(
             installed
                 == ([

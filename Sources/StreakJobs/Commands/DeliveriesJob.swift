@@ -36,6 +36,13 @@ extension Context {
     /// Puts the dead deliveries the options name back to pending; prints how many. `since` is a
     /// time as `log --since` takes it, in `localZone`: those given up (last tried) at or after it.
     public func retryDeliveries(sink: String?, kind: String?, user: String?, since: String?, localZone: Zone) throws {
+        if let sink, !Self.isSinkName(sink) {
+            throw StreakdError.usage(
+                "--sink: \(quoted(sink)) is not a sink; use journal, desktop, hook:NAME or webhook:NAME")
+        }
+        if let user, let problem = Validate.userID(user) {
+            throw StreakdError.usage("--user: \(quoted(user)) is not a user id; use \(problem)")
+        }
         var filter = DeadFilter(sink: sink, user: user)
         if let kind {
             guard let k = NotificationKind(rawValue: kind) else {
@@ -54,5 +61,12 @@ extension Context {
             count == 1
                 ? "1 dead delivery is pending again; the next tick sends it"
                 : "\(count) dead deliveries are pending again; the next tick sends them")
+    }
+
+    /// A sink as deliveries name them: the journal, the desktop, or a configured hook or webhook.
+    static func isSinkName(_ s: String) -> Bool {
+        if s == "journal" || s == "desktop" { return true }
+        for prefix in ["hook:", "webhook:"] where s.hasPrefix(prefix) { return s.count > prefix.count }
+        return false
     }
 }
