@@ -115,26 +115,37 @@ extension Context {
     /// A check-in's body: a JSON object of `apiCheckinFields`, all optional (an empty body is
     /// `{}`), read as import reads a line; or a 400 naming the field.
     static func checkinBody(user: String, _ body: [UInt8]) -> Result<CheckinInput, APIAnswer> {
-        guard let text = String(validating: body, as: UTF8.self) else {
-            return .failure(.problem(400, "the body is not UTF-8 text"))
-        }
-        let parsed = Result { () throws -> CheckinInput in
-            let o = body.isEmpty ? [:] : try JSONInput.object(text[...]).get()
-            if let unknown = o.keys.sorted().first(where: { !apiCheckinFields.contains($0) }) {
-                throw JSONInput.unknownField(unknown, valid: apiCheckinFields)
-            }
-            return CheckinInput(
+        bodyObject(body, fields: apiCheckinFields, what: "a valid check-in", emptyIsObject: true) { o in
+            CheckinInput(
                 user: user, streak: try JSONInput.string(o, "streak", required: false).get(),
                 at: try JSONInput.string(o, "at", required: false).get(),
                 tz: try JSONInput.string(o, "tz", required: false).get(),
                 id: try JSONInput.string(o, "id", required: false).get(), meta: try JSONInput.meta(o["meta"]).get())
         }
+    }
+
+    /// A body that is one JSON object of `fields` (an empty body is `{}` when `emptyIsObject`),
+    /// read by import's reader and then by `read`; or the 400 naming the field (a JSON pointer)
+    /// and saying the body is not `what`.
+    static func bodyObject<T>(
+        _ body: [UInt8], fields: [String], what: String, emptyIsObject: Bool = false,
+        _ read: ([String: JSONInput]) throws -> T
+    ) -> Result<T, APIAnswer> {
+        guard let text = String(validating: body, as: UTF8.self) else {
+            return .failure(.problem(400, "the body is not UTF-8 text"))
+        }
+        let parsed = Result { () throws -> T in
+            let o = body.isEmpty && emptyIsObject ? [:] : try JSONInput.object(text[...]).get()
+            if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
+                throw JSONInput.unknownField(unknown, valid: fields)
+            }
+            return try read(o)
+        }
         return parsed.mapError { error in
             let p = error as? FieldProblem ?? FieldProblem(field: "", message: "\(error)")
             return p.field.isEmpty
                 ? .problem(400, p.message)
-                : .problem(
-                    400, "the body is not a valid check-in", errors: [.init(pointer: "/" + p.field, detail: p.message)])
+                : .problem(400, "the body is not \(what)", errors: [.init(pointer: "/" + p.field, detail: p.message)])
         }
     }
 

@@ -18,35 +18,22 @@ extension Context {
                 404, "no such path: not a user id",
                 errors: [.init(parameter: "user", detail: "\(quoted(id)) is not a user id; use \(problem)")])
         }
-        let fields: [String: JSONInput]
-        var remind: Bool?
-        let tz: String?
-        let remindAt: String?
-        let lang: String?
-        do {
-            guard let text = String(validating: body, as: UTF8.self) else {
-                throw FieldProblem(field: "", message: "the body is not UTF-8 text")
-            }
-            fields = try JSONInput.object(text[...]).get()
-            if let unknown = fields.keys.sorted().first(where: { !Self.apiUserFields.contains($0) }) {
-                throw JSONInput.unknownField(unknown, valid: Self.apiUserFields)
-            }
-            tz = try JSONInput.string(fields, "tz", required: false).get()
-            remindAt = try JSONInput.string(fields, "remind_at", required: false).get()
-            lang = try JSONInput.string(fields, "lang", required: false).get()
-            switch fields["remind"] {
-            case nil, .null?: break
-            case .bool(let b)?: remind = b
+        let parsed = Self.bodyObject(body, fields: Self.apiUserFields, what: "a valid user") {
+            o -> (tz: String?, remindAt: String?, lang: String?, remind: Bool?) in
+            let tz = try JSONInput.string(o, "tz", required: false).get()
+            let remindAt = try JSONInput.string(o, "remind_at", required: false).get()
+            let lang = try JSONInput.string(o, "lang", required: false).get()
+            switch o["remind"] {
+            case nil, .null?: return (tz, remindAt, lang, nil)
+            case .bool(let b)?: return (tz, remindAt, lang, b)
             case let other?: throw FieldProblem(field: "remind", message: "must be true or false, not \(other.kind)")
             }
-        } catch {
-            let p = error as? FieldProblem ?? FieldProblem(field: "", message: "\(error)")
-            return p.field.isEmpty
-                ? .problem(400, p.message)
-                : .problem(
-                    400, "the body is not a valid user", errors: [.init(pointer: "/" + p.field, detail: p.message)])
         }
-        let remindGiven = remind
+        let (tz, remindAt, lang, remindGiven): (String?, String?, String?, Bool?)
+        switch parsed {
+        case .success(let fields): (tz, remindAt, lang, remindGiven) = fields
+        case .failure(let problem): return .answer(problem)
+        }
         return .write { w -> APIAnswer in
             let existing = try w.user(id)
             if existing != nil && ifNoneMatch?.trimmingSpaces == "*" {
@@ -125,34 +112,25 @@ extension Context {
                 404, "no such streak",
                 errors: [.init(parameter: "streak", detail: "\(quoted(streak)) is not a streak id; use \(problem)")])
         }
-        let action: String
-        let date: String?
-        do {
-            guard let text = String(validating: body, as: UTF8.self) else {
-                throw FieldProblem(field: "", message: "the body is not UTF-8 text")
-            }
-            let o = try JSONInput.object(text[...]).get()
-            if let unknown = o.keys.sorted().first(where: { !["action", "date"].contains($0) }) {
-                throw JSONInput.unknownField(unknown, valid: ["action", "date"])
-            }
-            action = try JSONInput.string(o, "action", required: true).get()!
+        let parsed = Self.bodyObject(body, fields: ["action", "date"], what: "a valid freeze request") {
+            o -> (action: String, date: String?) in
+            let action = try JSONInput.string(o, "action", required: true).get()!
             guard action == "add" || action == "use" else {
                 throw FieldProblem(field: "action", message: "\(quoted(action)) is not an action; use add or use")
             }
-            date = try JSONInput.string(o, "date", required: false).get()
+            let date = try JSONInput.string(o, "date", required: false).get()
             if let date, LocalDate(date) == nil {
                 throw FieldProblem(field: "date", message: "\(quoted(date)) is not a date; use YYYY-MM-DD")
             }
             if action == "add", date != nil {
                 throw FieldProblem(field: "date", message: "only a freeze used takes a date; leave it out to add one")
             }
-        } catch {
-            let p = error as? FieldProblem ?? FieldProblem(field: "", message: "\(error)")
-            return p.field.isEmpty
-                ? .problem(400, p.message)
-                : .problem(
-                    400, "the body is not a valid freeze request",
-                    errors: [.init(pointer: "/" + p.field, detail: p.message)])
+            return (action, date)
+        }
+        let (action, date): (String, String?)
+        switch parsed {
+        case .success(let request): (action, date) = request
+        case .failure(let problem): return .answer(problem)
         }
         return .write { w -> APIAnswer in
             guard Validate.userID(id) == nil, let user = try w.user(id) else { return Self.noSuchUser(id) }
