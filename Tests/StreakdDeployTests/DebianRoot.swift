@@ -9,7 +9,9 @@ import Testing
 extension Prerequisite {
     /// The fresh Debian 12 system scripts/debian-root keeps in the machine's cache, current.
     static let debianRoot: Prerequisite = {
-        let check = run([packageRoot + "/scripts/debian-root", "--check"], timeout: .seconds(30))
+        let check = run(
+            [packageRoot + "/scripts/debian-root", "--check"],
+            env: ["PATH": searchPath, "STREAKD_TEST_CACHE": DebianRoot.cache], timeout: .seconds(30))
         return Prerequisite(missing: check.code == 0 ? nil : check.err.trimmingCharacters(in: .whitespacesAndNewlines))
     }()
     /// What entering that system takes: namespaces of its own and the tarball's tools.
@@ -45,6 +47,8 @@ final class DebianRoot {
     private var initPID: pid_t?
     /// nsenter processes whose child runs inside (journald, the user manager).
     private var daemons: [pid_t] = []
+    /// Whose `systemd --user` runs inside, once started.
+    private var managerUser: String?
 
     init() throws {
         Self.sweepLeftovers()
@@ -54,7 +58,11 @@ final class DebianRoot {
         let unpack = run(
             ["/bin/sh", "-c", #"zstd -dcq -- "$1" | tar --numeric-owner -xf - -C "$2""#, "sh", Self.tarball, path],
             env: ["PATH": "/usr/bin:/bin"], timeout: .seconds(180))
-        try #require(unpack.code == 0, "unpacking \(Self.tarball): \(unpack)")
+        guard unpack.code == 0 else {
+            Self.remove(base)
+            Issue.record("unpacking \(Self.tarball): \(unpack)")
+            throw Missing(name: "the Debian root")
+        }
     }
 
     /// The namespaces, their mounts, the pivot into the root.
@@ -180,6 +188,7 @@ final class DebianRoot {
         try daemon(
             ["/bin/sh", "-c", script, "sh", EndToEnd.cgroupRoots.joined(separator: " "), name, user, uid],
             log: "manager.log")
+        managerUser = user
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             let state = systemctl(["is-system-running"], as: user, timeout: .seconds(10)).out
@@ -200,6 +209,10 @@ final class DebianRoot {
                 "/usr/bin/journalctl", "--no-pager", "-n", "40", "_TRANSPORT=stdout", "+", "_TRANSPORT=journal",
             ])
             lines.append("--- journal in the root\n" + journal.out)
+        }
+        if let user = managerUser {
+            let status = systemctl(["status", "--no-pager", "--full"], as: user, timeout: .seconds(20))
+            lines.append("--- systemctl --user status (\(user))\n" + status.out + status.err)
         }
         return lines.joined(separator: "\n")
     }

@@ -70,6 +70,7 @@ struct DebianRootTests {
         let home = root.path + "/home/" + user
         let store = home + "/.local/state/streakd/streakd.sqlite"
         tick(root, user)
+        try #require(FileManager.default.fileExists(atPath: store), "no store at \(store)\n\(root.diagnostics())")
         let attributes = try FileManager.default.attributesOfItem(atPath: store)
         #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(attributes)")
         #expect((attributes[.ownerAccountID] as? Int).map(String.init) == root.uid(of: user), "\(attributes)")
