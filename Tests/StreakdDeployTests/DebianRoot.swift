@@ -109,7 +109,7 @@ final class DebianRoot {
         throw Missing(name: "the Debian root's namespaces: \(diagnostics())")
     }
 
-    /// The folder of the Swift runtime the built streakd links (its RUNPATH), if it links one.
+    /// The toolchain's Swift runtime folder (the built streakd's RUNPATH names it), if it is there.
     static var swiftRuntime: String? {
         let folder = ((which("swift") as NSString?)?.resolvingSymlinksInPath as NSString?)?
             .deletingLastPathComponent
@@ -125,7 +125,9 @@ final class DebianRoot {
 
     private func enter(_ argv: [String], as user: String?) -> [String] {
         let path = "PATH=/usr/sbin:/usr/bin:/sbin:/bin"
-        var command = ["/usr/bin/nsenter", "--target", String(initPID ?? 0), "--mount", "--pid", "--root", "--wd", "--"]
+        var command = [
+            "/usr/bin/nsenter", "--target", String(initPID ?? 0), "--mount", "--pid", "--root", "--wd", "--",
+        ]
         guard let user else { return command + ["/usr/bin/env", "-i", path, "LANG=C.UTF-8"] + argv }
         command += ["/usr/bin/setpriv", "--reuid=\(user)", "--regid=\(user)", "--init-groups", "--"]
         return command + ["/usr/bin/env", "-i", "-C", "/home/\(user)"] + userEnvironment(user) + argv

@@ -34,7 +34,8 @@ struct DebianRootTests {
         // dpkg -i, its Depends met by Debian's packages alone (no --force-depends).
         let install = root.inside(["/usr/bin/dpkg", "-i", "/tmp/" + deb], timeout: .seconds(120))
         try #require(install.code == 0, "dpkg -i: \(install)")
-        let listed = Set(root.inside(["/usr/bin/dpkg-query", "-L", "streakd"]).out.split(separator: "\n").map(String.init))
+        let listed = Set(
+            root.inside(["/usr/bin/dpkg-query", "-L", "streakd"]).out.split(separator: "\n").map(String.init))
         for file in DebTests.packaged {
             #expect(listed.contains("/" + file), "dpkg -L streakd: \(file) missing")
             #expect(FileManager.default.fileExists(atPath: root.path + "/" + file), "\(file) not installed")
