@@ -12,8 +12,10 @@ import Testing
 /// are where the package says, and a user's `systemd --user` manager runs the packaged
 /// streakd-tick.timer and its service, as README's install section tells a user to: the tick
 /// makes the user's store, runs again over a streak the user's own streakd added, and logs its
-/// summary entry, which the package's catalog explains. What it leaves out: the release binary
-/// (the test packages the swift-build binary), and the system units (no PID 1 systemd here).
+/// summary entry, which the package's catalog explains. It packages the swift-build binary, or
+/// the one `STREAKD_DEB_BINARY` names (a release build: `swift build -c release
+/// --static-swift-stdlib`, as a packager builds it; too slow to build in CI). What it leaves
+/// out: the system units (no PID 1 systemd here).
 @Suite(
     "the .deb on a fresh Debian system", .serialized,
     .systemTier("a debootstrapped Debian 12 root with a systemd --user manager in it"),
@@ -24,7 +26,9 @@ struct DebianRootTests {
         try #require(madeArtifacts.code == 0, "\(madeArtifacts)")
         let root = try DebianRoot()
         defer { root.tearDown() }
-        let made = make(["deb"], ["DEB_DIR": root.base + "/deb", "DEB_FLAGS": "-Znone"])
+        var variables = ["DEB_DIR": root.base + "/deb", "DEB_FLAGS": "-Znone"]
+        if let binary = ProcessInfo.processInfo.environment["STREAKD_DEB_BINARY"] { variables["STREAKD"] = binary }
+        let made = make(["deb"], variables)
         try #require(made.code == 0, "make deb: \(made)")
         let arch = run(["/usr/bin/dpkg", "--print-architecture"]).out.trimmingCharacters(in: .whitespacesAndNewlines)
         let deb = "streakd_\(madeVersion)_\(arch).deb"
