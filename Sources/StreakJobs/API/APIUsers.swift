@@ -48,7 +48,7 @@ extension Context {
             }
             let checked = checkedUser(
                 id: id, tz: zone,
-                remindAt: remindAt ?? existing.map { Validate.wallTimeText($0.remindAt) } ?? "20:00",
+                remindAt: remindAt ?? existing.map(remindAtText) ?? "20:00",
                 remind: remindGiven ?? existing?.remind ?? true, fields: ("user", "tz", "remind_at"),
                 language: lang, languageField: "lang", onGrid: existing == nil || remindAt != nil)
             var user: User
@@ -59,6 +59,7 @@ extension Context {
                     422, "the user cannot be stored", errors: [.init(pointer: "/" + p.field, detail: p.message)])
             }
             if lang == nil { user.language = existing?.language }
+            user = try inForce(user, in: w)
             if existing == nil {
                 _ = try w.addUser(user, at: now)
             } else {

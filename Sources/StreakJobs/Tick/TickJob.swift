@@ -38,6 +38,7 @@ extension Context {
     @discardableResult
     public func tick(dryRun: Bool = false, delivery: Delivery) throws -> TickReport {
         let changed = try configChanged(write: !dryRun)
+        if !dryRun { try usualBoundsChanged() }
         let due = try store.read { try $0.dueStreaks(through: dryRun && changed ? nil : now) }
         if dryRun { return try dryTick(due.streaks, everySettlement: changed) }
         let began = ContinuousClock.now
