@@ -79,6 +79,9 @@ extension SQLiteAccess {
         }
     }
 
+    /// The one writer excludes every other already.
+    func lockUser(_ id: String) throws {}
+
     func removeUser(_ id: String) throws -> Bool {
         // Runs name their schedule row by rowid, which no foreign key can follow.
         try db.execute(

@@ -24,4 +24,9 @@ public protocol UserWriting {
     func updateUser(_ user: User, at: Instant) throws
     /// Deletes a user and everything stored for them, in one transaction; answers false when unknown.
     func removeUser(_ id: String) throws -> Bool
+    /// Keeps every other writer that locks the same user off until this transaction ends, so that
+    /// what it reads next (their usual hour's history) includes what those wrote: two check-ins of
+    /// one usual user at once work the hour out one after the other. A store whose write
+    /// transactions exclude each other already does nothing more.
+    func lockUser(_ id: String) throws
 }

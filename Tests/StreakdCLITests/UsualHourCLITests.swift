@@ -119,6 +119,21 @@ struct UsualHourCLITests {
         #expect(results[2] == results[0], "one by one: \(results[2])")
     }
 
+    /// Check-ins of one usual user in eight streaks at once, from eight processes: the hour stored
+    /// is the one of all eight dates (each writer works it out after the one before it committed),
+    /// whatever order they ran in.
+    @Test func checkinsAtOnceLeaveTheHourOfThemAll() throws {
+        let s = try Sandbox()
+        s.addUser("ana", tz: "Europe/Berlin", ["--remind-at", "usual"])
+        let times = ["07:00", "19:00", "07:30", "19:30", "08:00", "20:00", "08:30", "20:30"]
+        let children = try times.enumerated().map { i, t in
+            try s.spawn(["checkin", "ana", "--streak", "s\(i)", "--at", "2026-11-\(13 + i)T\(t):00+01:00"])
+        }
+        for r in children.map({ $0.wait() }) { #expect(r.code == 0, "\(r)") }
+        // Lower middle of eight: 08:30, so 08:00.
+        #expect(try s.statusObject("ana")["remind_at"] as? String == "08:00")
+    }
+
     /// `reminders.usual_earliest|usual_latest`: `config check` names the file and line of a bad
     /// one; a change applies from the next tick.
     @Test func theBoundsInTheConfiguration() throws {

@@ -44,6 +44,9 @@ extension Context {
         case .success(let c): checkin = c
         case .failure(let problem): return .failure(problem)
         }
+        // A usual user's hour is worked out below: locked before the row, so that two check-ins of
+        // theirs at once (in two streaks) wait for each other rather than deadlock.
+        if user.remindUsual { try w.lockUser(user.id) }
         let result = try w.insertCheckins([checkin], storedAt: now)
         try recordSettings(for: [checkin.streak], in: w)
         guard result.inserted == 1 else { return .success(result) }

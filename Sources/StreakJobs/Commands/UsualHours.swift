@@ -29,9 +29,12 @@ extension Context {
 
     /// Works a usual user's time in force out again; stores it when it moved. Answers the user as
     /// stored now, and whether it moved (then every streak of theirs is unplanned: their versions
-    /// moved on).
+    /// moved on). The user is locked first and read again, so that of two writers at once the
+    /// second works it out from what the first stored (PostgreSQL; `UserWriting.lockUser`).
     @discardableResult
-    func refreshUsual(_ user: User, in w: any StoreWriter) throws -> (user: User, moved: Bool) {
+    func refreshUsual(_ stale: User, in w: any StoreWriter) throws -> (user: User, moved: Bool) {
+        try w.lockUser(stale.id)
+        guard let user = try w.user(stale.id), user.remindUsual else { return (stale, false) }
         let u = try inForce(user, in: w)
         guard u.remindAt != user.remindAt else { return (user, false) }
         try w.updateUser(u, at: now)

@@ -66,6 +66,10 @@ extension PGAccess {
         return added
     }
 
+    func lockUser(_ id: String) throws {
+        try pg.query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", id)
+    }
+
     func updateUser(_ user: User, at: Instant) throws {
         let found = try pg.query(
             "SELECT \(Self.userColumns) FROM users WHERE id = $1 FOR UPDATE", user.id)
