@@ -35,6 +35,7 @@ extension Context {
         case .failure(let problem): return .answer(problem)
         }
         return .write { w -> APIAnswer in
+            try w.lockUser(id)  // a usual hour is worked out from what check-ins at once committed
             let existing = try w.user(id)
             if existing != nil && ifNoneMatch?.trimmingSpaces == "*" {
                 return .problem(409, "the user \(quoted(id)) exists already (If-None-Match: *)")

@@ -20,6 +20,7 @@ extension Context {
 
     public func setUser(id: String, tz: String?, remindAt: String?, remind: Bool?, language: String? = nil) throws {
         let user = try store.write { w -> User in
+            try w.lockUser(id)  // a usual hour is worked out from what check-ins at once committed
             var user = try self.user(id, in: w)
             // A reminder time kept from before is not checked against the grid again.
             var checked = try checkedUser(
