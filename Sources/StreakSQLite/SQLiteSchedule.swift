@@ -135,7 +135,8 @@ extension SQLiteAccess {
 
     /// Built once: a run reads one for each due streak, by its schedule row.
     static let userAndPacked = """
-        SELECT u.id, u.zone, u.remind_at, u.remind, u.language, s.history, s.history_version = ?3 AND s.version = ?3
+        SELECT u.id, u.zone, u.remind_at, u.remind, u.language, u.remind_usual, s.history,
+            s.history_version = ?3 AND s.version = ?3
         FROM schedule s JOIN users u INDEXED BY users_lookup ON u.id = s.user_id
         WHERE s.rowid = ?4 AND s.user_id = ?1 AND s.streak = ?2
         """
@@ -149,10 +150,10 @@ extension SQLiteAccess {
         s.bind(4, row)
         var found: (User, StoredStreak?)?
         try s.rows {
-            let current = !s.isNull(5) && s.int(6) == 1
+            let current = !s.isNull(6) && s.int(7) == 1
             found = (
                 Self.user(s),
-                current ? PackedHistory.unpack(s.blob(5), user: streak.user, streak: streak.streak) : nil
+                current ? PackedHistory.unpack(s.blob(6), user: streak.user, streak: streak.streak) : nil
             )
         }
         return found

@@ -5,7 +5,7 @@ import StreakStore
 /// Users in SQLite: read, added, changed and removed one at a time, read all at once for a
 /// bulk import's checks (`userZones`), and added or updated in bulk (`SQLiteUserImport`).
 extension SQLiteAccess {
-    static let userColumns = "id, zone, remind_at, remind, language"
+    static let userColumns = "id, zone, remind_at, remind, language, remind_usual"
 
     /// Built once: a run looks up a user for each due streak.
     static let userByID = "SELECT \(userColumns) FROM users INDEXED BY users_lookup WHERE id = ?"
@@ -26,7 +26,16 @@ extension SQLiteAccess {
     }
 
     static func user(_ s: RawStatement) -> User {
-        User(id: s.text(0), zone: s.text(1), remindAt: s.int(2), remind: s.int64(3) != 0, language: s.optionalText(4))
+        User(
+            id: s.text(0), zone: s.text(1), remindAt: s.int(2), remind: s.int64(3) != 0, language: s.optionalText(4),
+            remindUsual: s.int64(5) != 0)
+    }
+
+    func usualUsers(changedOnly: Bool) throws -> [String] {
+        let changed = " AND EXISTS (SELECT 1 FROM schedule s WHERE s.user_id = users.id AND s.next_at IS NOT NULL)"
+        return try String.fetchAll(
+            db,
+            sql: "SELECT id FROM users INDEXED BY users_usual WHERE remind_usual = 1\(changedOnly ? changed : "") ORDER BY id")
     }
 
     func zoneHistory(of user: String) throws -> [StoredZoneChange] {
@@ -40,8 +49,11 @@ extension SQLiteAccess {
     func addUser(_ user: User, at: Instant) throws -> Bool {
         try db.execute(
             sql:
-                "INSERT INTO users (id, zone, remind_at, remind, language, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            arguments: [user.id, user.zone, user.remindAt, user.remind, user.language, at.seconds])
+                """
+                INSERT INTO users (id, zone, remind_at, remind, language, created_at, remind_usual)
+                VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """,
+            arguments: [user.id, user.zone, user.remindAt, user.remind, user.language, at.seconds, user.remindUsual])
         guard db.changesCount == 1 else { return false }
         try db.execute(
             sql: "INSERT INTO user_zones (user_id, since, zone) VALUES (?, ?, ?)",
@@ -52,8 +64,8 @@ extension SQLiteAccess {
     func updateUser(_ user: User, at: Instant) throws {
         let old = try self.user(user.id)
         try db.execute(
-            sql: "UPDATE users SET zone = ?, remind_at = ?, remind = ?, language = ? WHERE id = ?",
-            arguments: [user.zone, user.remindAt, user.remind, user.language, user.id])
+            sql: "UPDATE users SET zone = ?, remind_at = ?, remind = ?, language = ?, remind_usual = ? WHERE id = ?",
+            arguments: [user.zone, user.remindAt, user.remind, user.language, user.remindUsual, user.id])
         if let old, old != user {
             try db.execute(
                 sql: "UPDATE schedule SET next_at = 0, version = version + 1 WHERE user_id = ?", arguments: [user.id])
@@ -66,6 +78,9 @@ extension SQLiteAccess {
                     """, arguments: [user.id, at.seconds, user.zone])
         }
     }
+
+    /// The one writer excludes every other already.
+    func lockUser(_ id: String) throws {}
 
     func removeUser(_ id: String) throws -> Bool {
         // Runs name their schedule row by rowid, which no foreign key can follow.
@@ -114,13 +129,17 @@ final class SQLiteUserImport: UserImport {
         add = try RawStatement(
             db,
             """
-            INSERT INTO users (id, zone, remind_at, remind, created_at, language) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO NOTHING
+            INSERT INTO users (id, zone, remind_at, remind, created_at, language, remind_usual)
+            VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
             """)
-        old = try RawStatement(db, "SELECT zone, remind_at, remind, language FROM users WHERE id = ?")
+        old = try RawStatement(db, "SELECT zone, remind_at, remind, language, remind_usual FROM users WHERE id = ?")
         // A record without a language keeps the stored one (`user set` without --lang).
         update = try RawStatement(
-            db, "UPDATE users SET zone = ?, remind_at = ?, remind = ?, language = coalesce(?, language) WHERE id = ?")
+            db,
+            """
+            UPDATE users SET zone = ?, remind_at = ?, remind = ?, language = coalesce(?, language), remind_usual = ?
+            WHERE id = ?
+            """)
         reschedule = try RawStatement(
             db, "UPDATE schedule SET next_at = 0, version = version + 1 WHERE user_id = ?")
         zoneChange = try RawStatement(
@@ -148,6 +167,7 @@ final class SQLiteUserImport: UserImport {
                 add.bind(4, user.remind ? 1 : 0)
                 add.bind(5, at)
                 add.bind(6, user.language)
+                add.bind(7, user.remindUsual ? 1 : 0)
                 if try add.run() == 1 {
                     try recordZone(id, zone)
                     return true
@@ -158,16 +178,18 @@ final class SQLiteUserImport: UserImport {
                     return false
                 }
                 let sameZone = old.bytes(0).elementsEqual(zone)
-                let same =
-                    sameZone && old.int64(1) == Int64(user.remindAt) && (old.int64(2) != 0) == user.remind
-                    && (user.language == nil || old.optionalText(3) == user.language)
+                let sameReminders =
+                    old.int64(1) == Int64(user.remindAt) && (old.int64(2) != 0) == user.remind
+                    && (old.int64(4) != 0) == user.remindUsual
+                let same = sameZone && sameReminders && (user.language == nil || old.optionalText(3) == user.language)
                 old.reset()
                 guard !same else { return false }
                 update.bind(1, zone)
                 update.bind(2, Int64(user.remindAt))
                 update.bind(3, user.remind ? 1 : 0)
                 update.bind(4, user.language)
-                update.bind(5, id)
+                update.bind(5, user.remindUsual ? 1 : 0)
+                update.bind(6, id)
                 _ = try update.run()
                 reschedule.bind(1, id)
                 _ = try reschedule.run()

@@ -370,6 +370,18 @@ enum Schema {
         m.registerMigration("17-delivery-retry-at") { db in
             try db.execute(sql: "ALTER TABLE deliveries ADD COLUMN retry_at INTEGER")
         }
+        // `--remind-at usual` (SPEC §14): `remind_at` holds the time in force, `remind_usual` says
+        // it follows the history. In the covering index a run looks users up by, and an index of
+        // the usual users alone, which a write of check-ins asks (PostgreSQL's 11).
+        m.registerMigration("18-remind-usual") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN remind_usual INTEGER NOT NULL DEFAULT 0;
+                    DROP INDEX users_lookup;
+                    CREATE INDEX users_lookup ON users(id, zone, remind_at, remind, language, remind_usual);
+                    CREATE INDEX users_usual ON users(id) WHERE remind_usual = 1;
+                    """)
+        }
         return m
     }
 }

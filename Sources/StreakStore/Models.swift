@@ -5,19 +5,26 @@ public struct User: Equatable, Sendable {
     public var id: String
     /// The current zone's IANA identifier.
     public var zone: String
-    /// Reminder time, seconds after local midnight.
+    /// Reminder time in force, seconds after local midnight: the fixed time, or for a user
+    /// reminded at their usual hour the time `UsualHour` found in their stored history.
     public var remindAt: Int
     public var remind: Bool
+    /// `--remind-at usual` (SPEC §14): `remindAt` follows the user's history.
+    public var remindUsual: Bool
     /// The language of the user's messages (a BCP 47 tag such as `zh-Hans`); nil: the
     /// configuration's default language, whatever it is when a message is written.
     public var language: String?
 
-    public init(id: String, zone: String, remindAt: Int = 20 * 3600, remind: Bool = true, language: String? = nil) {
+    public init(
+        id: String, zone: String, remindAt: Int = 20 * 3600, remind: Bool = true, language: String? = nil,
+        remindUsual: Bool = false
+    ) {
         self.id = id
         self.zone = zone
         self.remindAt = remindAt
         self.remind = remind
         self.language = language
+        self.remindUsual = remindUsual
     }
 }
 

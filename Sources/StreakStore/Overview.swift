@@ -78,6 +78,9 @@ public enum MetaKey {
     public static let lastRefill = "last_refill"
     /// The settings that decide notices, as the last run saw them.
     public static let noticeSettings = "notice-settings"
+    /// `reminders.usual_earliest` and `usual_latest` (SPEC §14) as the usual users' reminder times
+    /// were last worked out by ("08:00-21:00"; none: no usual hour worked out yet).
+    public static let usualBounds = "usual-bounds"
 }
 
 extension MetaReading {

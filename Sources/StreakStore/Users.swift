@@ -8,10 +8,14 @@ public protocol UserReading {
     /// Every user's id and current zone, a batch at a time (bulk imports check each row against
     /// them, in the transaction that stores the rows).
     func userZones(_ body: (UserZones) throws -> Void) throws
+    /// The ids of the users reminded at their usual hour (SPEC §14), by id; `changedOnly`: only
+    /// those with a streak changed since a run last handled it (a write's new check-ins). Read
+    /// through an index of those users alone: a store where few are costs a few lookups.
+    func usualUsers(changedOnly: Bool) throws -> [String]
 }
 
-/// Adding, changing and removing users. A change that decides notices (zone, reminder time,
-/// reminders on or off) moves the version of each of the user's streaks on, in the same
+/// Adding, changing and removing users. A change that decides notices (zone, reminder time or
+/// its being the usual hour, reminders on or off) moves the version of each of the user's streaks on, in the same
 /// transaction (see `ScheduleWriting`).
 public protocol UserWriting {
     /// Adds a user; answers false when the id is taken.
@@ -20,4 +24,9 @@ public protocol UserWriting {
     func updateUser(_ user: User, at: Instant) throws
     /// Deletes a user and everything stored for them, in one transaction; answers false when unknown.
     func removeUser(_ id: String) throws -> Bool
+    /// Keeps every other writer that locks the same user off until this transaction ends, so that
+    /// what it reads next (their usual hour's history) includes what those wrote: two check-ins of
+    /// one usual user at once work the hour out one after the other. A store whose write
+    /// transactions exclude each other already does nothing more.
+    func lockUser(_ id: String) throws
 }

@@ -15,7 +15,11 @@ struct UserCommand: ParsableCommand {
         @Option(
             help: ArgumentHelp("The user's time zone (IANA name).", valueName: "zone"), completion: Completions.zones)
         var tz: String
-        @Option(help: ArgumentHelp("Local reminder time (default 20:00).", valueName: "hh:mm")) var remindAt: String?
+        @Option(
+            help: ArgumentHelp(
+                "Local reminder time (default 20:00), or usual: the hour the user usually checks in.",
+                valueName: "hh:mm|usual"))
+        var remindAt: String?
         @Flag(help: "Send this user no reminders.") var noRemind = false
         @Option(
             help: ArgumentHelp(
@@ -36,7 +40,10 @@ struct UserCommand: ParsableCommand {
         @Argument(help: "The user's id.", completion: Completions.users) var id: String
         @Option(help: ArgumentHelp("The user's new time zone.", valueName: "zone"), completion: Completions.zones)
         var tz: String?
-        @Option(help: ArgumentHelp("Local reminder time.", valueName: "hh:mm")) var remindAt: String?
+        @Option(
+            help: ArgumentHelp(
+                "Local reminder time, or usual: the hour the user usually checks in.", valueName: "hh:mm|usual"))
+        var remindAt: String?
         @Flag(inversion: .prefixedNo, help: "Turn reminders on or off.") var remind: Bool?
         @Option(
             help: ArgumentHelp("The language of the user's messages, a BCP 47 tag.", valueName: "tag"),
@@ -68,7 +75,8 @@ struct UserCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
             abstract: "Add or update users from JSON lines; all or nothing.",
-            discussion: #"Each line: {"user":"u1","tz":"Asia/Tokyo","remind_at":"20:00"} (remind_at optional)."#)
+            discussion:
+                #"Each line: {"user":"u1","tz":"Asia/Tokyo","remind_at":"20:00"} (remind_at optional: HH:MM or "usual")."#)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The file, or - for standard input.", completion: .file(extensions: ["jsonl"])) var file: String
         func run() throws { try global.run(.write) { try $0.importUsers(path: file) } }

@@ -25,6 +25,7 @@ import Testing
             [reminders]
             days = [3, 7]
             max_late = "1h"
+            usual_earliest = "07:30"
             [streaks.workout]
             goal = 2
             leeway_hours = 3
@@ -34,6 +35,7 @@ import Testing
         #expect(c.backfillDays == 30)
         #expect(c.freeze.max == 2 && c.freeze.initial == 2 && c.freeze.minStreak == 5 && !c.freeze.autoUse)
         #expect(c.reminderDays == [3, 7] && c.maxLate == 3600)
+        #expect(c.usualEarliest == 7 * 3600 + 1800 && c.usualLatest == 21 * 3600)
         let w = c.settings(for: "workout")
         #expect(w.goal == 2 && w.leewayHours == 3 && w.freeze.max == 3 && w.freeze.minStreak == 5)
         #expect(c.settings(for: "daily").goal == 1 && c.settings(for: "daily").freeze.max == 2)
@@ -49,6 +51,19 @@ import Testing
             "[reminders]\ndays = [5, -1]",
             "c.toml:2: reminders.days: must be a list of whole numbers from 1 to 100000, such as [5, 7, 14]"
         ),
+        (
+            "[reminders]\nusual_earliest = \"08:10\"",
+            "c.toml:2: reminders.usual_earliest: \"08:10\" is not a time of day on the quarter hour; use HH:MM with minutes 00, 15, 30 or 45, such as \"08:00\""
+        ),
+        (
+            "[reminders]\ndays = [5]\nusual_latest = \"25:00\"",
+            "c.toml:3: reminders.usual_latest: \"25:00\" is not a time of day on the quarter hour; use HH:MM with minutes 00, 15, 30 or 45, such as \"21:00\""
+        ),
+        (
+            "[reminders]\nusual_earliest = \"18:00\"\nusual_latest = \"07:00\"",
+            "c.toml:3: reminders.usual_latest: usual_earliest (18:00) is after usual_latest (07:00); the earliest must not be after the latest"
+        ),
+        ("[reminders]\nusual_latest = 21", "c.toml:2: reminders.usual_latest: must be a string in quotes"),
         (
             "[reminders]\nmax_late = \"soon\"",
             "c.toml:2: reminders.max_late: \"soon\" is not a duration; use a whole number and a unit m, h, d or w, such as 90m, 24h or 2d"

@@ -270,7 +270,7 @@ import Testing
                 c.toml:2: import.backfill_days: 900 is out of range; use a whole number from 0 to 365
                 c.toml:4: freeze.max: must be a whole number from 0 to 100
                 c.toml:6: reminders.days: must be a list of whole numbers from 1 to 100000, such as [5, 7, 14]
-                c.toml:7: reminders.colour: unknown setting; valid in [reminders]: days, max_late
+                c.toml:7: reminders.colour: unknown setting; valid in [reminders]: days, max_late, usual_earliest, usual_latest
                 c.toml:9: hooks[1].name: "bad name" is not a hook name; use 1 to 32 characters of a-z, 0-9, '_' and '-'
                 c.toml:12: messages.en.at_risk: unknown placeholder {nope}; use {length}, {freezes}, {done}, {goal}, {streak}, {date} (at character 1)
                 6 problems in c.toml

@@ -106,7 +106,7 @@ struct CheckinTests {
         let r = s.runBare(["--store", s.store, "--now", "2026-11-21T11:00:00Z", "-o", "json", "user", "list"])
         #expect(r.code == 0, "\(r)")
         #expect(
-            r.out == #"{"user":"u1","timezone":"Europe/Berlin","remind_at":"20:00","remind":true,"language":null}"#
+            r.out == #"{"user":"u1","timezone":"Europe/Berlin","remind_at":"20:00","remind_usual":false,"remind":true,"language":null}"#
                 + "\n")
     }
 

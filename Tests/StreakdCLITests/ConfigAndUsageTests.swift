@@ -14,7 +14,7 @@ struct ConfigAndUsageTests {
         #expect(json.code == 0)
         #expect(
             json.out
-                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null},"desktop":{"users":[]},"hooks":[],"webhooks":[],"journal":{"burst":9500,"interval_seconds":30},"runs":{"lease_seconds":300},"api":{"trust_socket":false,"idle_timeout_seconds":30,"request_timeout_seconds":60,"max_connections":16384},"pause":{"max_days":30,"days_per_year":60},"repair":{"window_hours":48,"per_30_days":1},"streaks":{}"#
+                == #"{"source":null,"import":{"backfill_days":90},"freeze":{"initial":1,"max":1,"min_streak":3,"auto_use":true},"reminders":{"days":[5,7,14],"max_late":null,"usual_earliest":"08:00","usual_latest":"21:00"},"desktop":{"users":[]},"hooks":[],"webhooks":[],"journal":{"burst":9500,"interval_seconds":30},"runs":{"lease_seconds":300},"api":{"trust_socket":false,"idle_timeout_seconds":30,"request_timeout_seconds":60,"max_connections":16384},"pause":{"max_days":30,"days_per_year":60},"repair":{"window_hours":48,"per_30_days":1},"streaks":{}"#
                 + Self.achievementDefaultsJSON + Self.messagesDefaultsJSON + "}\n")
     }
 
@@ -40,6 +40,8 @@ struct ConfigAndUsageTests {
                 [reminders]
                 days = [5, 7, 14]
                 max_late = "1h"
+                usual_earliest = "08:00"
+                usual_latest = "21:00"
 
                 [desktop]
                 users = []

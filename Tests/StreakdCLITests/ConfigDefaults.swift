@@ -18,6 +18,8 @@ extension ConfigAndUsageTests {
 
         [reminders]
         days = [5, 7, 14]
+        usual_earliest = "08:00"
+        usual_latest = "21:00"
 
         [desktop]
         users = []

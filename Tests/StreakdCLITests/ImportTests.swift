@@ -23,8 +23,8 @@ struct ImportTests {
         let before = s.run(["status", "u1", "-o", "json"]).out
         #expect(
             before == """
-                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":2,"longest":2,"freezes":1,"today_count":0,"goal":1,"total_checkins":2,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":null,"paused_until":null,"repairs_left":1,"xp":30,"level":1,"next_level_xp":500}
-                {"user":"u1","streak":"workout","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":1,"freezes":1,"today_count":0,"goal":1,"total_checkins":1,"last_qualifying_date":"2026-11-19","next_refill":"2026-12-21T11:00:00Z","next_reminder":null,"paused_until":null,"repairs_left":1,"xp":30,"level":1,"next_level_xp":500}
+                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":2,"longest":2,"freezes":1,"today_count":0,"goal":1,"total_checkins":2,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":null,"paused_until":null,"repairs_left":1,"remind_at":"20:00","remind_usual":false,"xp":30,"level":1,"next_level_xp":500}
+                {"user":"u1","streak":"workout","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":1,"freezes":1,"today_count":0,"goal":1,"total_checkins":1,"last_qualifying_date":"2026-11-19","next_refill":"2026-12-21T11:00:00Z","next_reminder":null,"paused_until":null,"repairs_left":1,"remind_at":"20:00","remind_usual":false,"xp":30,"level":1,"next_level_xp":500}
 
                 """)
 
@@ -101,7 +101,7 @@ struct ImportTests {
         let expected = inOrder.run(["status", "u1", "-o", "json"]).out
         #expect(
             expected == """
-                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":9,"longest":9,"freezes":0,"today_count":0,"goal":1,"total_checkins":9,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":null,"paused_until":null,"repairs_left":1,"xp":190,"level":1,"next_level_xp":500}
+                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":9,"longest":9,"freezes":0,"today_count":0,"goal":1,"total_checkins":9,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":null,"paused_until":null,"repairs_left":1,"remind_at":"20:00","remind_usual":false,"xp":190,"level":1,"next_level_xp":500}
 
                 """)
         let shuffled = try Sandbox()

@@ -13,7 +13,7 @@ struct StatusCalendarTests {
         #expect(r.err == "")
         #expect(
             r.out == """
-                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":7,"longest":7,"freezes":1,"today_count":0,"goal":1,"total_checkins":7,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":{"kind":"at_risk","due":"2026-11-21T19:00:00Z","local_due":"2026-11-21T20:00:00+01:00","local_date":"2026-11-21","streak_length":7},"paused_until":null,"repairs_left":1,"xp":170,"level":1,"next_level_xp":500}
+                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":7,"longest":7,"freezes":1,"today_count":0,"goal":1,"total_checkins":7,"last_qualifying_date":"2026-11-20","next_refill":"2026-12-21T11:00:00Z","next_reminder":{"kind":"at_risk","due":"2026-11-21T19:00:00Z","local_due":"2026-11-21T20:00:00+01:00","local_date":"2026-11-21","streak_length":7},"paused_until":null,"repairs_left":1,"remind_at":"20:00","remind_usual":false,"xp":170,"level":1,"next_level_xp":500}
 
                 """)
         // The keys SPEC §6 requires, whatever else is there.
@@ -50,6 +50,7 @@ struct StatusCalendarTests {
                   check-ins        7 in all, last qualifying date 2026-11-20
                   freezes          1, next refill from 2026-12-21T11:00:00Z
                   next reminder    2026-11-21T20:00:00+01:00 (2026-11-21T19:00:00Z), for a 7-day streak
+                  reminder time    20:00
                   level            1, 170 XP, level 2 at 500 XP
 
                 """)
@@ -79,7 +80,7 @@ struct StatusCalendarTests {
         #expect(r.err == "")
         #expect(
             r.out == """
-                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":0,"freezes":1,"today_count":0,"goal":1,"total_checkins":0,"last_qualifying_date":null,"next_refill":null,"next_reminder":null,"paused_until":null,"repairs_left":1,"xp":0,"level":1,"next_level_xp":500}
+                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":0,"freezes":1,"today_count":0,"goal":1,"total_checkins":0,"last_qualifying_date":null,"next_refill":null,"next_reminder":null,"paused_until":null,"repairs_left":1,"remind_at":"20:00","remind_usual":false,"xp":0,"level":1,"next_level_xp":500}
 
                 """)
         let other = s.run(["status", "u1", "--streak", "reading", "-o", "json"])
@@ -100,6 +101,7 @@ struct StatusCalendarTests {
                   check-ins        0 in all, last qualifying date none
                   freezes          1
                   next reminder    none: no streak to keep yet (reminders at 5, 7, 14 days)
+                  reminder time    20:00
                   level            1, 0 XP, level 2 at 500 XP
 
                 """)

@@ -47,8 +47,8 @@ struct UserTests {
         #expect(json.code == 0)
         #expect(
             json.out == """
-                {"user":"alice","timezone":"Europe/Berlin","remind_at":"20:00","remind":true,"language":null}
-                {"user":"bob","timezone":"Asia/Tokyo","remind_at":"07:30","remind":true,"language":null}
+                {"user":"alice","timezone":"Europe/Berlin","remind_at":"20:00","remind_usual":false,"remind":true,"language":null}
+                {"user":"bob","timezone":"Asia/Tokyo","remind_at":"07:30","remind_usual":false,"remind":true,"language":null}
 
                 """)
     }
@@ -154,7 +154,7 @@ struct UserTests {
         #expect(r2.err == error(#"--tz: unknown time zone "Mars/Olympus"; "# + zoneRule))
         let r3 = s.run(["user", "set", "alice", "--remind-at", "25:00"])
         #expect(r3.code == 64)
-        #expect(r3.err == error(#"--remind-at: "25:00" is not a time of day; use HH:MM from 00:00 to 23:59"#))
+        #expect(r3.err == error(#"--remind-at: "25:00" is not a time of day; use HH:MM from 00:00 to 23:59, or usual"#))
         let r4 = s.run(["user", "set", "carol", "--tz", "UTC"])
         #expect(r4.code == 65)
         #expect(r4.err == error(#"unknown user "carol"; add it first with: streakd user add carol --tz ZONE"#))
@@ -193,7 +193,7 @@ struct UserTests {
         #expect(fresh.code == 0)
         #expect(
             fresh.out == """
-                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":0,"freezes":1,"today_count":0,"goal":1,"total_checkins":0,"last_qualifying_date":null,"next_refill":null,"next_reminder":null,"paused_until":null,"repairs_left":1,"xp":0,"level":1,"next_level_xp":500}
+                {"user":"u1","streak":"daily","timezone":"Europe/Berlin","today":"2026-11-21","current":0,"longest":0,"freezes":1,"today_count":0,"goal":1,"total_checkins":0,"last_qualifying_date":null,"next_refill":null,"next_reminder":null,"paused_until":null,"repairs_left":1,"remind_at":"20:00","remind_usual":false,"xp":0,"level":1,"next_level_xp":500}
 
                 """)
         let reuse = s.run(["checkin", "u1", "--at", "2026-11-20T18:00:00+01:00", "--id", "d20"])
@@ -220,9 +220,9 @@ struct UserTests {
         #expect(r.err == "")
         #expect(
             s.run(["user", "list", "-o", "json"]).out == """
-                {"user":"a1","timezone":"Asia/Tokyo","remind_at":"07:15","remind":true,"language":null}
-                {"user":"a2","timezone":"Europe/Berlin","remind_at":"20:00","remind":true,"language":null}
-                {"user":"a3","timezone":"America/New_York","remind_at":"20:00","remind":false,"language":null}
+                {"user":"a1","timezone":"Asia/Tokyo","remind_at":"07:15","remind_usual":false,"remind":true,"language":null}
+                {"user":"a2","timezone":"Europe/Berlin","remind_at":"20:00","remind_usual":false,"remind":true,"language":null}
+                {"user":"a3","timezone":"America/New_York","remind_at":"20:00","remind_usual":false,"remind":false,"language":null}
 
                 """)
 
@@ -259,7 +259,7 @@ struct UserTests {
             r.err == """
                 streakd: error: \(path):2: field "tz": unknown time zone "Nowhere/Land"; \(zoneRule)
                 \(path):3: field "user": "b1" appears already on line 1
-                \(path):4: field "remind_at": "9:00" is not a time of day; use HH:MM from 00:00 to 23:59
+                \(path):4: field "remind_at": "9:00" is not a time of day; use HH:MM from 00:00 to 23:59, or usual
                 \(path):5: field "x": unknown field; valid fields: user, tz, remind_at, remind, lang
                 \(path):6: field "tz": missing; it is required
                 \(path):7: field "remind": must be true or false, not a string

@@ -52,6 +52,7 @@ extension Context {
                     result.inserted = stored.inserted
                     result.duplicates += stored.duplicates
                     try recordSettings(for: Set(sorted.map(\.streak)), in: w)
+                    try refreshUsual(users: Set(sorted.map(\.user)), in: w)
                     try planUnplanned(in: w)
                 }
                 return Self.batchAnswer(200, result, rejected)

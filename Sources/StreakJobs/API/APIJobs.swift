@@ -38,7 +38,7 @@ extension Context {
         case .failure(let answer): return .answer(answer)
         }
         return .write { w -> APIAnswer in
-            guard Validate.userID(id) == nil, let user = try w.user(id) else {
+            guard Validate.userID(id) == nil, var user = try w.user(id) else {
                 return .problem(
                     422, "the check-in cannot be stored",
                     errors: [.init(parameter: "user", detail: StreakdError.unknownUser(id).message)])
@@ -46,6 +46,7 @@ extension Context {
             switch try storeCheckin(input, of: user, names: Self.apiCheckinNames, in: w) {
             case .failure(let problem): return Self.checkinProblem(problem, input)
             case .success(let result):
+                if user.remindUsual, let stored = try w.user(id) { user = stored }  // its usual hour may have moved
                 let streak = input.streakID
                 let history = try history(of: user, streak: streak, in: w)
                 let (json, _) = streakRecord(

@@ -35,6 +35,7 @@ extension Context {
         case .failure(let problem): return .answer(problem)
         }
         return .write { w -> APIAnswer in
+            try w.lockUser(id)  // a usual hour is worked out from what check-ins at once committed
             let existing = try w.user(id)
             if existing != nil && ifNoneMatch?.trimmingSpaces == "*" {
                 return .problem(409, "the user \(quoted(id)) exists already (If-None-Match: *)")
@@ -48,7 +49,7 @@ extension Context {
             }
             let checked = checkedUser(
                 id: id, tz: zone,
-                remindAt: remindAt ?? existing.map { Validate.wallTimeText($0.remindAt) } ?? "20:00",
+                remindAt: remindAt ?? existing.map(remindAtText) ?? "20:00",
                 remind: remindGiven ?? existing?.remind ?? true, fields: ("user", "tz", "remind_at"),
                 language: lang, languageField: "lang", onGrid: existing == nil || remindAt != nil)
             var user: User
@@ -59,6 +60,7 @@ extension Context {
                     422, "the user cannot be stored", errors: [.init(pointer: "/" + p.field, detail: p.message)])
             }
             if lang == nil { user.language = existing?.language }
+            user = try inForce(user, in: w)
             if existing == nil {
                 _ = try w.addUser(user, at: now)
             } else {

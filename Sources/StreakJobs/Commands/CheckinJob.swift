@@ -29,8 +29,9 @@ extension Context {
 extension Context {
     /// Checks and stores one check-in of a known user in the caller's transaction, as `checkin` and
     /// the API's check-in do: the settings in force noted, and a new row's streak planned at once
-    /// (for `preview`; the next tick still looks at it afresh). `names`: the fields as the input
-    /// spells them, for messages.
+    /// (for `preview`; the next tick still looks at it afresh). A user reminded at their usual
+    /// hour has it worked out again, and when it moved every streak of theirs is planned.
+    /// `names`: the fields as the input spells them, for messages.
     func storeCheckin(_ input: CheckinInput, of user: User, names: [String: String], in w: any StoreWriter) throws
         -> Result<InsertResult, FieldProblem>
     {
@@ -43,9 +44,17 @@ extension Context {
         case .success(let c): checkin = c
         case .failure(let problem): return .failure(problem)
         }
+        // A usual user's hour is worked out below: locked before the row, so that two check-ins of
+        // theirs at once (in two streaks) wait for each other rather than deadlock.
+        if user.remindUsual { try w.lockUser(user.id) }
         let result = try w.insertCheckins([checkin], storedAt: now)
         try recordSettings(for: [checkin.streak], in: w)
-        if result.inserted == 1 { try planChanged([DueStreak(user: user.id, streak: checkin.streak)], in: w) }
+        guard result.inserted == 1 else { return .success(result) }
+        if user.remindUsual, try refreshUsual(user, in: w).moved {
+            try planChanged(try w.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0) }, in: w)
+        } else {
+            try planChanged([DueStreak(user: user.id, streak: checkin.streak)], in: w)
+        }
         return .success(result)
     }
 

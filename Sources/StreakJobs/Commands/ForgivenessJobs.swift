@@ -73,6 +73,8 @@ extension Context {
                 records.append(PauseRecord(user: id, streak: streak, from: first, until: last, at: now, author: author))
             }
             try recordSettings(for: Set(records.map(\.streak)), in: w)
+            // A paused date takes no leeway check-in (SPEC §14): the usual hour may move.
+            if user.remindUsual { try refreshUsual(user, in: w) }
             return records
         }
     }
@@ -110,6 +112,7 @@ extension Context {
                 throw StreakdError.data(
                     "\(id) has no pause to resume\(all ? "" : " for \(streak ?? "daily")") (none in force or ahead)")
             }
+            if user.remindUsual { try refreshUsual(user, in: w) }
             return records
         }
     }

@@ -61,6 +61,7 @@ extension Context {
             ("last_qualifying_date", .optional(state.lastQualifying?.description)),
             ("next_refill", .optional(nextRefill?.description)), ("next_reminder", reminderJSON),
             ("paused_until", .optional(pause?.until.description)), ("repairs_left", .int(repairsLeft)),
+            ("remind_at", .string(Validate.wallTimeText(user.remindAt))), ("remind_usual", .bool(user.remindUsual)),
             ("xp", .int(achieved.xp)), ("level", .int(achieved.level)),
             ("next_level_xp", achieved.nextLevelXP.map { .int($0) } ?? .null),
         ])
@@ -75,6 +76,8 @@ extension Context {
             "  check-ins        \(state.totalCheckins) in all, last qualifying date \(state.lastQualifying?.description ?? "none")",
             "  freezes          \(state.freezes)" + (nextRefill.map { ", next refill from \($0)" } ?? ""),
             "  next reminder    \(reminderText)",
+            "  reminder time    \(Validate.wallTimeText(user.remindAt))"
+                + (user.remindUsual ? ", the usual hour (from the history)" : ""),
             "  level            \(achieved.level), \(achieved.xp) XP"
                 + (achieved.nextLevelXP.map { ", level \(achieved.level + 1) at \($0) XP" } ?? " (the highest)"),
         ]
@@ -87,7 +90,7 @@ extension Context {
         if repairsLeft < config.repair.per30Days {
             forgiveness.append("  repairs left     \(repairsLeft) of \(config.repair.per30Days) per 30 days")
         }
-        return (json, (lines[..<7] + forgiveness + lines[7...]).joined(separator: "\n"))
+        return (json, (lines[..<8] + forgiveness + lines[8...]).joined(separator: "\n"))
     }
 }
 

@@ -9,7 +9,7 @@ extension Context {
             language: language
         )
         .mapError(\.asError).get()
-        let added = try store.write { w in try w.addUser(user, at: now) }
+        let added = try store.write { w in try w.addUser(try inForce(user, in: w), at: now) }
         guard added else {
             throw StreakdError.data("user \(quoted(id)) exists already; change it with: streakd user set \(id)")
         }
@@ -20,15 +20,16 @@ extension Context {
 
     public func setUser(id: String, tz: String?, remindAt: String?, remind: Bool?, language: String? = nil) throws {
         let user = try store.write { w -> User in
+            try w.lockUser(id)  // a usual hour is worked out from what check-ins at once committed
             var user = try self.user(id, in: w)
             // A reminder time kept from before is not checked against the grid again.
             var checked = try checkedUser(
-                id: id, tz: tz ?? user.zone, remindAt: remindAt ?? Validate.wallTimeText(user.remindAt),
+                id: id, tz: tz ?? user.zone, remindAt: remindAt ?? remindAtText(user),
                 remind: remind ?? user.remind, fields: ("ID", "--tz", "--remind-at"), language: language,
                 onGrid: remindAt != nil
             ).mapError(\.asError).get()
             if language == nil { checked.language = user.language }
-            user = checked
+            user = try inForce(checked, in: w)
             try w.updateUser(user, at: now)
             return user
         }
@@ -43,13 +44,15 @@ extension Context {
             printer.err("no users yet; add one with: streakd user add ID --tz ZONE")
         }
         let width = max(4, users.map(\.id.count).max() ?? 0)
+        let reminders = max(9, users.map { reminderText($0).count }.max() ?? 0)
         if printer.format == .short && !users.isEmpty {
-            printer.out(pad("USER", width) + "  " + pad("ZONE", 30) + "  " + pad("REMINDERS", 9) + "  LANGUAGE")
+            printer.out(
+                pad("USER", width) + "  " + pad("ZONE", 30) + "  " + pad("REMINDERS", reminders) + "  LANGUAGE")
         }
         for u in users {
             printer.record(
                 userJSON(u),
-                short: pad(u.id, width) + "  " + pad(u.zone, 30) + "  " + pad(reminderText(u), 9) + "  "
+                short: pad(u.id, width) + "  " + pad(u.zone, 30) + "  " + pad(reminderText(u), reminders) + "  "
                     + languageText(u))
         }
     }
@@ -91,7 +94,7 @@ extension Context {
                             field: "user", message: "\(quoted(user.id)) appears already on line \(first)")
                     }
                     guard problems.count == 0 else { continue }  // it will all roll back: only check the rest
-                    try bulk.put(user)
+                    try bulk.put(try inForce(user, in: w))
                 } catch let p as FieldProblem {
                     problems.add(line: line.number, p)
                 }
@@ -146,13 +149,16 @@ extension Context {
         case .success(let z): zone = z
         case .failure(let e): return .failure(FieldProblem(field: fields.1, message: e.message))
         }
-        guard let seconds = Validate.wallTime(remindAt) else {
+        // `usual` (SPEC §14): the time in force comes from the history (`inForce`); 20:00 until then.
+        let usual = remindAt == "usual"
+        guard let seconds = usual ? UsualHour.fallback : Validate.wallTime(remindAt) else {
             return .failure(
                 FieldProblem(
-                    field: fields.2, message: "\(quoted(remindAt)) is not a time of day; use HH:MM from 00:00 to 23:59")
+                    field: fields.2,
+                    message: "\(quoted(remindAt)) is not a time of day; use HH:MM from 00:00 to 23:59, or usual")
             )
         }
-        if onGrid, let problem = offGrid(seconds, in: zone) {
+        if onGrid, !usual, let problem = offGrid(seconds, in: zone) {
             return .failure(FieldProblem(field: fields.2, message: problem))
         }
         var tag: String?
@@ -162,7 +168,7 @@ extension Context {
             case .failure(let message): return .failure(FieldProblem(field: languageField, message: message.text))
             }
         }
-        return .success(User(id: id, zone: tz, remindAt: seconds, remind: remind, language: tag))
+        return .success(User(id: id, zone: tz, remindAt: seconds, remind: remind, language: tag, remindUsual: usual))
     }
 
     struct Message: Error {
@@ -202,12 +208,20 @@ extension Context {
     func userJSON(_ u: User) -> JSON {
         .object([
             ("user", .string(u.id)), ("timezone", .string(u.zone)),
-            ("remind_at", .string(Validate.wallTimeText(u.remindAt))),
+            ("remind_at", .string(Validate.wallTimeText(u.remindAt))), ("remind_usual", .bool(u.remindUsual)),
             ("remind", .bool(u.remind)), ("language", .optional(u.language)),
         ])
     }
 
-    func reminderText(_ u: User) -> String { u.remind ? "at \(Validate.wallTimeText(u.remindAt))" : "off" }
+    /// `usual (18:00)` for a user reminded at their usual hour (18:00 in force now), else `at 20:00`;
+    /// `off` without reminders.
+    func reminderText(_ u: User) -> String {
+        guard u.remind else { return "off" }
+        return u.remindUsual ? "usual (\(Validate.wallTimeText(u.remindAt)))" : "at \(Validate.wallTimeText(u.remindAt))"
+    }
+
+    /// The reminder time as `--remind-at` and `remind_at` take it: `usual`, or the fixed HH:MM.
+    func remindAtText(_ u: User) -> String { u.remindUsual ? "usual" : Validate.wallTimeText(u.remindAt) }
 
     /// `, language zh-Hans` for a user with a language of their own.
     func languageNote(_ u: User) -> String { u.language.map { ", language \($0)" } ?? "" }

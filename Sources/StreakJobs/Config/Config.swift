@@ -11,6 +11,10 @@ public struct Config: Equatable, Sendable {
     public var reminderDays: [Int] = [5, 7, 14]
     /// If set, an `at_risk` is sent only this long after its due instant.
     public var maxLate: Int64?
+    /// `reminders.usual_earliest|usual_latest` (SPEC §14): the usual hour kept within them,
+    /// seconds after local midnight, each on the quarter hour.
+    public var usualEarliest = 8 * 3600
+    public var usualLatest = 21 * 3600
     /// The streakd users whose notifications go to this desktop's session bus (`[desktop] users`).
     public var desktopUsers: [String] = []
     /// Hook commands (`[[hooks]]`), run once per notification.
@@ -61,6 +65,8 @@ public struct Config: Equatable, Sendable {
         lines += Config.freezeLines(freeze)
         lines += ["", "[reminders]", "days = [\(reminderDays.map(String.init).joined(separator: ", "))]"]
         if let maxLate { lines.append("max_late = \"\(DurationText.text(maxLate))\"") }
+        lines.append("usual_earliest = \"\(Validate.wallTimeText(usualEarliest))\"")
+        lines.append("usual_latest = \"\(Validate.wallTimeText(usualLatest))\"")
         lines += ["", "[desktop]", "users = [\(desktopUsers.map { JSON.string($0).text }.joined(separator: ", "))]"]
         lines += ["", "[journal]", "burst = \(journalBurst)", "interval_seconds = \(journalInterval)"]
         lines += ["", "[runs]", "lease_seconds = \(leaseSeconds)"]
@@ -119,6 +125,8 @@ public struct Config: Equatable, Sendable {
                 .object([
                     ("days", .array(reminderDays.map { .int($0) })),
                     ("max_late", maxLate.map { .string(DurationText.text($0)) } ?? .null),
+                    ("usual_earliest", .string(Validate.wallTimeText(usualEarliest))),
+                    ("usual_latest", .string(Validate.wallTimeText(usualLatest))),
                 ])
             ),
             ("desktop", .object([("users", .array(desktopUsers.map { .string($0) }))])),

@@ -125,7 +125,7 @@ public enum ConfigLoader {
         }
         reader.attempt {
             guard let t = try reader.table(table, "reminders", in: "") else { return }
-            try reader.keys(t, in: "reminders", allowed: ["days", "max_late"])
+            try reader.keys(t, in: "reminders", allowed: ["days", "max_late", "usual_earliest", "usual_latest"])
             config.reminderDays =
                 try reader.intArray(t, "days", in: "reminders", range: 1...100_000) ?? config.reminderDays
             if let late = try reader.string(t, "max_late", in: "reminders") {
@@ -135,6 +135,7 @@ public enum ConfigLoader {
                 }
                 config.maxLate = s
             }
+            try readUsualBounds(t, reader: reader, into: &config)
         }
         reader.attempt {
             guard let t = try reader.table(table, "pause", in: "") else { return }
@@ -194,5 +195,31 @@ public enum ConfigLoader {
         }
         try reader.finish()
         return config
+    }
+
+    /// `reminders.usual_earliest|usual_latest` (SPEC §14): HH:MM on the quarter hour (the usual
+    /// hour is one, and so stays on the timer's firings), the earliest not after the latest.
+    static func readUsualBounds(_ t: TOMLTable, reader: TableReader, into config: inout Config) throws {
+        var seen: [String: Int] = [:]
+        for key in ["usual_earliest", "usual_latest"] {
+            guard let text = try reader.string(t, key, in: "reminders") else { continue }
+            guard let seconds = Validate.wallTime(text), seconds % 900 == 0 else {
+                throw reader.error(
+                    "reminders", key,
+                    "\(quoted(text)) is not a time of day on the quarter hour; use HH:MM with minutes 00, 15, 30 or 45, "
+                        + "such as \"\(key == "usual_earliest" ? "08:00" : "21:00")\"")
+            }
+            seen[key] = seconds
+        }
+        let earliest = seen["usual_earliest"] ?? config.usualEarliest
+        let latest = seen["usual_latest"] ?? config.usualLatest
+        guard earliest <= latest else {
+            let key = seen["usual_latest"] != nil ? "usual_latest" : "usual_earliest"
+            throw reader.error(
+                "reminders", key,
+                "usual_earliest (\(Validate.wallTimeText(earliest))) is after usual_latest "
+                    + "(\(Validate.wallTimeText(latest))); the earliest must not be after the latest")
+        }
+        (config.usualEarliest, config.usualLatest) = (earliest, latest)
     }
 }

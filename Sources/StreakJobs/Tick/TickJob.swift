@@ -38,6 +38,7 @@ extension Context {
     @discardableResult
     public func tick(dryRun: Bool = false, delivery: Delivery) throws -> TickReport {
         let changed = try configChanged(write: !dryRun)
+        if !dryRun { try usualBoundsChanged() }
         let due = try store.read { try $0.dueStreaks(through: dryRun && changed ? nil : now) }
         if dryRun { return try dryTick(due.streaks, everySettlement: changed) }
         let began = ContinuousClock.now
@@ -114,7 +115,8 @@ extension Context {
 
     /// The settings that decide a streak's notices: not where they go, nor badges and levels, nor
     /// the messages' words (left out of the text, so a store keeps the fingerprint it had before
-    /// they existed).
+    /// they existed), nor the usual hour's bounds, which change the usual users alone
+    /// (`usualBoundsChanged`).
     var noticeFingerprint: String {
         var c = config
         c.source = nil
@@ -122,7 +124,12 @@ extension Context {
         c.hooks = []
         c.metricsTextfile = nil
         guard case .object(let items) = c.json else { return c.json.text }
-        return JSON.object(items.filter { !["xp", "levels", "badges", "runs", "messages"].contains($0.0) }).text
+        return JSON.object(
+            items.filter { !["xp", "levels", "badges", "runs", "messages"].contains($0.0) }.map { item -> (String, JSON) in
+                guard item.0 == "reminders", case .object(let r) = item.1 else { return item }
+                return (item.0, .object(r.filter { !$0.0.hasPrefix("usual_") }))
+            }
+        ).text
     }
 }
 

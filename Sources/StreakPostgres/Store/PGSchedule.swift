@@ -205,7 +205,7 @@ extension PGAccess {
         var stale: [Int] = []
         for row in found.rows {
             let i = Int(try row.get(0, as: Int64.self)) - 1
-            let user = try Self.user(row, from: 1)
+            let user = try Self.user(row, from: 1, usual: false)
             if !row.isNull(6),
                 let packed = try row.bytes(6).withUnsafeBufferPointer({
                     PackedHistory.unpack($0, user: user.id, streak: streaks[i].streak)

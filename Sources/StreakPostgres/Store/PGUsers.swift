@@ -3,12 +3,22 @@ import StreakStore
 
 /// Users and what decides a streak, in PostgreSQL.
 extension PGAccess {
-    static let userColumns = "id, zone, remind_at, remind, language"
+    static let userColumns = "id, zone, remind_at, remind, language, remind_usual"
 
-    static func user(_ row: PGRow, from c: Int = 0) throws -> User {
-        User(
+    /// A user from `userColumns` at column `c`; `usual`: false where a row has the first five
+    /// alone (a run's copy in the schedule, which needs the time in force, not where it came from).
+    static func user(_ row: PGRow, from c: Int = 0, usual: Bool = true) throws -> User {
+        let remindUsual = try usual ? row.bool(c + 5) : false
+        return User(
             id: try row.string(c), zone: try row.string(c + 1), remindAt: try row.get(c + 2),
-            remind: try row.bool(c + 3), language: try row.get(c + 4))
+            remind: try row.bool(c + 3), language: try row.get(c + 4), remindUsual: remindUsual)
+    }
+
+    func usualUsers(changedOnly: Bool) throws -> [String] {
+        let changed = " AND EXISTS (SELECT 1 FROM schedule s WHERE s.user_id = users.id AND s.changed)"
+        return try pg.query(
+            "SELECT id FROM users WHERE remind_usual\(changedOnly ? changed : "") ORDER BY id COLLATE \"C\""
+        ).rows.map { try $0.string(0) }
     }
 
     func user(_ id: String) throws -> User? {
@@ -46,14 +56,18 @@ extension PGAccess {
         let added =
             try pg.query(
                 """
-                INSERT INTO users (id, zone, remind_at, remind, language, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-                ON CONFLICT DO NOTHING
-                """, user.id, user.zone, user.remindAt, user.remind, user.language, at
+                INSERT INTO users (id, zone, remind_at, remind, language, created_at, remind_usual)
+                VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING
+                """, user.id, user.zone, user.remindAt, user.remind, user.language, at, user.remindUsual
             ).affectedRows == 1
         if added {
             try pg.query("INSERT INTO user_zones (user_id, since, zone) VALUES ($1, $2, $3)", user.id, at, user.zone)
         }
         return added
+    }
+
+    func lockUser(_ id: String) throws {
+        try pg.query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", id)
     }
 
     func updateUser(_ user: User, at: Instant) throws {
@@ -62,8 +76,8 @@ extension PGAccess {
         guard found.count == 1 else { return }
         let old = try Self.user(found[0])
         try pg.query(
-            "UPDATE users SET zone = $1, remind_at = $2, remind = $3, language = $4 WHERE id = $5", user.zone,
-            user.remindAt, user.remind, user.language, user.id)
+            "UPDATE users SET zone = $1, remind_at = $2, remind = $3, language = $4, remind_usual = $6 WHERE id = $5",
+            user.zone, user.remindAt, user.remind, user.language, user.id, user.remindUsual)
         if old != user { try reschedule(users: [user.id]) }
         if old.zone != user.zone { try recordZones([(user.id, user.zone)], at: at) }
     }
@@ -294,20 +308,21 @@ final class PGUserImport: UserImport {
         if !new.isEmpty {
             try pg.query(
                 """
-                INSERT INTO users (id, zone, remind_at, remind, created_at, language)
-                SELECT i, z, r, b <> 0, $5, l
-                FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $6::text[]) AS v(i, z, r, b, l)
+                INSERT INTO users (id, zone, remind_at, remind, created_at, language, remind_usual)
+                SELECT i, z, r, b <> 0, $5, l, n <> 0
+                FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $6::text[], $7::int[]) AS v(i, z, r, b, l, n)
                 """, new.map(\.id), new.map(\.zone), new.map(\.remindAt), new.map { $0.remind ? 1 : 0 }, at,
-                new.map(\.language))
+                new.map(\.language), new.map { $0.remindUsual ? 1 : 0 })
         }
         if !changed.isEmpty {
             try pg.query(
                 """
-                UPDATE users u SET zone = v.z, remind_at = v.r, remind = v.b <> 0, language = coalesce(v.l, u.language)
-                FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[]) AS v(i, z, r, b, l)
+                UPDATE users u SET zone = v.z, remind_at = v.r, remind = v.b <> 0, language = coalesce(v.l, u.language),
+                    remind_usual = v.n <> 0
+                FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::int[]) AS v(i, z, r, b, l, n)
                 WHERE u.id = v.i AND u.id = \(PGAccess.anyOf(1))
                 """, changed.map(\.id), changed.map(\.zone), changed.map(\.remindAt), changed.map { $0.remind ? 1 : 0 },
-                changed.map(\.language))
+                changed.map(\.language), changed.map { $0.remindUsual ? 1 : 0 })
             try access.reschedule(users: changed.map(\.id))
         }
         let zones = new + changed.filter { old[$0.id]?.zone != $0.zone }

@@ -246,5 +246,14 @@ enum PostgresSchema {
             """
             ALTER TABLE deliveries ADD COLUMN retry_at bigint;
             """),
+        // `--remind-at usual` (SPEC §14): `remind_at` holds the time in force, `remind_usual` says
+        // it follows the history; an index of the usual users alone, which a write of check-ins
+        // asks. SQLite's 18.
+        PGMigration(
+            "11-remind-usual",
+            """
+            ALTER TABLE users ADD COLUMN remind_usual boolean NOT NULL DEFAULT false;
+            CREATE INDEX users_usual ON users (id) WHERE remind_usual;
+            """),
     ]
 }
