@@ -3,22 +3,23 @@
 /// at each reminder), and that was most of its time. `SimpleNoticesTests` proves the two equal.
 extension Notices {
     /// What `upcoming(_:policy:from:through:)` answers, for a simple history: the user has always
-    /// been in `zone`, the goal is one check-in a day with no leeway (now and in every epoch), no
-    /// freeze event was ever recorded, and `instants` are the check-ins that count (within the
+    /// been in `zone`, the goal is one check-in a day with no leeway and the rest days `rest` (now
+    /// and in every epoch), no freeze event was ever recorded, and `instants` are the check-ins
+    /// that count (within the
     /// backfill cap, all in `zone`, none later than `from` plus the clock skew, so every instant
     /// of the window counts the same ones), in any order (sorted here). Appends to `result` and
     /// answers true; false, appending nothing, when a later check-in falls on an earlier date
     /// (a clock set back over midnight): the engine then.
     public static func upcoming(
-        zone: Zone, instants: UnsafeMutableBufferPointer<Instant>, freeze: FreezeSettings, policy: NoticePolicy,
-        from: Instant, through: Instant, into result: inout [Notice]
+        zone: Zone, instants: UnsafeMutableBufferPointer<Instant>, freeze: FreezeSettings, rest: RestDays,
+        policy: NoticePolicy, from: Instant, through: Instant, into result: inout [Notice]
     ) -> Bool {
         guard through > from, !instants.isEmpty else { return true }
         var instants = instants
         if zip(instants, instants.dropFirst()).contains(where: { $0 > $1 }) { instants.sort() }
         return withUnsafeTemporaryAllocation(of: LocalDate.self, capacity: instants.count) { dates in
             withUnsafeTemporaryAllocation(of: Instant.self, capacity: instants.count) { firsts in
-                var walk = SimpleWalk(zone: zone, freeze: freeze)
+                var walk = SimpleWalk(zone: zone, freeze: freeze, rest: rest)
                 guard walk.dates(of: instants, into: dates, firsts: firsts) else { return false }
                 walk.upcoming(policy: policy, from: from, through: through, into: &result)
                 return true
@@ -33,9 +34,9 @@ extension Notices {
     public static func upcomingSimple(_ history: StreakHistory, policy: NoticePolicy, from: Instant, through: Instant)
         -> [Notice]?
     {
+        let rest = history.settings.restDays
         guard history.zones.count == 1, history.freezeEvents.isEmpty, history.settings.goal == 1,
-            history.settings.leewayHours == 0, history.settings.restDays.isEmpty,
-            history.epochs.allSatisfy({ $0.goal == 1 && $0.leewayHours == 0 && $0.restDays.isEmpty })
+            history.settings.leewayHours == 0, history.epochs.allSatisfy({ $0.isSimple(rest: rest) })
         else { return nil }
         let zone = history.zones[0].zone
         let cap = Int64(history.backfillDays) * Instant.day
@@ -47,11 +48,17 @@ extension Notices {
         var result: [Notice] = []
         let simple = instants.withUnsafeMutableBufferPointer {
             upcoming(
-                zone: zone, instants: $0, freeze: history.settings.freeze, policy: policy, from: from, through: through,
-                into: &result)
+                zone: zone, instants: $0, freeze: history.settings.freeze, rest: rest, policy: policy, from: from,
+                through: through, into: &result)
         }
         return simple ? result : nil
     }
+}
+
+extension SettingsEpoch {
+    /// Whether dates of this epoch walk as a simple history with rest days `rest` does: goal 1,
+    /// no leeway, the same rest days.
+    public func isSimple(rest: RestDays) -> Bool { goal == 1 && leewayHours == 0 && restDays == rest }
 }
 
 extension Notices {
@@ -79,6 +86,8 @@ extension Notices {
 private struct SimpleWalk {
     let zone: Zone
     let freeze: FreezeSettings
+    /// Weekdays bridged when they do not qualify: neither missed nor counted, no `at_risk`.
+    let rest: RestDays
     /// Each date with a check-in, in order, and the instant that first made it qualify.
     var dates: UnsafeMutableBufferPointer<LocalDate> = .init(start: nil, count: 0)
     var firsts: UnsafeMutableBufferPointer<Instant> = .init(start: nil, count: 0)
@@ -92,9 +101,10 @@ private struct SimpleWalk {
     var q = 0
     var latestQualified: LocalDate?
 
-    init(zone: Zone, freeze: FreezeSettings) {
+    init(zone: Zone, freeze: FreezeSettings, rest: RestDays) {
         self.zone = zone
         self.freeze = freeze
+        self.rest = rest
         freezes = freeze.initial
     }
 
@@ -138,8 +148,8 @@ private struct SimpleWalk {
             while next < dates.count && dates[next] < ended { next += 1 }
             if next < dates.count && dates[next] == ended {
                 run += 1
-            } else if (latestQualified ?? ended) > ended {
-                // Bridged: a later date qualified before this one ended.
+            } else if rest.contains(ended) || (latestQualified ?? ended) > ended {
+                // Bridged: a rest day, or a later date qualified before this one ended.
             } else if run >= 1 && run >= freeze.minStreak && freeze.autoUse && freezes > 0 {
                 freezes -= 1
                 if end > from {
@@ -193,7 +203,7 @@ private struct SimpleWalk {
                 today = max(zone.date(of: due), ended + 1)
                 // `atRisk`: evaluated at its due instant, `date` must be today then, open, not
                 // made safe by a later qualifying date, and the length at risk one of the days.
-                guard today == date, !has(date), last <= date else { continue }
+                guard today == date, !has(date), last <= date, !rest.contains(date) else { continue }
                 let length = run + qualifyingOpen(before: date)
                 guard length >= 1, policy.reminders.reminds(length) else { continue }
                 result.append(Notice(kind: .atRisk, date: date, due: due, length: length, freezes: freezes))

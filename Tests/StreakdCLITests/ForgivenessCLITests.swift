@@ -102,6 +102,27 @@ struct ForgivenessCLITests {
         #expect(try s.statusObject()["repairs_left"] as? Int == 1)
     }
 
+    /// Rest days in preview as the engine (status) has them: no `at_risk` on a rest date and the
+    /// streak alive over the weekend. Preview walks such a history without the engine; it once
+    /// left the rest days out and listed a reminder, a freeze and a break on Saturday and Sunday.
+    @Test func previewFollowsRestDays() throws {
+        let s = try Sandbox()
+        let config = try s.file("c.toml", "[streaks.weekend]\nrest_days = [\"sat\", \"sun\"]\n")
+        s.addUser("u1", tz: "UTC")
+        s.now = "2026-11-20T12:00:00Z"
+        for day in 16...20 {
+            let r = s.run(["checkin", "u1", "--streak", "weekend", "--at", "2026-11-\(day)T10:00:00Z", "--config", config])
+            #expect(r.code == 0, "\(r)")
+        }
+        #expect(s.run(["tick", "--config", config]).code == 0)
+        s.now = "2026-11-21T12:00:00Z"
+        let preview = s.run(["preview", "--until", "72h", "--config", config])
+        let lines = preview.out.split(separator: "\n").filter { $0.contains("u1/weekend") }
+        #expect(preview.code == 0 && lines.count == 2, "\(preview)")
+        #expect(lines.first?.hasPrefix("2026-11-23T20:00:00Z at_risk u1/weekend 2026-11-23: Your 5-day") == true, "\(lines)")
+        #expect(lines.last?.hasPrefix("2026-11-24T00:00:00Z freeze_used u1/weekend 2026-11-23") == true, "\(lines)")
+    }
+
     @Test func restDaysAreValidatedWithFileAndLine() throws {
         let s = try Sandbox()
         let path = try s.file("c.toml", "[streaks.workout]\ngoal = 1\nrest_days = [\"sat\", \"Sonntag\"]\n")

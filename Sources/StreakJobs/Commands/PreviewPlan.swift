@@ -19,8 +19,8 @@ struct PreviewPlan {
     var names = NoticeNames()
     /// Zone numbers by the zone name's bytes, as histories spell them (a lookup a run, no string).
     var zoneNumbers = ByteTable()
-    /// Per streak id: its settings epochs, freeze settings, and whether they keep its histories
-    /// simple (goal 1, no leeway, ever).
+    /// Per streak id: its settings epochs, freeze settings, rest days, and whether they keep its
+    /// histories simple (goal 1, no leeway, the same rest days, ever).
     var settings: [String: StreakInfo] = [:]
     /// The last streak id and language a run named, as bytes, with what a run needs of them
     /// (most runs name the one before's).
@@ -42,9 +42,10 @@ struct PreviewPlan {
         var number: Int32
         var epochs: [SettingsEpoch]
         var freeze: FreezeSettings
+        var rest: RestDays
         var simple: Bool
 
-        var run: RunStreak { RunStreak(number: number, freeze: freeze, simple: simple) }
+        var run: RunStreak { RunStreak(number: number, freeze: freeze, rest: rest, simple: simple) }
     }
 
     /// What planning a run from its bytes needs of its streak id: plain values (a `StreakInfo`'s
@@ -52,6 +53,7 @@ struct PreviewPlan {
     struct RunStreak {
         var number: Int32
         var freeze: FreezeSettings
+        var rest: RestDays
         var simple: Bool
     }
 
@@ -135,7 +137,7 @@ struct PreviewPlan {
         _ packed: UnsafeBufferPointer<UInt8>, streak: RunStreak, user: UnsafeRawBufferPointer, language: Int32,
         into found: inout NoticeBatch
     ) throws -> Bool {
-        if streak.simple, let zone = try simpleNotices(packed: packed, freeze: streak.freeze) {
+        if streak.simple, let zone = try simpleNotices(packed: packed, freeze: streak.freeze, rest: streak.rest) {
             Self.add(notices, of: kind, user: user, streak: streak.number, language: language, zone: zone, to: &found)
             return true
         }
@@ -198,9 +200,10 @@ struct PreviewPlan {
         if let known = settings[streak] { return known }
         let epochs = try context.store.readBeside { try $0.settingsEpochs(of: streak) }
         let s = context.config.settings(for: streak)
-        let simple = s.goal == 1 && s.leewayHours == 0 && epochs.allSatisfy { $0.goal == 1 && $0.leewayHours == 0 }
+        let simple = s.goal == 1 && s.leewayHours == 0 && epochs.allSatisfy { $0.isSimple(rest: s.restDays) }
         let info = StreakInfo(
-            id: streak, number: names.number(streak: streak), epochs: epochs, freeze: s.freeze, simple: simple)
+            id: streak, number: names.number(streak: streak), epochs: epochs, freeze: s.freeze, rest: s.restDays,
+            simple: simple)
         settings[streak] = info
         return info
     }

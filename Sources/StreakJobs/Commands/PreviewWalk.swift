@@ -2,13 +2,15 @@ import StreakCore
 import StreakStore
 
 /// Simple histories without the engine (docs/ARCHITECTURE.md, "The next run"): one zone all along and for
-/// every check-in, a goal of one with no leeway in every epoch, no freeze event, and nothing
-/// counted later than now. `Notices.upcoming(zone:instants:…)` walks the dates once; the two
+/// every check-in, a goal of one with no leeway and the same rest days in every epoch, no freeze
+/// event, and nothing counted later than now. `Notices.upcoming(zone:instants:…)` walks the dates once; the two
 /// agree on random histories (`SimpleNoticesTests`).
 extension PreviewPlan {
     /// `Notices.upcoming` over a simple history's packed bytes, without unpacking it
     /// (`PackedHistory.oneZone`), into `notices`; its zone's number, or nil when it is not simple.
-    mutating func simpleNotices(packed: UnsafeBufferPointer<UInt8>, freeze: FreezeSettings) throws -> Int32? {
+    mutating func simpleNotices(packed: UnsafeBufferPointer<UInt8>, freeze: FreezeSettings, rest: RestDays) throws
+        -> Int32?
+    {
         let (cap, latest) = (self.cap, self.latest)
         var list = instants
         instants = []
@@ -21,7 +23,7 @@ extension PreviewPlan {
             list.append(at)
         }
         guard let one, one.firstFreezeEvent == nil, counts else { return nil }
-        return walk(&list, zone: try zoneNumber(bytes: one.zone), freeze: freeze)
+        return walk(&list, zone: try zoneNumber(bytes: one.zone), freeze: freeze, rest: rest)
     }
 
     /// The same from a history read from the store.
@@ -37,7 +39,7 @@ extension PreviewPlan {
             guard c.instant <= latest, c.zone == name else { return nil }
             list.append(c.instant)
         }
-        return walk(&list, zone: try zoneNumber(named: name), freeze: streak.freeze)
+        return walk(&list, zone: try zoneNumber(named: name), freeze: streak.freeze, rest: streak.rest)
     }
 
     /// The number of the zone whose name's bytes are `bytes`.
@@ -57,7 +59,9 @@ extension PreviewPlan {
     /// `Notices.upcoming` over `list` (the instants that count) in zone `index`, into `notices`:
     /// `index`, or nil when the history turns out not to be simple.
     /// (The policy is the run's, `policy`.)
-    private mutating func walk(_ list: inout [Instant], zone index: Int32, freeze: FreezeSettings) -> Int32? {
+    private mutating func walk(_ list: inout [Instant], zone index: Int32, freeze: FreezeSettings, rest: RestDays)
+        -> Int32?
+    {
         // Nothing of `self` in the closure: a captured context is a dozen references to retain.
         let (zone, from, through, policy) = (names.zone(index), now, end, policy)
         var found = notices
@@ -65,7 +69,8 @@ extension PreviewPlan {
         found.removeAll(keepingCapacity: true)
         let simple = list.withUnsafeMutableBufferPointer {
             Notices.upcoming(
-                zone: zone, instants: $0, freeze: freeze, policy: policy, from: from, through: through, into: &found)
+                zone: zone, instants: $0, freeze: freeze, rest: rest, policy: policy, from: from, through: through,
+                into: &found)
         }
         notices = found
         return simple ? index : nil
