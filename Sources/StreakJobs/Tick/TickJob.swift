@@ -112,14 +112,17 @@ extension Context {
         }
     }
 
-    /// The settings that decide a streak's notices: not where they go, nor badges and levels, nor
-    /// the messages' words (left out of the text, so a store keeps the fingerprint it had before
-    /// they existed).
+    /// The settings that decide a streak's notices: not where they go (hooks, webhooks) nor how fast
+    /// (the journal's pacing: the shipped units turn it off), nor badges and levels, nor the
+    /// messages' words (left out of the text, so a store keeps the fingerprint it had before they
+    /// existed). A change of these would make the next tick look at every streak again.
     var noticeFingerprint: String {
         var c = config
         c.source = nil
         c.desktopUsers = []
         c.hooks = []
+        c.webhooks = []
+        (c.journalBurst, c.journalInterval) = (Config().journalBurst, Config().journalInterval)
         c.metricsTextfile = nil
         guard case .object(let items) = c.json else { return c.json.text }
         return JSON.object(items.filter { !["xp", "levels", "badges", "runs", "messages"].contains($0.0) }).text
