@@ -182,4 +182,16 @@ if ProcessInfo.processInfo.environment["STREAKD_BENCHMARKS"] != nil {
         .executableTarget(
             name: "api-bare", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Benchmarks/Sources/api-bare", swiftSettings: strict))
+    // Benchmarks/deliveries' webhook receiver: checks each signature with swift-crypto (already
+    // resolved for swift-nio-extras), not with streakd's own HMAC, and counts.
+    package.dependencies.append(.package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"))
+    package.products.append(.executable(name: "webhook-sink", targets: ["webhook-sink"]))
+    package.targets.append(
+        .executableTarget(
+            name: "webhook-sink",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/Sources/webhook-sink", swiftSettings: strict))
 }

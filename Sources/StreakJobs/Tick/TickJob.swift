@@ -113,15 +113,18 @@ extension Context {
         }
     }
 
-    /// The settings that decide a streak's notices: not where they go, nor badges and levels, nor
-    /// the messages' words (left out of the text, so a store keeps the fingerprint it had before
-    /// they existed), nor the usual hour's bounds, which change the usual users alone
-    /// (`usualBoundsChanged`).
+    /// The settings that decide a streak's notices: not where they go (hooks, webhooks) nor how fast
+    /// (the journal's pacing: the shipped units turn it off), nor badges and levels, nor the
+    /// messages' words (left out of the text, so a store keeps the fingerprint it had before they
+    /// existed), nor the usual hour's bounds, which change the usual users alone
+    /// (`usualBoundsChanged`). A change of these would make the next tick look at every streak again.
     var noticeFingerprint: String {
         var c = config
         c.source = nil
         c.desktopUsers = []
         c.hooks = []
+        c.webhooks = []
+        (c.journalBurst, c.journalInterval) = (Config().journalBurst, Config().journalInterval)
         c.metricsTextfile = nil
         guard case .object(let items) = c.json else { return c.json.text }
         return JSON.object(
