@@ -73,13 +73,20 @@ public struct APIServer: Sendable {
     func answer(
         _ request: Request, needs: TokenScope?, work job: @escaping @Sendable (Context) -> APIWork
     ) async throws -> Response {
+        try await answer(request, needs: needs) { c, _ in job(c) }
+    }
+
+    /// As above, for a job that records who asked (SPEC §14's author): the token's name.
+    func answer(
+        _ request: Request, needs: TokenScope?, _ job: @escaping @Sendable (Context, String) -> APIWork
+    ) async throws -> Response {
         let started = ContinuousClock.now
         let authorization = request.headers[.authorization]
         let trusted = Self.trustedConnection
         let (work, client) = try await pool.runIfActive { () -> (APIWork, String?) in
             switch authorized(authorization, needs: needs, trusted: trusted) {
             case .failure(let refused): return (.answer(refused), nil)
-            case .success(let (c, client)): return (job(c), client)
+            case .success(let (c, client)): return (job(c, client ?? "-"), client)
             }
         }
         let answer: APIAnswer
