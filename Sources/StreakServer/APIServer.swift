@@ -28,6 +28,8 @@ public struct APIServer: Sendable {
     let pool = NIOThreadPool(numberOfThreads: 16)
     /// The requests answered, for `GET /metrics`.
     let requests = RequestCounts()
+    /// The tokens, kept between requests (each request still checks its own in the store).
+    let tokens = APITokens()
 
     public init(
         sockets: [ListenSocket], settings: APISettings, logger: Logger, writes: WriteGroups,
@@ -86,7 +88,7 @@ public struct APIServer: Sendable {
         let (work, client) = try await pool.runIfActive { () -> (APIWork, String?) in
             switch authorized(authorization, needs: needs, trusted: trusted) {
             case .failure(let refused): return (.answer(refused), nil)
-            case .success(let (c, client)): return (job(c, client ?? "-"), client)
+            case .success(let (c, client)): return (c.tokenChecked(job(c, client ?? "-")), client)
             }
         }
         let answer: APIAnswer
@@ -99,8 +101,9 @@ public struct APIServer: Sendable {
         return Self.response(answer)
     }
 
-    /// The request's context, and its token's name, once the token is checked when the request
-    /// `needs` a scope; or the answer that refuses it. On the thread pool: it reads the store.
+    /// The request's context, and its token's name, once the token is matched when the request
+    /// `needs` a scope (the context's first transaction checks it is still stored); or the answer
+    /// that refuses it. On the thread pool: it may read the store.
     /// `trusted`: the request came over a socket `[api] trust_socket` trusts: it acts as admin.
     func authorized(_ authorization: String?, needs: TokenScope?, trusted: Bool) -> Result<
         (Context, String?), APIAnswer
@@ -113,7 +116,9 @@ public struct APIServer: Sendable {
         }
         guard let needs else { return .success((c, nil)) }
         if trusted { return .success((c, APIClient.trustedSocket.name)) }
-        return c.authorize(authorization, needs: needs).map { (c, $0.name) }
+        return tokens.authorize(authorization, needs: needs, in: c).map { client, check in
+            (c.checking(check), client.name)
+        }
     }
 
     func log(_ request: Request, status: Int, since started: ContinuousClock.Instant, client: String?) {

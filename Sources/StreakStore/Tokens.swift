@@ -24,6 +24,14 @@ public struct StoredToken: Equatable, Sendable {
 public protocol TokenReading {
     /// Every token, by name (bytes compared). Few: a server compares a request's hash with each.
     func tokens() throws -> [StoredToken]
+    /// The token whose hash is `sha256`, if it is stored (a unique key's lookup): a server that
+    /// keeps the tokens in memory checks this inside each request's own transaction, so a removed
+    /// token fails from the next request on.
+    func token(sha256: String) throws -> StoredToken?
+}
+
+extension TokenReading {
+    public func token(sha256: String) throws -> StoredToken? { try tokens().first { $0.sha256 == sha256 } }
 }
 
 public protocol TokenWriting {
