@@ -69,7 +69,8 @@ extension GlobalOptions {
         let printer = try printer()
         let pinned = try pinnedNow(env)
         let config = try loadConfig(Paths(environment: env))
-        let store = try openStore(namedStore(env), .write, durable: true, logger: logger)
+        // Requests read side by side on four connections (SQLite; PostgreSQL pools its own).
+        let store = try openStore(namedStore(env), .write, durable: true, readers: 4, logger: logger)
         let zones = ZoneBook(logger: logger)
         let clock = ServeClock(options: self, store: store)
         let contexts: @Sendable () throws -> Context = {
