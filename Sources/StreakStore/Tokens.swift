@@ -37,8 +37,9 @@ extension TokenReading {
 public protocol TokenWriting {
     /// Adds a token; answers false when the name (or, against all odds, the hash) is taken.
     func addToken(_ token: StoredToken) throws -> Bool
-    /// Removes a token by name; answers false when there is none. A server reading the tokens
-    /// afresh for each request refuses it from the next request on.
+    /// Removes a token by name; answers false when there is none. A server checking each
+    /// request's token in that request's transaction (`token(sha256:)`) refuses it from the next
+    /// request on.
     func removeToken(_ name: String) throws -> Bool
     /// Notes that a request carried the token at `at` (later than the last noted only).
     func noteTokenUse(_ name: String, at: Instant) throws
