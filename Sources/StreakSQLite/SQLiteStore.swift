@@ -33,6 +33,9 @@ public final class SQLiteStore: Store {
     public let access: StoreAccess
     /// How long a writer waits for another process's write lock, and when it stops waiting.
     let busy: BusyWait
+    /// Connections of their own that reads take turns on (`readers` > 0: serve), else nil: reads
+    /// are on the store's own connection.
+    let readers: SQLiteReaders?
 
     /// Opens the file. `write`: creating it and its folder on first use, and migrating it forward;
     /// `read`: read-only, and only a store that exists and is up to date (SPEC §6), or of any
@@ -40,11 +43,12 @@ public final class SQLiteStore: Store {
     /// a stop was asked for (SIGTERM), so waits for a lock end within a few seconds.
     public init(
         path: String, access: StoreAccess = .write, anyVersion: Bool = false, durable: Bool = false,
-        busyTimeout: TimeInterval = 30, stopping: @escaping @Sendable () -> Bool = { false }
+        readers: Int = 0, busyTimeout: TimeInterval = 30, stopping: @escaping @Sendable () -> Bool = { false }
     ) throws {
         self.path = path
         self.access = access
         busy = BusyWait(limit: .milliseconds(Int64(busyTimeout * 1000)), stopping: stopping)
+        self.readers = readers > 0 && access == .write ? SQLiteReaders(path: path, busy: busy, count: readers) : nil
         let exists = try Self.checkPath(path, access)
         var config = Configuration()
         config.busyMode = busy.mode
@@ -163,7 +167,8 @@ public final class SQLiteStore: Store {
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
-        try wrap { try queue.read { db in try body(SQLiteAccess(db: db)) } }
+        if let readers { return try wrap { try readers.read { db in try body(SQLiteAccess(db: db)) } } }
+        return try wrap { try queue.read { db in try body(SQLiteAccess(db: db)) } }
     }
 
     /// `referencesChecked` and `bulkImport` turn SQLite's foreign keys off for the transaction (a
@@ -193,11 +198,11 @@ public final class SQLiteStore: Store {
 
     /// A read-only connection beside the store's own (`readBeside`), waiting for
     /// a lock as long as the store's does, by a clock of its own.
-    static func besideConfiguration(_ busy: BusyWait) -> Configuration {
+    static func besideConfiguration(_ busy: BusyWait, cacheSize: Int = besideCacheSize) -> Configuration {
         var config = Configuration()
         config.readonly = true
         config.busyMode = BusyWait(limit: busy.limit, stopping: busy.stopping).mode
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = \(Self.besideCacheSize)") }
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
         return config
     }
 

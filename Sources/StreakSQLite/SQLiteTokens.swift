@@ -17,6 +17,19 @@ extension SQLiteAccess {
         return tokens
     }
 
+    func token(sha256: String) throws -> StoredToken? {
+        let s = try RawStatement(
+            db, "SELECT name, scope, sha256, created_at, last_used_at FROM api_tokens WHERE sha256 = ?1")
+        s.bind(1, sha256)
+        var found: StoredToken?
+        try s.rows {
+            found = StoredToken(
+                name: s.text(0), scope: s.text(1), sha256: s.text(2), created: Instant(seconds: s.int64(3)),
+                lastUsed: s.optionalInt64(4).map { Instant(seconds: $0) })
+        }
+        return found
+    }
+
     func addToken(_ token: StoredToken) throws -> Bool {
         try db.execute(
             sql: """

@@ -18,7 +18,8 @@ extension APIServer {
         let trusted = Self.trustedConnection
         let gate = try await pool.runIfActive { () -> Result<(Context, String?), APIAnswer> in
             authorized(authorization, needs: .read, trusted: trusted).flatMap { c, client in
-                c.apiPreviewProblem(until: until, user: user, kind: kind).map { .failure($0) } ?? .success((c, client))
+                (c.apiPreviewProblem(until: until, user: user, kind: kind) ?? c.tokenRefusal()).map { .failure($0) }
+                    ?? .success((c, client))
             }
         }
         let context: Context

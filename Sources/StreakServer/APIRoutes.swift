@@ -29,6 +29,10 @@ enum APIRoutes {
         case (4, "users", "badges"): return ("/v1/users/{user}/badges", "GET")
         case (6, "users", "streaks") where p[5] == "freezes":
             return ("/v1/users/{user}/streaks/{streak}/freezes", "POST")
+        case (6, "users", "streaks") where p[5] == "repair":
+            return ("/v1/users/{user}/streaks/{streak}/repair", "POST")
+        case (4, "users", "pauses"): return ("/v1/users/{user}/pauses", "POST")
+        case (5, "users", "pauses") where p[4] == "current": return ("/v1/users/{user}/pauses/current", "DELETE")
         default: return nil
         }
     }
@@ -147,6 +151,36 @@ extension APIServer {
                     c.apiFreeze(
                         user: user, streak: streak, contentType: contentType, body: Array(body.readableBytesView))
                 })
+        }
+        router.post("/v1/users/:user/pauses") { request, context in
+            var request = request
+            let body = try await request.collectBody(upTo: Context.apiBodyLimit)
+            let user = context.parameters.get("user") ?? ""
+            let contentType = request.headers[.contentType]
+            return try await answer(request, needs: .admin) { c, author in
+                c.apiPause(user: user, contentType: contentType, body: Array(body.readableBytesView), author: author)
+            }
+        }
+        router.delete("/v1/users/:user/pauses/current") { request, context in
+            let user = context.parameters.get("user") ?? ""
+            let query = request.uri.queryParameters
+            let streak = query["streak"].map(String.init)
+            let all = query["all"].map(String.init)
+            return try await answer(request, needs: .admin) { c, author in
+                c.apiResume(user: user, streak: streak, all: all, author: author)
+            }
+        }
+        router.post("/v1/users/:user/streaks/:streak/repair") { request, context in
+            var request = request
+            let body = try await request.collectBody(upTo: Context.apiBodyLimit)
+            let user = context.parameters.get("user") ?? ""
+            let streak = context.parameters.get("streak") ?? ""
+            let contentType = request.headers[.contentType]
+            return try await answer(request, needs: .admin) { c, author in
+                c.apiRepair(
+                    user: user, streak: streak, contentType: contentType, body: Array(body.readableBytesView),
+                    author: author)
+            }
         }
         router.get("/v1/preview") { request, _ in
             let query = request.uri.queryParameters

@@ -28,6 +28,8 @@ public struct APIServer: Sendable {
     let pool = NIOThreadPool(numberOfThreads: 16)
     /// The requests answered, for `GET /metrics`.
     let requests = RequestCounts()
+    /// The tokens, kept between requests (each request still checks its own in the store).
+    let tokens = APITokens()
 
     public init(
         sockets: [ListenSocket], settings: APISettings, logger: Logger, writes: WriteGroups,
@@ -73,13 +75,20 @@ public struct APIServer: Sendable {
     func answer(
         _ request: Request, needs: TokenScope?, work job: @escaping @Sendable (Context) -> APIWork
     ) async throws -> Response {
+        try await answer(request, needs: needs) { c, _ in job(c) }
+    }
+
+    /// As above, for a job that records who asked (SPEC §14's author): the token's name.
+    func answer(
+        _ request: Request, needs: TokenScope?, _ job: @escaping @Sendable (Context, String) -> APIWork
+    ) async throws -> Response {
         let started = ContinuousClock.now
         let authorization = request.headers[.authorization]
         let trusted = Self.trustedConnection
         let (work, client) = try await pool.runIfActive { () -> (APIWork, String?) in
             switch authorized(authorization, needs: needs, trusted: trusted) {
             case .failure(let refused): return (.answer(refused), nil)
-            case .success(let (c, client)): return (job(c), client)
+            case .success(let (c, client)): return (c.tokenChecked(job(c, client ?? "-")), client)
             }
         }
         let answer: APIAnswer
@@ -92,8 +101,9 @@ public struct APIServer: Sendable {
         return Self.response(answer)
     }
 
-    /// The request's context, and its token's name, once the token is checked when the request
-    /// `needs` a scope; or the answer that refuses it. On the thread pool: it reads the store.
+    /// The request's context, and its token's name, once the token is matched when the request
+    /// `needs` a scope (the context's first transaction checks it is still stored); or the answer
+    /// that refuses it. On the thread pool: it may read the store.
     /// `trusted`: the request came over a socket `[api] trust_socket` trusts: it acts as admin.
     func authorized(_ authorization: String?, needs: TokenScope?, trusted: Bool) -> Result<
         (Context, String?), APIAnswer
@@ -106,7 +116,9 @@ public struct APIServer: Sendable {
         }
         guard let needs else { return .success((c, nil)) }
         if trusted { return .success((c, APIClient.trustedSocket.name)) }
-        return c.authorize(authorization, needs: needs).map { (c, $0.name) }
+        return tokens.authorize(authorization, needs: needs, in: c).map { client, check in
+            (c.checking(check), client.name)
+        }
     }
 
     func log(_ request: Request, status: Int, since started: ContinuousClock.Instant, client: String?) {

@@ -122,9 +122,11 @@ struct CommonOptions<Format: OutputFormats>: ParsableArguments {
 
     /// The store named, opened for `access`.
     /// `durable`: each commit waits until it is on the disk (SQLite's synchronous=FULL; PostgreSQL's
-    /// commits always do), for `serve`, whose 2xx promises it.
+    /// commits always do), for `serve`, whose 2xx promises it. `readers`: SQLite's reads take
+    /// turns on that many connections of their own, side by side (serve's requests).
     func openStore(
-        _ name: String, _ access: StoreAccess, anyVersion: Bool = false, durable: Bool = false, logger: Logger
+        _ name: String, _ access: StoreAccess, anyVersion: Bool = false, durable: Bool = false, readers: Int = 0,
+        logger: Logger
     )
         throws -> any Store
     {
@@ -134,7 +136,7 @@ struct CommonOptions<Format: OutputFormats>: ParsableArguments {
         case .sqlite(let path):
             // A writer waiting for another process's lock gives up within seconds of a SIGTERM.
             return try SQLiteStore(
-                path: path, access: access, anyVersion: anyVersion, durable: durable,
+                path: path, access: access, anyVersion: anyVersion, durable: durable, readers: readers,
                 stopping: { StopSignals.token.requested })
         case .postgres(let url):
             return try PostgresStore(url: url, access: access, anyVersion: anyVersion)

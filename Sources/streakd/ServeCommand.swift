@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StreakCore
 import StreakJobs
 import StreakServer
 import StreakStore
@@ -68,14 +69,42 @@ extension GlobalOptions {
         let printer = try printer()
         let pinned = try pinnedNow(env)
         let config = try loadConfig(Paths(environment: env))
-        let store = try openStore(namedStore(env), .write, durable: true, logger: logger)
+        // Requests read side by side on four connections (SQLite; PostgreSQL pools its own).
+        let store = try openStore(namedStore(env), .write, durable: true, readers: 4, logger: logger)
         let zones = ZoneBook(logger: logger)
-        let options = self
+        let clock = ServeClock(options: self, store: store)
         let contexts: @Sendable () throws -> Context = {
             Context(
-                store: store, config: config, now: try pinned ?? options.storeNow(store), zones: zones,
-                printer: printer, logger: logger)
+                store: store, config: config, now: try pinned ?? clock.now(), zones: zones, printer: printer,
+                logger: logger)
         }
         return (store, contexts, config)
+    }
+}
+
+/// "Now" for serve's requests: the store's clock (`storeNow`, SPEC §7), asked once every
+/// `remeasure` and otherwise this host's clock plus the offset found then, so a request makes no
+/// round trip for it (it was one per request on PostgreSQL). An offset of a second or less is a
+/// host in step with the store (both clocks count whole seconds): its own clock is used.
+final class ServeClock: Sendable {
+    static let remeasure = Duration.seconds(10)
+    let options: GlobalOptions
+    let store: any Store
+    private let offset = Mutex<(seconds: Int64, at: ContinuousClock.Instant)?>(nil)
+
+    init(options: GlobalOptions, store: any Store) {
+        self.options = options
+        self.store = store
+    }
+
+    func now() throws -> Instant {
+        let host = options.hostNow()
+        if let known = offset.withLock({ $0 }), ContinuousClock.now - known.at < Self.remeasure {
+            return Instant(seconds: host.seconds + known.seconds)
+        }
+        let shared = try options.storeNow(store)
+        let off = shared.seconds - host.seconds
+        offset.withLock { $0 = (abs(off) <= 1 ? 0 : off, ContinuousClock.now) }
+        return shared
     }
 }

@@ -76,6 +76,14 @@ struct ServeTests {
         // A removed token fails from the next request on.
         #expect(s.run(["token", "remove", "dashboard"]).code == 0)
         #expect(try server.request("GET", "/v1/users/u1/streaks/daily", token: read).status == 401)
+        // The server keeps the tokens it has seen; each request still checks its own in its
+        // transaction: a check-in with a token removed meanwhile is refused and not stored.
+        #expect(try server.request("POST", path, token: ingest, json: "{}").status == 201)
+        #expect(s.run(["token", "remove", "app"]).code == 0)
+        let removed = try server.request("POST", path, token: ingest, json: "{}")
+        #expect(removed.status == 401 && removed.header("www-authenticate")?.contains("invalid_token") == true)
+        #expect(try server.request("POST", path, token: ingest, json: #"{"at":7}"#).status == 401, "before a 400")
+        #expect(try s.statusObject()["total_checkins"] as? Int == 1)
         server.stop()
     }
 

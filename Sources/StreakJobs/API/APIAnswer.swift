@@ -90,6 +90,7 @@ public struct APIAnswer: Error, Sendable {
     /// rules refused it), anything else 503 (a failure of this server, never a 500).
     public static func failed(_ error: any Error) -> APIAnswer {
         switch error {
+        case let a as APIAnswer: a
         case let e as StoreError: storeProblem(e)
         case let e as StreakdError: problem(e.status == .dataError || e.status == .usage ? 422 : 503, e.message)
         default: problem(503, "the request could not be done: \(error)", headers: [("Retry-After", "1")])
@@ -121,59 +122,4 @@ public struct APIClient: Sendable {
 
     /// A connection of a Unix socket `[api] trust_socket` trusts: admin, without a token.
     public static let trustedSocket = APIClient(name: "(trusted socket)", scope: .admin)
-}
-
-extension Context {
-    /// The client an `Authorization` header names, or the 401 (no or unknown token) or 403 (a
-    /// token without `needs`) to answer. The tokens are read afresh each time: a removed token
-    /// fails from the next request on. Its use is noted at most once a minute.
-    public func authorize(_ authorization: String?, needs: TokenScope) -> Result<APIClient, APIAnswer> {
-        let challenge = ("WWW-Authenticate", "Bearer")
-        guard let authorization, let presented = Self.bearerToken(authorization) else {
-            return .failure(
-                .problem(401, "this request needs a token: Authorization: Bearer TOKEN", headers: [challenge]))
-        }
-        let tokens: [StoredToken]
-        do {
-            tokens = try store.read { try $0.tokens() }
-        } catch {
-            return .failure(.failed(error))
-        }
-        guard let token = matchingToken(presented, among: tokens), let scope = TokenScope(rawValue: token.scope)
-        else {
-            return .failure(
-                .problem(
-                    401, "the token is not known (removed, mistyped or from another store)",
-                    headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)]))
-        }
-        guard scope.allows(needs) else {
-            return .failure(
-                .problem(
-                    403,
-                    "the token \(quoted(token.name)) has the scope \(scope.rawValue); this request needs "
-                        + "\(needs.rawValue) or more",
-                    headers: [("WWW-Authenticate", #"Bearer error="insufficient_scope""#)]))
-        }
-        if token.lastUsed.map({ now.seconds - $0.seconds >= 60 }) ?? true {
-            _ = try? store.write { try $0.noteTokenUse(token.name, at: now) }
-        }
-        return .success(APIClient(name: token.name, scope: scope))
-    }
-
-    /// The token of `Bearer TOKEN` (the scheme in any case, RFC 9110), or nil.
-    static func bearerToken(_ header: String) -> String? {
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: " \t")
-        return token.isEmpty ? nil : String(token)
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> Substring {
-        var s = self
-        while let c = s.first, set.contains(c) { s = s.dropFirst() }
-        while let c = s.last, set.contains(c) { s = s.dropLast() }
-        return s
-    }
 }

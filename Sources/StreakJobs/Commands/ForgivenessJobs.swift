@@ -49,34 +49,55 @@ extension Context {
     public func pause(user id: String, streak: String?, all: Bool, from: String, until: String, author: String)
         throws -> [PauseRecord]
     {
-        guard let first = LocalDate(from) else { throw StreakdError.usage("--from: \(quoted(from)) is not a date; use YYYY-MM-DD") }
+        guard let first = LocalDate(from) else {
+            throw StreakdError.usage("--from: \(quoted(from)) is not a date; use YYYY-MM-DD")
+        }
         guard let last = LocalDate(until) else {
             throw StreakdError.usage("--until: \(quoted(until)) is not a date; use YYYY-MM-DD")
         }
-        let limits = config.pause
         return try store.write { w -> [PauseRecord] in
             let user = try self.user(id, in: w)
-            var records: [PauseRecord] = []
-            for streak in try forgivenStreaks(streak, all: all, of: id, in: w) {
-                try w.lockStreak(user: id, streak: streak)
-                let history = try self.history(of: user, streak: streak, in: w)
-                let state = Engine.evaluate(history, at: now)
-                let span = DateSpan(from: first, until: last)
-                if let problem = PauseRules.refusal(
-                    span, today: state.today, pauses: history.pauses, maxDays: limits.maxDays,
-                    daysPerYear: limits.daysPerYear)
-                {
-                    throw StreakdError.data("\(id) (\(streak)): \(problem)")
-                }
-                try w.addFreezeEvent(
-                    FreezeEvent(at: now, kind: .pause(from: first, until: last), author: author), user: id, streak: streak)
-                records.append(PauseRecord(user: id, streak: streak, from: first, until: last, at: now, author: author))
+            let streaks = try forgivenStreaks(streak, all: all, of: id, in: w)
+            switch try pause(user: user, streaks: streaks, DateSpan(from: first, until: last), author: author, in: w) {
+            case .success(let records): return records
+            case .failure(let refused): throw StreakdError.data(refused.reason)
             }
-            try recordSettings(for: Set(records.map(\.streak)), in: w)
-            // A paused date takes no leeway check-in (SPEC §14): the usual hour may move.
-            if user.remindUsual { try refreshUsual(user, in: w) }
-            return records
         }
+    }
+
+    /// Pauses `streaks` over `span` in a write: every streak is checked before anything is
+    /// recorded, so a refusal (of any of them) leaves the store as it was. `names` are the
+    /// dates' names in the reasons (the options, or the API's fields).
+    func pause(
+        user: User, streaks: [String], _ span: DateSpan, author: String, names: PauseRules.Names = .options,
+        in w: any StoreWriter
+    ) throws -> Result<[PauseRecord], PauseRules.Refusal> {
+        let id = user.id
+        let limits = config.pause
+        for streak in streaks {
+            try w.lockStreak(user: id, streak: streak)
+            let history = try self.history(of: user, streak: streak, in: w)
+            let state = Engine.evaluate(history, at: now)
+            if var refused = PauseRules.refusal(
+                span, today: state.today, pauses: history.pauses, maxDays: limits.maxDays,
+                daysPerYear: limits.daysPerYear, names: names)
+            {
+                refused.reason = "\(id) (\(streak)): \(refused.reason)"
+                return .failure(refused)
+            }
+        }
+        var records: [PauseRecord] = []
+        for streak in streaks {
+            try w.addFreezeEvent(
+                FreezeEvent(at: now, kind: .pause(from: span.from, until: span.until), author: author), user: id,
+                streak: streak)
+            records.append(
+                PauseRecord(user: id, streak: streak, from: span.from, until: span.until, at: now, author: author))
+        }
+        try recordSettings(for: Set(streaks), in: w)
+        // A paused date takes no leeway check-in (SPEC §14): the usual hour may move.
+        if user.remindUsual { try refreshUsual(user, in: w) }
+        return .success(records)
     }
 
     /// Ends the current pause from today on (today is no longer paused), or drops the next one
@@ -84,44 +105,59 @@ extension Context {
     public func resume(user id: String, streak: String?, all: Bool, author: String) throws -> [ResumeRecord] {
         try store.write { w -> [ResumeRecord] in
             let user = try self.user(id, in: w)
-            var records: [ResumeRecord] = []
-            for streak in try forgivenStreaks(streak, all: all, of: id, in: w) {
-                try w.lockStreak(user: id, streak: streak)
-                let history = try self.history(of: user, streak: streak, in: w)
-                let today = Engine.evaluate(history, at: now).today
-                let events = history.freezeEvents.filter {
-                    guard case .pause(_, let until) = $0.kind else { return false }
-                    return until >= today
-                }.sorted { a, b in
-                    guard case .pause(let f1, _) = a.kind, case .pause(let f2, _) = b.kind else { return false }
-                    return f1 < f2
-                }
-                guard let event = events.first, case .pause(let from, let until) = event.kind else { continue }
-                try w.removeFreezeEvent(event, user: id, streak: streak)
-                var kept: LocalDate?
-                if from < today {
-                    kept = today - 1
-                    try w.addFreezeEvent(
-                        FreezeEvent(at: now, kind: .pause(from: from, until: today - 1), author: author), user: id,
-                        streak: streak)
-                }
-                records.append(
-                    ResumeRecord(user: id, streak: streak, pause: DateSpan(from: from, until: until), until: kept))
-            }
+            let records = try resume(
+                user: user, streaks: try forgivenStreaks(streak, all: all, of: id, in: w), author: author, in: w)
             guard !records.isEmpty else {
-                throw StreakdError.data(
-                    "\(id) has no pause to resume\(all ? "" : " for \(streak ?? "daily")") (none in force or ahead)")
+                throw StreakdError.data(Self.nothingToResume(id, streak: all ? nil : streak ?? "daily"))
             }
-            if user.remindUsual { try refreshUsual(user, in: w) }
             return records
         }
+    }
+
+    /// Why a resume did nothing: no pause in force or ahead (for `streak`; nil: of any streak).
+    static func nothingToResume(_ id: String, streak: String?) -> String {
+        "\(id) has no pause to resume\(streak.map { " for \($0)" } ?? "") (none in force or ahead)"
+    }
+
+    /// Resumes `streaks` in a write: what it did to each that had a pause in force or ahead (none:
+    /// nothing written).
+    func resume(user: User, streaks: [String], author: String, in w: any StoreWriter) throws -> [ResumeRecord] {
+        let id = user.id
+        var records: [ResumeRecord] = []
+        for streak in streaks {
+            try w.lockStreak(user: id, streak: streak)
+            let history = try self.history(of: user, streak: streak, in: w)
+            let today = Engine.evaluate(history, at: now).today
+            let events = history.freezeEvents.filter {
+                guard case .pause(_, let until) = $0.kind else { return false }
+                return until >= today
+            }.sorted { a, b in
+                guard case .pause(let f1, _) = a.kind, case .pause(let f2, _) = b.kind else { return false }
+                return f1 < f2
+            }
+            guard let event = events.first, case .pause(let from, let until) = event.kind else { continue }
+            try w.removeFreezeEvent(event, user: id, streak: streak)
+            var kept: LocalDate?
+            if from < today {
+                kept = today - 1
+                try w.addFreezeEvent(
+                    FreezeEvent(at: now, kind: .pause(from: from, until: today - 1), author: author), user: id,
+                    streak: streak)
+            }
+            records.append(
+                ResumeRecord(user: id, streak: streak, pause: DateSpan(from: from, until: until), until: kept))
+        }
+        if !records.isEmpty && user.remindUsual { try refreshUsual(user, in: w) }
+        return records
     }
 
     /// `pause`'s records as the command line shows them.
     public func report(_ records: [PauseRecord]) {
         for r in records {
             printer.record(
-                r.json, short: "paused \(r.user) (\(r.streak)) from \(r.from) through \(r.until) (\(days(r.until - r.from + 1)))")
+                r.json,
+                short:
+                    "paused \(r.user) (\(r.streak)) from \(r.from) through \(r.until) (\(days(r.until - r.from + 1)))")
         }
     }
 
@@ -138,24 +174,51 @@ extension Context {
 
 /// The limits of a pause (SPEC §14), pure.
 public enum PauseRules {
+    /// How the reasons name the pause's dates: the command line's options, or the API's fields
+    /// (which a problem detail's pointer names: the reason is then about that field's date).
+    public struct Names: Sendable {
+        public var from: String
+        public var until: String
+        public static let options = Names(from: "--from ", until: "--until ")
+        public static let fields = Names(from: "", until: "")
+    }
+
+    /// Why a pause is refused: the date it is about (`from` or `until`), and the reason.
+    public struct Refusal: Error, Equatable {
+        public var field: String
+        public var reason: String
+    }
+
     /// Why `span` cannot be paused, or nil when it can.
     public static func refusal(
-        _ span: DateSpan, today: LocalDate, pauses: [DateSpan], maxDays: Int, daysPerYear: Int
-    ) -> String? {
+        _ span: DateSpan, today: LocalDate, pauses: [DateSpan], maxDays: Int, daysPerYear: Int, names: Names = .options
+    ) -> Refusal? {
         if span.from < today {
-            return "--from \(span.from) is in the past; a pause begins today (\(today)) or later"
+            return Refusal(
+                field: "from",
+                reason: "\(names.from)\(span.from) is in the past; a pause begins today (\(today)) or later")
         }
-        if span.until < span.from { return "--until \(span.until) is before --from \(span.from)" }
+        if span.until < span.from {
+            return Refusal(
+                field: "until",
+                reason: names.from.isEmpty
+                    ? "\(span.until) is before from (\(span.from))"
+                    : "\(names.until)\(span.until) is before \(names.from)\(span.from)")
+        }
         if span.count > maxDays {
-            return "\(days(span.count)) is too long a pause; at most \(days(maxDays)) (pause.max_days)"
+            return Refusal(
+                field: "until",
+                reason: "\(days(span.count)) is too long a pause; at most \(days(maxDays)) (pause.max_days)")
         }
         if let other = pauses.first(where: { $0.from <= span.until && span.from <= $0.until }) {
-            return "it overlaps the pause from \(other.from) through \(other.until)"
+            return Refusal(field: "from", reason: "it overlaps the pause from \(other.from) through \(other.until)")
         }
         let most = mostInAYear(pauses + [span])
         if most > daysPerYear {
-            return "\(days(most)) paused within 365 consecutive dates would be over the allowance of "
-                + "\(days(daysPerYear)) (pause.days_per_year)"
+            return Refusal(
+                field: "until",
+                reason: "\(days(most)) paused within 365 consecutive dates would be over the allowance of "
+                    + "\(days(daysPerYear)) (pause.days_per_year)")
         }
         return nil
     }
@@ -164,7 +227,8 @@ public enum PauseRules {
     /// holding the most begins on a span's first date or ends on a span's last.
     public static func mostInAYear(_ spans: [DateSpan]) -> Int {
         var most = 0
-        let windows = spans.map { DateSpan(from: $0.from, until: $0.from + 364) }
+        let windows =
+            spans.map { DateSpan(from: $0.from, until: $0.from + 364) }
             + spans.map { DateSpan(from: $0.until - 364, until: $0.until) }
         for w in windows {
             var n = 0

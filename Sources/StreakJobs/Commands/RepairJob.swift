@@ -73,36 +73,48 @@ extension Context {
     /// broken, too late, none left.
     public func repair(user id: String, streak: String?, author: String) throws -> RepairRecord {
         let streak = try streakID(streak ?? "daily")
-        let rules = config.repair
         return try store.write { w -> RepairRecord in
-            let user = try self.user(id, in: w)
-            try w.lockStreak(user: id, streak: streak)
-            var history = try self.history(of: user, streak: streak, in: w)
-            let state = Engine.evaluate(history, at: now)
-            let span: DateSpan
-            switch RepairRules.mend(
-                history, state: state, now: now, windowHours: rules.windowHours, per30Days: rules.per30Days)
-            {
-            case .success(let s): span = s
-            case .failure(let refusal): throw StreakdError.data("\(id) (\(streak)): \(refusal.reason)")
+            switch try repair(user: try self.user(id, in: w), streak: streak, author: author, in: w) {
+            case .success(let record): return record
+            case .failure(let refused): throw StreakdError.data("\(id) (\(streak)): \(refused.reason)")
             }
-            let event = FreezeEvent(at: now, kind: .repair(from: span.from, until: span.until), author: author)
-            try w.addFreezeEvent(event, user: id, streak: streak)
-            try recordSettings(for: [streak], in: w)
-            history.freezeEvents.append(event)
-            let after = Engine.evaluate(history, at: now)
-            let length = after.settlements.last { $0.kind == .streakRepaired && $0.date == span.from }?.length ?? 0
-            return RepairRecord(
+        }
+    }
+
+    /// Mends the streak's latest break in a write; a refusal records nothing.
+    func repair(user: User, streak: String, author: String, in w: any StoreWriter) throws -> Result<
+        RepairRecord, RepairRules.Refusal
+    > {
+        let id = user.id
+        let rules = config.repair
+        try w.lockStreak(user: id, streak: streak)
+        var history = try self.history(of: user, streak: streak, in: w)
+        let state = Engine.evaluate(history, at: now)
+        let span: DateSpan
+        switch RepairRules.mend(
+            history, state: state, now: now, windowHours: rules.windowHours, per30Days: rules.per30Days)
+        {
+        case .success(let s): span = s
+        case .failure(let refusal): return .failure(refusal)
+        }
+        let event = FreezeEvent(at: now, kind: .repair(from: span.from, until: span.until), author: author)
+        try w.addFreezeEvent(event, user: id, streak: streak)
+        try recordSettings(for: [streak], in: w)
+        history.freezeEvents.append(event)
+        let after = Engine.evaluate(history, at: now)
+        let length = after.settlements.last { $0.kind == .streakRepaired && $0.date == span.from }?.length ?? 0
+        return .success(
+            RepairRecord(
                 user: id, streak: streak, date: span.from, through: span.until, length: length,
                 repairsLeft: RepairRules.left(history, state: after, now: now, per30Days: rules.per30Days), at: now,
-                author: author)
-        }
+                author: author))
     }
 
     public func report(_ r: RepairRecord) {
         printer.record(
             r.json,
-            short: "repaired \(r.user)'s \(r.streak) streak: \(r.date)\(r.through > r.date ? " through \(r.through)" : "") "
+            short:
+                "repaired \(r.user)'s \(r.streak) streak: \(r.date)\(r.through > r.date ? " through \(r.through)" : "") "
                 + "mended, back at \(days(r.length)); \(r.repairsLeft) repair\(r.repairsLeft == 1 ? "" : "s") left")
     }
 }

@@ -33,7 +33,7 @@ enum JSONInput {
 
     /// A field no record has. One with an empty name says so: the message names it.
     static func unknownField(_ key: String, valid: [String]) -> FieldProblem {
-        let rule = "valid fields: \(valid.joined(separator: ", "))"
+        let rule = valid.isEmpty ? "this body takes no fields" : "valid fields: \(valid.joined(separator: ", "))"
         guard !key.isEmpty else {
             return FieldProblem(field: "", message: "unknown field \"\" (an empty name); \(rule)")
         }

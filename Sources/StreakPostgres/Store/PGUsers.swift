@@ -183,13 +183,16 @@ extension PGAccess {
     }
 
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch] {
-        try pg.query(
+        if let read = epochs.byStreak[streak] { return read }
+        let read = try pg.query(
             "SELECT since, goal, leeway_hours, rest_days FROM settings_epochs WHERE streak = $1 ORDER BY since", streak
         ).rows.map {
             SettingsEpoch(
                 since: try $0.get(0), goal: try $0.get(1), leewayHours: try $0.get(2),
                 restDays: RestDays(bits: UInt8(truncatingIfNeeded: try $0.get(3) as Int)))
         }
+        epochs.byStreak[streak] = read
+        return read
     }
 
     func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult {
@@ -240,6 +243,7 @@ extension PGAccess {
             ON CONFLICT (streak, since) DO UPDATE SET goal = excluded.goal, leeway_hours = excluded.leeway_hours,
                 rest_days = excluded.rest_days
             """, streak, epoch.since, epoch.goal, epoch.leewayHours, Int(epoch.restDays.bits))
+        epochs.byStreak[streak] = nil
     }
 
     /// Marks streaks changed (moving their version on), creating their schedule rows when new.

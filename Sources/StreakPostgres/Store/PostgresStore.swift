@@ -169,4 +169,13 @@ struct PGAccess: StoreWriter {
     var bulk = false
     /// The store, for a second connection beside this one (a read's `eachPlannedRun`).
     var store: PostgresStore?
+    /// The settings epochs this transaction read, by streak (`settingsEpochs`).
+    let epochs = EpochsRead()
+}
+
+/// The settings epochs one transaction read, by streak: a check-in over the API asks for its
+/// streak's up to four times (its settings noted, its run planned, its history, its
+/// achievements), each a round trip to the server. Dropped for a streak whose epochs it writes.
+final class EpochsRead {
+    var byStreak: [String: [SettingsEpoch]] = [:]
 }
