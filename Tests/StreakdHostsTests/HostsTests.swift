@@ -185,7 +185,9 @@ struct HostsTests {
         let h = try Hosts()
         let runs = try (0..<8).map { try h.start("h\($0)", ["user", "add", "v\($0)", "--tz", "UTC"]) }
         for r in runs.map({ $0.wait() }) { #expect(r.code == 0, "\(r)") }
-        #expect(try h.sql("SELECT count(*), count(DISTINCT name) FROM schema_migrations") == "10|10")
+        // Each migration applied once (their number grows with the schema: 11 today).
+        let applied = try h.sql("SELECT count(*), count(DISTINCT name) FROM schema_migrations").split(separator: "|")
+        #expect(applied.count == 2 && applied[0] == applied[1] && Int(applied[0]) ?? 0 >= 11, "\(applied)")
         #expect(try h.sql("SELECT count(*) FROM users") == "8")
     }
 
