@@ -12,10 +12,7 @@ struct Forgiveness {
     private let history: StreakHistory
 
     init(_ history: StreakHistory, days: DayEnds, walk: [DayEnd], now: Instant) {
-        // Spans outside the plausible dates are a damaged store's: left out.
-        self.pauses = history.pauses.filter {
-            LocalDate.plausible.contains($0.from) && LocalDate.plausible.contains($0.until)
-        }
+        self.pauses = history.pauses
         self.repairs = history.repairs.filter {
             $0.at <= now && LocalDate.plausible.contains($0.span.from) && LocalDate.plausible.contains($0.span.until)
                 && $0.span.count <= 400

@@ -55,6 +55,17 @@ public struct FreezeEvent: Equatable, Sendable {
         case .pause, .repair: false
         }
     }
+
+    /// Whether it is a pause (kept or not: see `pausedDates`).
+    public var isPause: Bool {
+        if case .pause = kind { true } else { false }
+    }
+
+    /// The dates a pause bridges, when the engine keeps it (`DateSpan.pause`). Nil for any other event.
+    public var pausedDates: DateSpan? {
+        guard case .pause(let from, let until) = kind else { return nil }
+        return DateSpan.pause(from: from, until: until)
+    }
 }
 
 /// A span of dates, both ends included.
@@ -64,6 +75,12 @@ public struct DateSpan: Equatable, Sendable {
     public init(from: LocalDate, until: LocalDate) {
         self.from = from
         self.until = until
+    }
+    /// The dates a pause from `from` through `until` bridges, when the engine keeps it: in order,
+    /// both ends within `LocalDate.plausible` (a damaged store's spans are left out).
+    public static func pause(from: LocalDate, until: LocalDate) -> DateSpan? {
+        guard from <= until, LocalDate.plausible.contains(from), LocalDate.plausible.contains(until) else { return nil }
+        return DateSpan(from: from, until: until)
     }
     public func contains(_ d: LocalDate) -> Bool { from <= d && d <= until }
     public var count: Int { until - from + 1 }
@@ -92,13 +109,8 @@ public struct StreakHistory: Sendable {
         self.backfillDays = backfillDays
     }
 
-    /// The streak's pauses, in date order (SPEC §14).
-    public var pauses: [DateSpan] {
-        freezeEvents.compactMap { e -> DateSpan? in
-            guard case .pause(let from, let until) = e.kind, from <= until else { return nil }
-            return DateSpan(from: from, until: until)
-        }.sorted { $0.from < $1.from }
-    }
+    /// The streak's pauses the engine keeps (`FreezeEvent.pausedDates`), in date order (SPEC §14).
+    public var pauses: [DateSpan] { freezeEvents.compactMap(\.pausedDates).sorted { $0.from < $1.from } }
 
     /// The streak's repairs with their instants, in instant order.
     public var repairs: [(at: Instant, span: DateSpan)] {

@@ -4,22 +4,22 @@
 extension Notices {
     /// What `upcoming(_:policy:from:through:)` answers, for a simple history: the user has always
     /// been in `zone`, the goal is one check-in a day with no leeway and the rest days `rest` (now
-    /// and in every epoch), no freeze event was ever recorded, and `instants` are the check-ins
-    /// that count (within the
-    /// backfill cap, all in `zone`, none later than `from` plus the clock skew, so every instant
-    /// of the window counts the same ones), in any order (sorted here). Appends to `result` and
-    /// answers true; false, appending nothing, when a later check-in falls on an earlier date
-    /// (a clock set back over midnight): the engine then.
+    /// and in every epoch), no event was ever recorded but the pauses `pauses` (the kept ones:
+    /// `FreezeEvent.pausedDates`, in any order), and `instants` are the check-ins that count
+    /// (within the backfill cap, all in `zone`, none later than `from` plus the clock skew, so
+    /// every instant of the window counts the same ones), in any order (sorted here). Appends to
+    /// `result` and answers true; false, appending nothing, when a later check-in falls on an
+    /// earlier date (a clock set back over midnight): the engine then.
     public static func upcoming(
         zone: Zone, instants: UnsafeMutableBufferPointer<Instant>, freeze: FreezeSettings, rest: RestDays,
-        policy: NoticePolicy, from: Instant, through: Instant, into result: inout [Notice]
+        pauses: [DateSpan], policy: NoticePolicy, from: Instant, through: Instant, into result: inout [Notice]
     ) -> Bool {
         guard through > from, !instants.isEmpty else { return true }
         var instants = instants
         if zip(instants, instants.dropFirst()).contains(where: { $0 > $1 }) { instants.sort() }
         return withUnsafeTemporaryAllocation(of: LocalDate.self, capacity: instants.count) { dates in
             withUnsafeTemporaryAllocation(of: Instant.self, capacity: instants.count) { firsts in
-                var walk = SimpleWalk(zone: zone, freeze: freeze, rest: rest)
+                var walk = SimpleWalk(zone: zone, freeze: freeze, rest: rest, pauses: pauses)
                 guard walk.dates(of: instants, into: dates, firsts: firsts) else { return false }
                 walk.upcoming(policy: policy, from: from, through: through, into: &result)
                 return true
@@ -35,7 +35,7 @@ extension Notices {
         -> [Notice]?
     {
         let rest = history.settings.restDays
-        guard history.zones.count == 1, history.freezeEvents.isEmpty, history.settings.goal == 1,
+        guard history.zones.count == 1, history.freezeEvents.allSatisfy(\.isPause), history.settings.goal == 1,
             history.settings.leewayHours == 0, history.epochs.allSatisfy({ $0.isSimple(rest: rest) })
         else { return nil }
         let zone = history.zones[0].zone
@@ -48,8 +48,8 @@ extension Notices {
         var result: [Notice] = []
         let simple = instants.withUnsafeMutableBufferPointer {
             upcoming(
-                zone: zone, instants: $0, freeze: history.settings.freeze, rest: rest, policy: policy, from: from,
-                through: through, into: &result)
+                zone: zone, instants: $0, freeze: history.settings.freeze, rest: rest, pauses: history.pauses,
+                policy: policy, from: from, through: through, into: &result)
         }
         return simple ? result : nil
     }
@@ -86,8 +86,10 @@ extension Notices {
 private struct SimpleWalk {
     let zone: Zone
     let freeze: FreezeSettings
-    /// Weekdays bridged when they do not qualify: neither missed nor counted, no `at_risk`.
+    /// Weekdays and paused dates, bridged when they do not qualify: neither missed nor counted,
+    /// no `at_risk`.
     let rest: RestDays
+    let pauses: [DateSpan]
     /// Each date with a check-in, in order, and the instant that first made it qualify.
     var dates: UnsafeMutableBufferPointer<LocalDate> = .init(start: nil, count: 0)
     var firsts: UnsafeMutableBufferPointer<Instant> = .init(start: nil, count: 0)
@@ -101,10 +103,11 @@ private struct SimpleWalk {
     var q = 0
     var latestQualified: LocalDate?
 
-    init(zone: Zone, freeze: FreezeSettings, rest: RestDays) {
+    init(zone: Zone, freeze: FreezeSettings, rest: RestDays, pauses: [DateSpan]) {
         self.zone = zone
         self.freeze = freeze
         self.rest = rest
+        self.pauses = pauses
         freezes = freeze.initial
     }
 
@@ -148,8 +151,8 @@ private struct SimpleWalk {
             while next < dates.count && dates[next] < ended { next += 1 }
             if next < dates.count && dates[next] == ended {
                 run += 1
-            } else if rest.contains(ended) || (latestQualified ?? ended) > ended {
-                // Bridged: a rest day, or a later date qualified before this one ended.
+            } else if bridged(ended) || (latestQualified ?? ended) > ended {
+                // Bridged: a rest day, a paused date, or a later date qualified before this one ended.
             } else if run >= 1 && run >= freeze.minStreak && freeze.autoUse && freezes > 0 {
                 freezes -= 1
                 if end > from {
@@ -203,7 +206,7 @@ private struct SimpleWalk {
                 today = max(zone.date(of: due), ended + 1)
                 // `atRisk`: evaluated at its due instant, `date` must be today then, open, not
                 // made safe by a later qualifying date, and the length at risk one of the days.
-                guard today == date, !has(date), last <= date, !rest.contains(date) else { continue }
+                guard today == date, !has(date), last <= date, !bridged(date) else { continue }
                 let length = run + qualifyingOpen(before: date)
                 guard length >= 1, policy.reminders.reminds(length) else { continue }
                 result.append(Notice(kind: .atRisk, date: date, due: due, length: length, freezes: freezes))
@@ -214,6 +217,11 @@ private struct SimpleWalk {
         if (first + 1..<max(first + 1, result.count)).contains(where: { Notice.dueOrder(result[$0], result[$0 - 1]) }) {
             result[first...].sort(by: Notice.dueOrder)
         }
+    }
+
+    /// A rest day or a paused date.
+    func bridged(_ date: LocalDate) -> Bool {
+        rest.contains(date) || (!pauses.isEmpty && pauses.contains { $0.contains(date) })
     }
 
     func has(_ date: LocalDate) -> Bool {

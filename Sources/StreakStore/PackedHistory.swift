@@ -231,23 +231,25 @@ extension PackedHistory {
         /// The zone's name, as UTF-8 (the packed bytes').
         public var zone: UnsafeBufferPointer<UInt8>
         public var checkins: Int
-        /// The earliest freeze event, if any.
-        public var firstFreezeEvent: Instant?
+        /// The earliest event other than a pause (a freeze's grant, refill or use, a repair), if any.
+        public var firstOtherEvent: Instant?
 
-        @inlinable init(zone: UnsafeBufferPointer<UInt8>, checkins: Int, firstFreezeEvent: Instant?) {
+        @inlinable init(zone: UnsafeBufferPointer<UInt8>, checkins: Int, firstOtherEvent: Instant?) {
             self.zone = zone
             self.checkins = checkins
-            self.firstFreezeEvent = firstFreezeEvent
+            self.firstOtherEvent = firstOtherEvent
         }
     }
 
     /// When the packed history names one zone only (the user's, all along, and every
     /// check-in's): the zone, with each check-in's instant and stored instant passed to
-    /// `checkin` in stored order. Nil for any other history, or bytes that are not one. Inlinable:
-    /// `preview` calls it for each of a million runs, `checkin` for each check-in.
+    /// `checkin` in stored order, and each pause the engine keeps (`FreezeEvent.pausedDates`) to
+    /// `pause`. Nil for any other history, or bytes that are not one. Inlinable: `preview` calls
+    /// it for each of a million runs.
     @inlinable
     public static func oneZone(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ checkin: (_ at: Instant, _ storedAt: Instant) -> Void
+        _ bytes: UnsafeBufferPointer<UInt8>, _ checkin: (_ at: Instant, _ storedAt: Instant) -> Void,
+        pause: (DateSpan) -> Void
     ) -> OneZone? {
         var r = Unpacker(bytes: bytes)
         guard r.byte() == format, r.count() == 1, let length = r.count(), length <= bytes.count - r.at else {
@@ -274,11 +276,23 @@ extension PackedHistory {
         guard let events = r.count(each: 2) else { return nil }
         var first: Instant?
         for _ in 0..<events {
-            guard let t = r.instant(), let kind = r.count(), kind <= 2 else { return nil }
-            if kind == 2 && r.date() == nil { return nil }
-            first = min(first ?? t, t)
+            guard let t = r.instant(), let kind = r.count(), kind <= 4 else { return nil }
+            switch kind {
+            case 2:
+                guard r.date() != nil else { return nil }
+            case 3, 4:
+                guard let from = r.date(), let until = r.date(), let author = r.count(),
+                    author <= bytes.count - r.at + 1
+                else { return nil }
+                r.at += max(author - 1, 0)
+                if kind == 3, let span = DateSpan.pause(from: from, until: until) {
+                    pause(span)
+                }
+            default: break
+            }
+            if kind != 3 { first = min(first ?? t, t) }
         }
         guard r.atEnd else { return nil }
-        return OneZone(zone: zone, checkins: count, firstFreezeEvent: first)
+        return OneZone(zone: zone, checkins: count, firstOtherEvent: first)
     }
 }

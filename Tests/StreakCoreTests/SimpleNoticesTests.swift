@@ -5,7 +5,7 @@ import Testing
 
 /// `Notices.upcomingSimple` (preview's walk without the engine) answers exactly what
 /// `Notices.upcoming` answers, on random histories built to hit it (one zone, goal 1, no leeway,
-/// rest days or none, no freeze events) and everything around it: dates across DST changes and clocks set back over
+/// rest days or none, pauses or none, no other events) and everything around it: dates across DST changes and clocks set back over
 /// midnight, check-ins near midnight, out of order, repeated, ahead of now or beyond the backfill
 /// cap, the freeze and reminder settings, and windows from an hour to over a week.
 @Suite(.fastTier) struct SimpleNoticesTests {
@@ -96,7 +96,7 @@ import Testing
     @Test func theSimpleWalkEqualsTheEngineOnRandomHistories() {
         let zones = Self.zoneIDs.map(zone)
         var r = SplitMix64(state: 2026)
-        var (simple, resting) = (0, 0)
+        var (simple, resting, pausing) = (0, 0, 0)
         var kinds: [NotificationKind: Int] = [:]
         let count = 20_000
         for i in 0..<count {
@@ -106,6 +106,7 @@ import Testing
             else { continue }
             simple += 1
             if !c.history.settings.restDays.isEmpty { resting += 1 }
+            if c.history.freezeEvents.contains(where: \.isPause) { pausing += 1 }
             for n in walk { kinds[n.kind, default: 0] += 1 }
             #expect(walk == engine, "case \(i) from \(c.from) through \(c.through): walk \(walk), engine \(engine)")
             if walk != engine { break }
@@ -113,6 +114,7 @@ import Testing
         // Most of them took the simple walk, and some did not; and they had notices of every kind.
         #expect(simple > count / 2 && simple < count)
         #expect(resting > 200, "simple walks with rest days: \(resting)")
+        #expect(pausing > 200, "simple walks with a pause: \(pausing)")
         for kind in [NotificationKind.atRisk, .freezeUsed, .streakBroken] { #expect(kinds[kind, default: 0] > count / 40) }
     }
 

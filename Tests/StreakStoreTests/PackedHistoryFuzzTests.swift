@@ -75,11 +75,20 @@ import Testing
     static func exercise(_ bytes: [UInt8]) -> String? {
         let decoded = bytes.withUnsafeBufferPointer { PackedHistory.unpack($0, user: "u1", streak: "daily") }
         var simple: [Int64] = []
-        let one = bytes.withUnsafeBufferPointer { b in PackedHistory.oneZone(b) { at, _ in simple.append(at.seconds) } }
+        var pauses: [DateSpan] = []
+        let one = bytes.withUnsafeBufferPointer { b in
+            PackedHistory.oneZone(b, { at, _ in simple.append(at.seconds) }, pause: { pauses.append($0) })
+        }
         if one != nil, simple.contains(where: { !plausible.contains($0) }) {
             return "oneZone answered an instant outside 1900-2199"
         }
+        if one != nil, pauses.contains(where: { !LocalDate.plausible.contains($0.from) || !LocalDate.plausible.contains($0.until) }) {
+            return "oneZone answered a pause outside 1900-2199"
+        }
         guard let stored = decoded else { return nil }
+        if one != nil, pauses != stored.freezeEvents.compactMap(\.pausedDates) {
+            return "oneZone's pauses \(pauses) are not the history's"
+        }
         let instants =
             stored.zones.map(\.since.seconds) + stored.checkins.flatMap { [$0.instant.seconds, $0.storedAt.seconds] }
             + stored.freezeEvents.map(\.at.seconds)

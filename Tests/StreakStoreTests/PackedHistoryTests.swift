@@ -42,6 +42,40 @@ import Testing
         #expect(unpack([2] + bytes.dropFirst()) == nil)
     }
 
+    /// `oneZone` reads a one-zone history's check-ins and kept pauses straight from the bytes, and
+    /// names the first other event (which sends preview to the engine).
+    @Test func oneZoneReadsPausesAndNamesOtherEvents() {
+        var s = StoredStreak(
+            userID: "u1", zones: [StoredZoneChange(since: t0, zone: "Europe/Berlin")], streak: "daily",
+            checkins: [StoredCheckin(instant: t0 + 100, zone: "Europe/Berlin", eventID: "e-1", storedAt: t0 + 200)],
+            freezeEvents: [
+                FreezeEvent(at: t0 + 5, kind: .pause(from: LocalDate(day: 10), until: LocalDate(day: 12)), author: "ana"),
+                FreezeEvent(at: t0 + 6, kind: .pause(from: LocalDate(day: 20), until: LocalDate(day: 19))),
+                FreezeEvent(at: t0 + 7, kind: .pause(from: LocalDate(day: 30), until: LocalDate(day: 30))),
+            ])
+        func read() -> (Instant?, [Instant], [DateSpan])? {
+            var (checkins, pauses) = ([Instant](), [DateSpan]())
+            let bytes = PackedHistory.pack(s)
+            let one = bytes.withUnsafeBufferPointer {
+                PackedHistory.oneZone($0, { at, _ in checkins.append(at) }, pause: { pauses.append($0) })
+            }
+            return one.map { ($0.firstOtherEvent, checkins, pauses) }
+        }
+        // The pause whose dates are out of order is not kept (the engine's `pausedDates`).
+        let kept = [
+            DateSpan(from: LocalDate(day: 10), until: LocalDate(day: 12)),
+            DateSpan(from: LocalDate(day: 30), until: LocalDate(day: 30)),
+        ]
+        let pausesOnly = read()
+        #expect(pausesOnly?.0 == nil && pausesOnly?.1 == [t0 + 100] && pausesOnly?.2 == kept)
+        s.freezeEvents += [
+            FreezeEvent(at: t0 + 9, kind: .repair(from: LocalDate(day: 40), until: LocalDate(day: 40)), author: "bo"),
+            FreezeEvent(at: t0 + 8, kind: .grant),
+        ]
+        let withOthers = read()
+        #expect(withOthers?.0 == t0 + 8 && withOthers?.2 == kept)
+    }
+
     func store() throws -> SQLiteStore {
         let store = try SQLiteStore(path: scratch() + "/s.sqlite")
         try store.write { w in

@@ -123,6 +123,25 @@ struct ForgivenessCLITests {
         #expect(lines.last?.hasPrefix("2026-11-24T00:00:00Z freeze_used u1/weekend 2026-11-23") == true, "\(lines)")
     }
 
+    /// Paused dates in preview as the engine (status) has them, from the tables (before a tick)
+    /// and from the packed history a tick leaves: no `at_risk` on a paused date, the streak alive
+    /// over the pause, the reminder the day after it ends.
+    @Test func previewFollowsPauses() throws {
+        let s = try Sandbox()
+        s.addUser("u1", tz: "UTC")
+        s.now = "2026-11-20T12:00:00Z"
+        for day in 16...20 { #expect(s.run(["checkin", "u1", "--at", "2026-11-\(day)T10:00:00Z"]).code == 0) }
+        #expect(s.run(["pause", "u1", "--from", "2026-11-21", "--until", "2026-11-22"]).code == 0)
+        for state in ["before a tick", "after a tick"] {
+            if state == "after a tick" { #expect(s.run(["tick"]).code == 0) }
+            let preview = s.run(["preview", "--until", "96h"])
+            let lines = preview.out.split(separator: "\n").filter { $0.contains("u1/daily") }
+            #expect(preview.code == 0 && lines.count == 2, "\(state): \(preview)")
+            #expect(lines.first?.hasPrefix("2026-11-23T20:00:00Z at_risk u1/daily 2026-11-23: Your 5-day") == true, "\(state): \(lines)")
+            #expect(lines.last?.hasPrefix("2026-11-24T00:00:00Z freeze_used u1/daily 2026-11-23") == true, "\(state): \(lines)")
+        }
+    }
+
     @Test func restDaysAreValidatedWithFileAndLine() throws {
         let s = try Sandbox()
         let path = try s.file("c.toml", "[streaks.workout]\ngoal = 1\nrest_days = [\"sat\", \"Sonntag\"]\n")

@@ -87,6 +87,7 @@ extension Context {
         var n = 0
         let buffer = instants
         var full = false
+        var paused = false
         guard
             let one = PackedHistory.oneZone(
                 packed,
@@ -98,7 +99,7 @@ extension Context {
                     }
                     buffer[n] = at
                     n += 1
-                })
+                }, pause: { _ in paused = true })
         else { return nil }
         if full {
             // More check-ins than room: grow, and read them again.
@@ -106,7 +107,9 @@ extension Context {
             instants = .allocate(capacity: max(2 * instants.count, one.checkins))
             return try simple(packed, &instants, freeze, &zones, &totals)
         }
-        if let first = one.firstFreezeEvent, first <= now { return nil }
+        // A pause bridges its dates whenever it was recorded: the engine's.
+        if paused { return nil }
+        if let first = one.firstOtherEvent, first <= now { return nil }
         guard
             let lengths = Engine.simpleLengths(
                 zone: try zones.zone(one.zone), instants: UnsafeMutableBufferPointer(rebasing: instants[..<n]),

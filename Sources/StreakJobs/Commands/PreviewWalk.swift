@@ -2,8 +2,8 @@ import StreakCore
 import StreakStore
 
 /// Simple histories without the engine (docs/ARCHITECTURE.md, "The next run"): one zone all along and for
-/// every check-in, a goal of one with no leeway and the same rest days in every epoch, no freeze
-/// event, and nothing counted later than now. `Notices.upcoming(zone:instants:…)` walks the dates once; the two
+/// every check-in, a goal of one with no leeway and the same rest days in every epoch, no event
+/// but pauses, and nothing counted later than now. `Notices.upcoming(zone:instants:…)` walks the dates once; the two
 /// agree on random histories (`SimpleNoticesTests`).
 extension PreviewPlan {
     /// `Notices.upcoming` over a simple history's packed bytes, without unpacking it
@@ -17,18 +17,21 @@ extension PreviewPlan {
         defer { instants = list }
         list.removeAll(keepingCapacity: true)
         var counts = true
+        var pauses: [DateSpan] = []
         let one = PackedHistory.oneZone(packed) { at, storedAt in
             guard at >= storedAt - cap else { return }  // never counts (backfill)
             if at > latest { counts = false }
             list.append(at)
+        } pause: {
+            pauses.append($0)
         }
-        guard let one, one.firstFreezeEvent == nil, counts else { return nil }
-        return walk(&list, zone: try zoneNumber(bytes: one.zone), freeze: freeze, rest: rest)
+        guard let one, one.firstOtherEvent == nil, counts else { return nil }
+        return walk(&list, zone: try zoneNumber(bytes: one.zone), freeze: freeze, rest: rest, pauses: pauses)
     }
 
     /// The same from a history read from the store.
     mutating func simpleNotices(_ stored: StoredStreak, streak: StreakInfo) throws -> Int32? {
-        guard streak.simple, stored.zones.count == 1, stored.freezeEvents.isEmpty else { return nil }
+        guard streak.simple, stored.zones.count == 1, stored.freezeEvents.allSatisfy(\.isPause) else { return nil }
         let name = stored.zones[0].zone
         let (cap, latest) = (self.cap, self.latest)
         var list = instants
@@ -39,7 +42,9 @@ extension PreviewPlan {
             guard c.instant <= latest, c.zone == name else { return nil }
             list.append(c.instant)
         }
-        return walk(&list, zone: try zoneNumber(named: name), freeze: streak.freeze, rest: streak.rest)
+        return walk(
+            &list, zone: try zoneNumber(named: name), freeze: streak.freeze, rest: streak.rest,
+            pauses: stored.freezeEvents.compactMap(\.pausedDates))
     }
 
     /// The number of the zone whose name's bytes are `bytes`.
@@ -59,8 +64,9 @@ extension PreviewPlan {
     /// `Notices.upcoming` over `list` (the instants that count) in zone `index`, into `notices`:
     /// `index`, or nil when the history turns out not to be simple.
     /// (The policy is the run's, `policy`.)
-    private mutating func walk(_ list: inout [Instant], zone index: Int32, freeze: FreezeSettings, rest: RestDays)
-        -> Int32?
+    private mutating func walk(
+        _ list: inout [Instant], zone index: Int32, freeze: FreezeSettings, rest: RestDays, pauses: [DateSpan]
+    ) -> Int32?
     {
         // Nothing of `self` in the closure: a captured context is a dozen references to retain.
         let (zone, from, through, policy) = (names.zone(index), now, end, policy)
@@ -69,8 +75,8 @@ extension PreviewPlan {
         found.removeAll(keepingCapacity: true)
         let simple = list.withUnsafeMutableBufferPointer {
             Notices.upcoming(
-                zone: zone, instants: $0, freeze: freeze, rest: rest, policy: policy, from: from, through: through,
-                into: &found)
+                zone: zone, instants: $0, freeze: freeze, rest: rest, pauses: pauses, policy: policy, from: from,
+                through: through, into: &found)
         }
         notices = found
         return simple ? index : nil

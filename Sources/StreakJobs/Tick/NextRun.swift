@@ -82,7 +82,7 @@ struct SimpleFirstNotice {
 
     mutating func first(_ stored: StoredStreak, epochs: [SettingsEpoch], policy: NoticePolicy) throws -> Instant? {
         let s = context.config.settings(for: stored.streak)
-        guard stored.zones.count == 1, stored.freezeEvents.isEmpty, s.goal == 1, s.leewayHours == 0,
+        guard stored.zones.count == 1, stored.freezeEvents.allSatisfy(\.isPause), s.goal == 1, s.leewayHours == 0,
             epochs.allSatisfy({ $0.isSimple(rest: s.restDays) })
         else { return nil }
         let name = stored.zones[0].zone
@@ -97,7 +97,8 @@ struct SimpleFirstNotice {
         notices.removeAll(keepingCapacity: true)
         let simple = instants.withUnsafeMutableBufferPointer {
             Notices.upcoming(
-                zone: zone, instants: $0, freeze: s.freeze, rest: s.restDays, policy: policy, from: now,
+                zone: zone, instants: $0, freeze: s.freeze, rest: s.restDays,
+                pauses: stored.freezeEvents.compactMap(\.pausedDates), policy: policy, from: now,
                 through: now + Notices.firstDueHorizon, into: &notices)
         }
         return simple ? notices.first?.due : nil
