@@ -143,6 +143,47 @@ final class SQLiteCheckinImport: CheckinImport {
         return result
     }
 
+    /// The usual users among the rows' users (after `finish`), by id. From the pairs kept, the
+    /// two sorted lists stepped through together: from an import user, the first usual id at or
+    /// after it (`users_usual`); the import users below that one pass without a lookup, so the
+    /// lookups are at most the fewer of the two, plus one. Else from the rows above the ids
+    /// before the import, as `finish` reads them.
+    func usualUsers() throws -> [String] {
+        guard pairs.isKept else {
+            return try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT user_id FROM checkins WHERE id > ? AND user_id IN
+                        (SELECT id FROM users INDEXED BY users_usual WHERE remind_usual = 1)
+                    ORDER BY user_id
+                    """, arguments: [lastID])
+        }
+        let next = try RawStatement(
+            db, "SELECT id FROM users INDEXED BY users_usual WHERE remind_usual = 1 AND id >= ? ORDER BY id LIMIT 1")
+        var found: [String] = []
+        // The first usual id at or after the last user looked from (none looked from yet: nil,
+        // none left: `done`).
+        var ahead: [UInt8]?
+        var done = false
+        try pairs.forEachInOrder { _, user, _ in
+            guard !done else { return }
+            if ahead.map({ a in a.withUnsafeBufferPointer { compareBytes($0, user) } < 0 }) ?? true {
+                next.bind(1, user)
+                defer { next.reset() }
+                guard try next.step() else {
+                    done = true
+                    return
+                }
+                ahead = Array(next.bytes(0))
+            }
+            guard ahead!.withUnsafeBufferPointer({ sameBytes($0, user) }),
+                !(found.last?.utf8.elementsEqual(user) ?? false)
+            else { return }
+            found.append(String(decoding: user, as: UTF8.self))
+        }
+        return found
+    }
+
     static func touch(pairs: Int) -> String {
         "INSERT INTO schedule (user_id, streak, next_at, version) VALUES "
             + Array(repeating: "(?, ?, 0, 1)", count: pairs).joined(separator: ", ")

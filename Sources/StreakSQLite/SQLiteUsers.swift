@@ -31,11 +31,8 @@ extension SQLiteAccess {
             remindUsual: s.int64(5) != 0)
     }
 
-    func usualUsers(changedOnly: Bool) throws -> [String] {
-        let changed = " AND EXISTS (SELECT 1 FROM schedule s WHERE s.user_id = users.id AND s.next_at IS NOT NULL)"
-        return try String.fetchAll(
-            db,
-            sql: "SELECT id FROM users INDEXED BY users_usual WHERE remind_usual = 1\(changedOnly ? changed : "") ORDER BY id")
+    func usualUsers() throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT id FROM users INDEXED BY users_usual WHERE remind_usual = 1 ORDER BY id")
     }
 
     func zoneHistory(of user: String) throws -> [StoredZoneChange] {

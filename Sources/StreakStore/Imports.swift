@@ -22,6 +22,11 @@ public protocol CheckinImport: AnyObject {
     /// new check-in due for the next run.
     /// Answers how many check-ins were stored, and how many were no-ops.
     func finish() throws -> InsertResult
+    /// After `finish`: the ids of the users reminded at their usual hour (SPEC §14) among those
+    /// this import stored a check-in for, by id (bytes compared), whose hour `import` works out
+    /// again. Costs at most a lookup per user of the import, or per usual user, whichever are
+    /// fewer: not one per usual user of the store for an import of a few users.
+    func usualUsers() throws -> [String]
 }
 
 extension CheckinImport {

@@ -8,10 +8,10 @@ public protocol UserReading {
     /// Every user's id and current zone, a batch at a time (bulk imports check each row against
     /// them, in the transaction that stores the rows).
     func userZones(_ body: (UserZones) throws -> Void) throws
-    /// The ids of the users reminded at their usual hour (SPEC §14), by id; `changedOnly`: only
-    /// those with a streak changed since a run last handled it (a write's new check-ins). Read
-    /// through an index of those users alone: a store where few are costs a few lookups.
-    func usualUsers(changedOnly: Bool) throws -> [String]
+    /// The ids of the users reminded at their usual hour (SPEC §14), by id (a tick that finds the
+    /// bounds changed). Read through an index of those users alone: a store where few are costs
+    /// a few lookups.
+    func usualUsers() throws -> [String]
 }
 
 /// Adding, changing and removing users. A change that decides notices (zone, reminder time or

@@ -25,6 +25,7 @@ import Testing
         }
 
         func finish() throws -> InsertResult { InsertResult() }
+        func usualUsers() throws -> [String] { [] }
     }
 
     static func checker() throws -> ImportChecker {

@@ -337,7 +337,7 @@ private struct CountingReader: StoreReader {
     func user(_ id: String) throws -> User? { try reader.user(id) }
     func users() throws -> [User] { try reader.users() }
     func userZones(_ body: (UserZones) throws -> Void) throws { try reader.userZones(body) }
-    func usualUsers(changedOnly: Bool) throws -> [String] { try reader.usualUsers(changedOnly: changedOnly) }
+    func usualUsers() throws -> [String] { try reader.usualUsers() }
     func zoneHistory(of user: String) throws -> [StoredZoneChange] { try reader.zoneHistory(of: user) }
     func streaks(of user: String) throws -> [String] { try reader.streaks(of: user) }
     func checkins(of user: String, streak: String) throws -> [StoredCheckin] {

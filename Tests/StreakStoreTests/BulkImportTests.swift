@@ -213,4 +213,50 @@ import Testing
         }
         #expect(versions == ["u1 2", "u2 2"], "u1 is unchanged; u2 changed")
     }
+
+    /// Users reminded at their usual hour: a0 and zz have no row to import.
+    static let usual = ["a0", "u1", "u17", "u39", "u5", "zz"]
+    /// Those an import of `rows` names (bytes compared).
+    static let usualImported = ["u1", "u17", "u39", "u5"]
+
+    /// Adds the `usual` users missing from `store` and makes each usual (either engine).
+    static func makeUsual(_ store: any Store) throws {
+        try store.write { (w: any StoreWriter) throws in
+            for u in usual where try w.user(u) == nil { _ = try w.addUser(User(id: u, zone: "UTC"), at: t0) }
+            for u in usual { try w.updateUser(User(id: u, zone: "UTC", remindUsual: true), at: t0) }
+        }
+    }
+
+    /// `rows` through the store's check-in import (either engine); answers its usual users.
+    static func usualUsers(importing rows: [NewCheckin], into store: any Store, expectedRows: Int?) throws -> [String] {
+        try store.write(.bulkImport) { w in
+            let bulk = try w.checkinImport(storedAt: t0 + 60, expectedRows: expectedRows)
+            for c in rows { try bulk.insert(c) }
+            _ = try bulk.finish()
+            return try bulk.usualUsers()
+        }
+    }
+
+    /// An import's usual users are those of its stored rows, and no other usual user of the
+    /// store, whichever way it kept its pairs: sorted (rows in order), as a set (out of order),
+    /// or not at all (read from the rows).
+    @Test func theUsualUsersAreTheImportsOwn() throws {
+        let sorted = Self.rows.sorted { ($0.user, $0.streak) < ($1.user, $1.streak) }
+        let inOrder = try Self.seeded()
+        try Self.makeUsual(inOrder)
+        let found = try Self.usualUsers(importing: sorted, into: inOrder, expectedRows: nil)
+        #expect(found == Self.usualImported, "sorted")
+        for looseLimit in [ImportPairs.looseLimit, 0] {
+            let store = try Self.seeded()
+            try Self.makeUsual(store)
+            let found = try store.write(.bulkImport) { w in
+                let bulk = try SQLiteCheckinImport(
+                    db: (w as! SQLiteAccess).db, storedAt: t0 + 60, expectedRows: nil, looseLimit: looseLimit)
+                for c in Self.rows { try bulk.insert(c) }
+                _ = try bulk.finish()
+                return try bulk.usualUsers()
+            }
+            #expect(found == Self.usualImported, "looseLimit \(looseLimit)")
+        }
+    }
 }

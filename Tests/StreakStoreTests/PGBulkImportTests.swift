@@ -140,6 +140,16 @@ struct PGBulkImportTests {
         }
     }
 
+    /// The usual users of an import: the merge notes them (staged, into a store with check-ins
+    /// of those users and others), or after the direct path each usual user with a list.
+    @Test func theUsualUsersAreTheImportsOwn() throws {
+        for (store, expectedRows) in [(try Self.seeded(), 0), (try Self.withUsers(), 10_000_000)] {
+            try Rows.makeUsual(store)
+            let found = try Rows.usualUsers(importing: Rows.rows, into: store, expectedRows: expectedRows)
+            #expect(found == Rows.usualImported, "expectedRows \(expectedRows)")
+        }
+    }
+
     /// A store with the seed's users and nothing else.
     static func withUsers() throws -> PostgresStore {
         let store = try PostgresStore(url: try TestPostgres.freshDatabase())

@@ -26,63 +26,23 @@ struct ConfigAndUsageTests {
         let r = s.run(["config", "check"])
         #expect(r.code == 0)
         #expect(
-            r.out == """
-                # effective configuration from \(path)
-                [import]
-                backfill_days = 90
+            r.out
+                == Self.effective(
+                    from: path, freezeMax: 2, maxLate: "1h",
+                    streaks: """
+                        [streaks.workout]
+                        goal = 2
+                        leeway_hours = 3
+                        rest_days = []
 
-                [freeze]
-                initial = 1
-                max = 2
-                min_streak = 3
-                auto_use = true
+                        [streaks.workout.freeze]
+                        initial = 1
+                        max = 2
+                        min_streak = 3
+                        auto_use = true
 
-                [reminders]
-                days = [5, 7, 14]
-                max_late = "1h"
-                usual_earliest = "08:00"
-                usual_latest = "21:00"
 
-                [desktop]
-                users = []
-
-                [journal]
-                burst = 9500
-                interval_seconds = 30
-
-                [runs]
-                lease_seconds = 300
-
-                [api]
-                trust_socket = false
-                idle_timeout_seconds = 30
-                request_timeout_seconds = 60
-                max_connections = 16384
-
-                [pause]
-                max_days = 30
-                days_per_year = 60
-
-                [repair]
-                window_hours = 48
-                per_30_days = 1
-
-                [streaks.workout]
-                goal = 2
-                leeway_hours = 3
-                rest_days = []
-
-                [streaks.workout.freeze]
-                initial = 1
-                max = 2
-                min_streak = 3
-                auto_use = true
-
-                \(Self.achievementDefaults)
-
-                \(Self.messagesDefaults)
-
-                """)
+                        """))
         // An explicit --config wins over the default path.
         let other = try s.file("other.toml", "[import]\nbackfill_days = 30\n")
         let o = s.run(["config", "check", "--config", other, "-o", "json"])
@@ -280,10 +240,7 @@ struct ConfigAndUsageTests {
             let r = s.run(["config", "check", "--config", path])
             #expect(r.code == 0)
             #expect(r.err == "")
-            #expect(
-                r.out
-                    == Self.defaults.replacingOccurrences(
-                        of: "(built-in defaults)", with: "from \(path)"))
+            #expect(r.out == Self.effective(from: path))
         }
         #expect(s.run(["user", "add", "u1", "--tz", "UTC", "--config", "/dev/null"]).code == 0)
         let folder = s.run(["config", "check", "--config", s.dir.path])

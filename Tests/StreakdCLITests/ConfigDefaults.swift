@@ -2,23 +2,32 @@ import Foundation
 import StreakTestKit
 import Testing
 
-/// The effective configuration `config check` prints when nothing is configured: the texts the
-/// config tests compare with (ConfigAndUsageTests).
+/// The effective configuration `config check` prints: the texts the config tests compare with
+/// (ConfigAndUsageTests).
 extension ConfigAndUsageTests {
-    static let defaults = """
-        # effective configuration (built-in defaults)
+    /// When nothing is configured.
+    static let defaults = effective()
+
+    /// The built-in defaults, or a file's (`source`) that sets `[freeze] max` and `[reminders]
+    /// max_late` (none by default) and adds `streaks` (its sections, printed before the
+    /// achievements, each followed by a blank line).
+    static func effective(
+        from source: String? = nil, freezeMax: Int = 1, maxLate: String? = nil, streaks: String = ""
+    ) -> String {
+        """
+        # effective configuration \(source.map { "from \($0)" } ?? "(built-in defaults)")
         [import]
         backfill_days = 90
 
         [freeze]
         initial = 1
-        max = 1
+        max = \(freezeMax)
         min_streak = 3
         auto_use = true
 
         [reminders]
         days = [5, 7, 14]
-        usual_earliest = "08:00"
+        \(maxLate.map { "max_late = \"\($0)\"\n" } ?? "")usual_earliest = "08:00"
         usual_latest = "21:00"
 
         [desktop]
@@ -45,11 +54,12 @@ extension ConfigAndUsageTests {
         window_hours = 48
         per_30_days = 1
 
-        \(achievementDefaults)
+        \(streaks)\(achievementDefaults)
 
         \(messagesDefaults)
 
         """
+    }
 
     /// The messages section, printed last: the default language and the languages there are.
     static let messagesDefaults = """

@@ -163,6 +163,27 @@ struct UsualHourCLITests {
         #expect(s.run(["preview", "--kind", "at_risk"]).out.hasPrefix("2026-11-21T17:00:00Z at_risk ana/daily"))
     }
 
+    /// An import works out again the hour of the usual users it stored check-ins for, and of no
+    /// other: ana's streaks, changed by an earlier import and not yet handled by a tick, keep the
+    /// hour of the bounds before until the tick, though an import for bo ran under new ones.
+    @Test func anImportLeavesOtherUsualUsersAlone() throws {
+        let s = try Sandbox()
+        try s.file("config/streakd/streakd.toml", "badges = []\n[reminders]\nusual_latest = \"17:30\"\n")
+        s.addUser("ana", tz: "Europe/Berlin", ["--remind-at", "usual"])
+        s.addUser("bo", tz: "Europe/Berlin", ["--remind-at", "usual"])
+        try s.importLines(Self.history)
+        #expect(try s.statusObject("ana")["remind_at"] as? String == "17:30", "clamped")
+
+        try s.file("config/streakd/streakd.toml", "badges = []\n")
+        // Median 19:20, so 18:50, rounded down: 18:45 (17:30 under the bounds before).
+        try s.importLines(
+            zip(18...20, ["19:10", "19:20", "19:30"]).map { d, t in
+                checkinLine("2026-11-\(d)T\(t):00+01:00", id: "b\(d)", user: "bo")
+            }, name: "bo.jsonl")
+        #expect(try s.statusObject("bo")["remind_at"] as? String == "18:45")
+        #expect(try s.statusObject("ana")["remind_at"] as? String == "17:30", "not imported for: until a tick")
+    }
+
     /// `PUT /v1/users/{user}` takes `"remind_at":"usual"` and answers the time in force; the API's
     /// batch and single check-in move it as `import` and `checkin` do.
     @Test(.requires(.program("/usr/bin/curl", package: "curl")))

@@ -138,7 +138,7 @@ extension Context {
             }
             let total = try bulk.finish()
             try recordSettings(for: streaksUsed, in: w)
-            try refreshChangedUsual(in: w)
+            try refreshUsual(users: Set(bulk.usualUsers()), in: w)
             // The runs of what changed planned now, so `preview` finds them in the queue; the
             // next tick still looks at every one afresh (docs/ARCHITECTURE.md).
             try planUnplanned(in: w)

@@ -41,17 +41,11 @@ extension Context {
         return (u, true)
     }
 
-    /// After an import stored check-ins, before their streaks are planned: each usual user with
-    /// a changed streak, worked out again (a few, or none, in most stores; one changed earlier and
-    /// not handled by a run yet again too, to no effect). One read of the usual users' index.
-    func refreshChangedUsual(in w: any StoreWriter) throws {
-        for id in try w.usualUsers(changedOnly: true) {
-            if let user = try w.user(id) { try refreshUsual(user, in: w) }
-        }
-    }
-
-    /// The same for the users a batch named (at most its 10,000 check-ins' users, whatever the
-    /// store holds): each looked up, the usual ones worked out again.
+    /// After a write stored check-ins, before their streaks are planned: each usual user among
+    /// `users`, worked out again. An import names the usual users it stored check-ins for
+    /// (`CheckinImport.usualUsers`: not those of the store, nor one whose streak an earlier
+    /// write changed); a batch the users it named (at most its 10,000 check-ins' users, whatever
+    /// the store holds), each looked up.
     func refreshUsual(users: Set<String>, in w: any StoreWriter) throws {
         for id in users.sorted() {
             if let user = try w.user(id), user.remindUsual { try refreshUsual(user, in: w) }
@@ -72,7 +66,7 @@ extension Context {
         guard let noted = try store.read({ try $0.meta(MetaKey.usualBounds) }), noted != bounds else { return }
         try store.write { w in
             guard try w.meta(MetaKey.usualBounds) != bounds else { return }
-            for id in try w.usualUsers(changedOnly: false) {
+            for id in try w.usualUsers() {
                 if let user = try w.user(id) { try refreshUsual(user, in: w) }
             }
             try w.setMeta(MetaKey.usualBounds, bounds)

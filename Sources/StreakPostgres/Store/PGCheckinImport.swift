@@ -165,14 +165,16 @@ final class PGCheckinImport: CheckinImport {
         return schedule
     }
 
-    /// The transaction's own table for the staged rows, and the COPY into it.
+    /// The transaction's own tables for the staged rows (and their usual users: `usualUsers`),
+    /// and the COPY into it.
     private func startStaging() throws {
         try pg.execute(
             """
             CREATE TEMP TABLE import_checkins (
                 user_id text, streak text, at bigint, zone text, event_id text, meta text, n bigint
                 GENERATED ALWAYS AS IDENTITY
-            ) ON COMMIT DROP
+            ) ON COMMIT DROP;
+            CREATE TEMP TABLE import_usual (user_id text) ON COMMIT DROP
             """)
         staged = try pg.startCopy(
             "COPY import_checkins (user_id, streak, at, zone, event_id, meta) FROM STDIN", timeout: .seconds(3600))
@@ -252,7 +254,7 @@ final class PGCheckinImport: CheckinImport {
             merged = try pg.query(
                 PackedCheckins.mergeSQL(
                     source: "SELECT user_id, streak, at, zone, event_id, meta, n FROM import_checkins",
-                    storedAt: "$1::bigint", mark: !large),
+                    storedAt: "$1::bigint", mark: !large, usualInto: large ? nil : "import_usual"),
                 storedAt, timeout: hour
             ).get(0, 0)
         }
@@ -269,6 +271,21 @@ final class PGCheckinImport: CheckinImport {
         result.inserted = packedRows + Int(merged)
         result.duplicates = stagedRows - Int(merged)
         return result
+    }
+
+    /// The usual users (SPEC §14) among those with a new check-in, by id: the staged path noted
+    /// them as it merged (a lookup per user with a new list, or per usual user, as the planner
+    /// finds cheaper); after the direct path every list is new (the store had none), so each usual
+    /// user with a list.
+    func usualUsers() throws -> [String] {
+        let query =
+            large
+            ? """
+            SELECT id FROM users u WHERE remind_usual AND EXISTS (SELECT FROM checkin_lists l WHERE l.user_id = u.id)
+            ORDER BY id COLLATE "C"
+            """
+            : "SELECT user_id FROM import_usual ORDER BY user_id COLLATE \"C\""
+        return try pg.query(query).rows.map { try $0.string(0) }
     }
 
     /// The direct path's end, once every row is in: each list is new, so each list's (user,

@@ -14,11 +14,8 @@ extension PGAccess {
             remind: try row.bool(c + 3), language: try row.get(c + 4), remindUsual: remindUsual)
     }
 
-    func usualUsers(changedOnly: Bool) throws -> [String] {
-        let changed = " AND EXISTS (SELECT 1 FROM schedule s WHERE s.user_id = users.id AND s.changed)"
-        return try pg.query(
-            "SELECT id FROM users WHERE remind_usual\(changedOnly ? changed : "") ORDER BY id COLLATE \"C\""
-        ).rows.map { try $0.string(0) }
+    func usualUsers() throws -> [String] {
+        try pg.query("SELECT id FROM users WHERE remind_usual ORDER BY id COLLATE \"C\"").rows.map { try $0.string(0) }
     }
 
     func user(_ id: String) throws -> User? {

@@ -105,13 +105,26 @@ enum PackedCheckins {
     /// to their lists, and each (user, streak) with a new check-in marked changed, as `touch` does.
     /// Rows and locks in (user, streak) order, so two writers take them in one order. Answers one
     /// row: how many check-ins were stored. `mark` false: the schedule is left to the caller.
-    static func mergeSQL(source: String, storedAt: String, mark: Bool = true) -> String {
-        let marked = """
-            , marked AS (
-                INSERT INTO schedule (user_id, streak) SELECT user_id, streak FROM lists ORDER BY user_id, streak
-                ON CONFLICT (user_id, streak) DO UPDATE SET changed = true, version = schedule.version + 1
-            )
-            """
+    /// `usualInto`: a table `(user_id text)` that gets the usual users (SPEC §14) among those with
+    /// a new check-in.
+    static func mergeSQL(source: String, storedAt: String, mark: Bool = true, usualInto: String? = nil) -> String {
+        var writes = ""
+        if mark {
+            writes += """
+                , marked AS (
+                    INSERT INTO schedule (user_id, streak) SELECT user_id, streak FROM lists ORDER BY user_id, streak
+                    ON CONFLICT (user_id, streak) DO UPDATE SET changed = true, version = schedule.version + 1
+                )
+                """
+        }
+        if let usualInto {
+            writes += """
+                , usual AS (
+                    INSERT INTO \(usualInto) (user_id)
+                    SELECT id FROM users WHERE remind_usual AND id IN (SELECT user_id FROM lists)
+                )
+                """
+        }
         return """
         WITH src AS MATERIALIZED (\(source)),
         new_events AS (
@@ -134,7 +147,7 @@ enum PackedCheckins {
             SELECT user_id, streak, checkins, tagged FROM lists ORDER BY user_id, streak
             ON CONFLICT (user_id, streak) DO UPDATE
                 SET checkins = l.checkins || excluded.checkins, tagged = l.tagged OR excluded.tagged
-        )\(mark ? marked : "")
+        )\(writes)
         SELECT coalesce(sum(rows), 0)::bigint FROM lists
         """
     }
