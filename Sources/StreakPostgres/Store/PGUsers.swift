@@ -22,7 +22,7 @@ extension PGAccess {
     }
 
     func user(_ id: String) throws -> User? {
-        let r = try pg.query("SELECT \(Self.userColumns) FROM users WHERE id = $1", id)
+        let r = try pg.query(reusing: "SELECT \(Self.userColumns) FROM users WHERE id = $1", id)
         return r.count == 0 ? nil : try Self.user(r[0])
     }
 
@@ -67,7 +67,7 @@ extension PGAccess {
     }
 
     func lockUser(_ id: String) throws {
-        try pg.query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", id)
+        try pg.query(reusing: "SELECT 1 FROM users WHERE id = $1 FOR UPDATE", id)
     }
 
     func updateUser(_ user: User, at: Instant) throws {
@@ -109,7 +109,7 @@ extension PGAccess {
     }
 
     func zoneHistory(of user: String) throws -> [StoredZoneChange] {
-        try pg.query("SELECT since, zone FROM user_zones WHERE user_id = $1 ORDER BY since", user).rows.map {
+        try pg.query(reusing: "SELECT since, zone FROM user_zones WHERE user_id = $1 ORDER BY since", user).rows.map {
             StoredZoneChange(since: try $0.get(0), zone: try $0.string(1))
         }
     }
@@ -124,16 +124,18 @@ extension PGAccess {
     }
 
     func checkins(of user: String, streak: String) throws -> [StoredCheckin] {
-        let rows = try pg.query("SELECT checkins FROM checkin_lists WHERE user_id = $1 AND streak = $2", user, streak).rows
+        let rows = try pg.query(
+            reusing: "SELECT checkins FROM checkin_lists WHERE user_id = $1 AND streak = $2", user, streak
+        ).rows
         return try rows.first.map { try PackedCheckins.checkins($0.bytes(0), user: user, streak: streak) } ?? []
     }
 
     func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent] {
         try pg.query(
-            """
-            SELECT at, kind, date, until_date, author FROM freeze_events WHERE user_id = $1 AND streak = $2
-            ORDER BY at, id
-            """, user, streak
+            reusing: """
+                SELECT at, kind, date, until_date, author FROM freeze_events WHERE user_id = $1 AND streak = $2
+                ORDER BY at, id
+                """, user, streak
         ).rows.map { try Self.freezeEvent($0, from: 0) }
     }
 
@@ -149,13 +151,14 @@ extension PGAccess {
         var slot: [String: Int] = [:]
         for (i, u) in users.enumerated() { slot[u] = i }
         var result = [AchievementFacts](repeating: AchievementFacts(), count: users.count)
+        let few = users.count <= Self.fewRows
         for r in try pg.query(
-            """
-            SELECT v.u, s.streak, s.handled_through, s.version, s.id FROM unnest($1::text[]) AS v(u)
-            CROSS JOIN LATERAL (
-                SELECT streak, handled_through, version, id FROM schedule WHERE user_id = v.u OFFSET 0) s
-            ORDER BY v.u, s.streak COLLATE "C"
-            """, Array(Set(users))
+            reusing: """
+                SELECT v.u, s.streak, s.handled_through, s.version, s.id FROM unnest($1::text[]) AS v(u)
+                CROSS JOIN LATERAL (
+                    SELECT streak, handled_through, version, id FROM schedule WHERE user_id = v.u OFFSET 0) s
+                ORDER BY v.u, s.streak COLLATE "C"
+                """, when: few, Array(Set(users))
         ).rows {
             guard let i = slot[try r.string(0)] else { continue }
             result[i].streaks.append(
@@ -165,11 +168,11 @@ extension PGAccess {
         }
         // A list is tagged when one of its check-ins has metadata: only those are unpacked.
         for r in try pg.query(
-            """
-            SELECT v.u, c.streak, c.checkins FROM unnest($1::text[]) AS v(u)
-            CROSS JOIN LATERAL (SELECT streak, checkins FROM checkin_lists WHERE user_id = v.u AND tagged OFFSET 0) c
-            ORDER BY v.u, c.streak COLLATE "C"
-            """, Array(Set(users))
+            reusing: """
+                SELECT v.u, c.streak, c.checkins FROM unnest($1::text[]) AS v(u)
+                CROSS JOIN LATERAL (SELECT streak, checkins FROM checkin_lists WHERE user_id = v.u AND tagged OFFSET 0) c
+                ORDER BY v.u, c.streak COLLATE "C"
+                """, when: few, Array(Set(users))
         ).rows {
             let user = try r.string(0)
             guard let i = slot[user] else { continue }
@@ -185,7 +188,9 @@ extension PGAccess {
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch] {
         if let read = epochs.byStreak[streak] { return read }
         let read = try pg.query(
-            "SELECT since, goal, leeway_hours, rest_days FROM settings_epochs WHERE streak = $1 ORDER BY since", streak
+            reusing:
+                "SELECT since, goal, leeway_hours, rest_days FROM settings_epochs WHERE streak = $1 ORDER BY since",
+            streak
         ).rows.map {
             SettingsEpoch(
                 since: try $0.get(0), goal: try $0.get(1), leewayHours: try $0.get(2),
@@ -199,12 +204,12 @@ extension PGAccess {
         var result = InsertResult()
         guard !checkins.isEmpty else { return result }
         let inserted: Int64 = try pg.query(
-            PackedCheckins.mergeSQL(
+            reusing: PackedCheckins.mergeSQL(
                 source: """
                     SELECT u AS user_id, s AS streak, a AS at, z AS zone, e AS event_id, m AS meta, n
                     FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
                         WITH ORDINALITY AS v(u, s, a, z, e, m, n)
-                    """, storedAt: "$7::bigint"),
+                    """, storedAt: "$7::bigint"), when: checkins.count <= Self.fewRows,
             checkins.map(\.user), checkins.map(\.streak), checkins.map(\.instant.seconds), checkins.map(\.zone),
             checkins.map(\.eventID), checkins.map(\.meta), storedAt
         ).get(0, 0)

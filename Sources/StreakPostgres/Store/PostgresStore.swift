@@ -171,6 +171,11 @@ struct PGAccess: StoreWriter {
     var store: PostgresStore?
     /// The settings epochs this transaction read, by streak (`settingsEpochs`).
     let epochs = EpochsRead()
+
+    /// The most rows (array values) a statement over arrays is run prepared for
+    /// (`PGConnection.query(reusing:)`): a request's or a check-in's few; a batch's statement is
+    /// planned for its values.
+    static let fewRows = 64
 }
 
 /// The settings epochs one transaction read, by streak: a check-in over the API asks for its
