@@ -45,13 +45,12 @@ extension Context {
             }
             switch try storeCheckin(input, of: user, names: Self.apiCheckinNames, in: w) {
             case .failure(let problem): return Self.checkinProblem(problem, input)
-            case .success(let result):
+            case .success(let outcome):
                 if user.remindUsual, let stored = try w.user(id) { user = stored }  // its usual hour may have moved
-                let streak = input.streakID
-                let history = try history(of: user, streak: streak, in: w)
-                let (json, _) = streakRecord(
-                    user: user, streak: streak, history: history, achieved: try achievements(of: user, in: w))
-                return .json(result.inserted == 1 ? 201 : 200, json)
+                let history = try outcome.history(of: user, context: self, in: w)
+                return .json(
+                    outcome.result.inserted == 1 ? 201 : 200,
+                    try streakObject(user: user, streak: outcome.streak, history: history, in: w))
             }
         }
     }
@@ -72,13 +71,24 @@ extension Context {
                         errors: [.init(parameter: "user", detail: StreakdError.unknownUser(id).message)])
                 }
                 let history = try history(of: user, streak: streak, in: r)
-                let (json, _) = streakRecord(
-                    user: user, streak: streak, history: history, achieved: try achievements(of: user, in: r))
-                return .json(200, json)
+                return .json(200, try streakObject(user: user, streak: streak, history: history, in: r))
             }
         } catch {
             return .failed(error)
         }
+    }
+
+    /// The streak object (`status -o json`'s) of a history read in `r`, with the user's
+    /// achievements, which take this history as it is rather than reading it again.
+    func streakObject(user: User, streak: String, history: StreakHistory, in r: some HistoryReading & ScheduleReading)
+        throws -> JSON
+    {
+        let state = Engine.evaluate(history, at: now)
+        let known = KnownStreak(streak: streak, history: history, state: state)
+        return streakRecord(
+            user: user, streak: streak, history: history, achieved: try achievements(of: user, in: r, known: known),
+            state: state
+        ).0
     }
 
     /// `GET /v1/health`: 200 when the store can be read, with its place and the last tick; else 503.

@@ -53,10 +53,14 @@ extension Context {
         }
     }
 
-    /// One user's achievements as of now, read in `reader` (`status`, `badges`).
-    func achievements(of user: User, in reader: some HistoryReading & ScheduleReading) throws -> AchievementState {
+    /// One user's achievements as of now, read in `reader` (`status`, `badges`). `known`: one of
+    /// their streaks the caller read already, taken as it is (when the store lists it).
+    func achievements(of user: User, in reader: some HistoryReading & ScheduleReading, known: KnownStreak? = nil)
+        throws -> AchievementState
+    {
         let facts = try reader.achievementFacts(of: [user.id]).first ?? AchievementFacts()
-        let streaks = try userStreaks(facts, known: []) { list in
+        let listed = known.map { k in facts.streaks.contains { $0.streak == k.streak } ? [k] : [] } ?? []
+        let streaks = try userStreaks(facts, known: listed) { list in
             try list.map { try history(of: user, streak: $0.streak, in: reader) }
         }
         return Achievements.evaluate(streaks, settings: config.achievements, at: now)
