@@ -223,44 +223,50 @@ extension PGAccess {
         return result
     }
 
-    /// The histories of `stale` streaks from the tables, three statements for them all.
+    /// The histories of `stale` streaks from the tables, one statement for them all: the users'
+    /// zones (part 0), the streaks' check-in lists (1) and freeze events (2), each part in its
+    /// order (zones by instant, events by instant and id).
     private func readTables(into result: inout [DueHistory?], for stale: [Int], of streaks: [DueStreak]) throws {
         guard !stale.isEmpty else { return }
         let users = stale.map { streaks[$0].user }
-        let few = stale.count <= Self.fewRows
         let names = stale.map { streaks[$0].streak }
         var slot: [String: Int] = [:]
         for i in stale { slot[streaks[i].user + "\u{0}" + streaks[i].streak] = i }
         var zones: [String: [StoredZoneChange]] = [:]
+        // Columns: part, user, streak, at (a zone's since), kind (a zone's name), date, until_date,
+        // author (as `freezeEvent` reads them from column 3), check-ins, an event's id.
         for r in try pg.query(
             reusing: """
-                SELECT v.u, z.since, z.zone FROM unnest($1::text[]) AS v(u)
-                CROSS JOIN LATERAL (SELECT since, zone FROM user_zones WHERE user_id = v.u OFFSET 0) z ORDER BY v.u, z.since
-                """, when: few, Array(Set(users))
+                SELECT * FROM (
+                    SELECT 0 AS part, v.u, NULL::text AS s, z.since AS at, z.zone AS kind, NULL::integer AS date,
+                        NULL::integer AS until_date, NULL::text AS author, NULL::bytea AS checkins, NULL::bigint AS id
+                    FROM unnest($1::text[]) AS v(u)
+                    CROSS JOIN LATERAL (SELECT since, zone FROM user_zones WHERE user_id = v.u OFFSET 0) z
+                    UNION ALL
+                    SELECT 1, v.u, v.s, NULL, NULL, NULL, NULL, NULL, c.checkins, NULL
+                    FROM unnest($2::text[], $3::text[]) AS v(u, s)
+                    CROSS JOIN LATERAL (
+                        SELECT checkins FROM checkin_lists WHERE user_id = v.u AND streak = v.s OFFSET 0) c
+                    UNION ALL
+                    SELECT 2, v.u, v.s, f.at, f.kind, f.date, f.until_date, f.author, NULL, f.id
+                    FROM unnest($2::text[], $3::text[]) AS v(u, s)
+                    CROSS JOIN LATERAL (
+                        SELECT id, at, kind, date, until_date, author FROM freeze_events
+                        WHERE user_id = v.u AND streak = v.s OFFSET 0) f
+                ) t ORDER BY part, u, s, at, id
+                """, when: stale.count <= Self.fewRows, Array(Set(users)), users, names
         ).rows {
-            zones[try r.string(0), default: []].append(StoredZoneChange(since: try r.get(1), zone: try r.string(2)))
-        }
-        for r in try pg.query(
-            reusing: """
-                SELECT v.u, v.s, c.checkins FROM unnest($1::text[], $2::text[]) AS v(u, s)
-                CROSS JOIN LATERAL (SELECT checkins FROM checkin_lists WHERE user_id = v.u AND streak = v.s OFFSET 0) c
-                """, when: few, users, names
-        ).rows {
-            let (user, streak) = (try r.string(0), try r.string(1))
-            guard let i = slot[user + "\u{0}" + streak] else { continue }
-            result[i]!.stored.checkins = try PackedCheckins.checkins(try r.bytes(2), user: user, streak: streak)
-        }
-        for r in try pg.query(
-            reusing: """
-                SELECT v.u, v.s, f.at, f.kind, f.date, f.until_date, f.author FROM unnest($1::text[], $2::text[]) AS v(u, s)
-                CROSS JOIN LATERAL (
-                    SELECT id, at, kind, date, until_date, author FROM freeze_events
-                    WHERE user_id = v.u AND streak = v.s OFFSET 0) f
-                ORDER BY v.u, v.s, f.at, f.id
-                """, when: few, users, names
-        ).rows {
-            guard let i = slot[try r.string(0) + "\u{0}" + r.string(1)] else { continue }
-            result[i]!.stored.freezeEvents.append(try Self.freezeEvent(r, from: 2))
+            let user = try r.string(1)
+            switch try r.get(0, as: Int.self) {
+            case 0: zones[user, default: []].append(StoredZoneChange(since: try r.get(3), zone: try r.string(4)))
+            case 1:
+                let streak = try r.string(2)
+                guard let i = slot[user + "\u{0}" + streak] else { continue }
+                result[i]!.stored.checkins = try PackedCheckins.checkins(try r.bytes(8), user: user, streak: streak)
+            default:
+                guard let i = try slot[user + "\u{0}" + r.string(2)] else { continue }
+                result[i]!.stored.freezeEvents.append(try Self.freezeEvent(r, from: 3))
+            }
         }
         for i in stale {
             let user = result[i]!.user

@@ -151,33 +151,33 @@ extension PGAccess {
         var slot: [String: Int] = [:]
         for (i, u) in users.enumerated() { slot[u] = i }
         var result = [AchievementFacts](repeating: AchievementFacts(), count: users.count)
-        let few = users.count <= Self.fewRows
+        // The users' schedule rows (part 0), and their check-in lists that are tagged (1): a list
+        // is tagged when one of its check-ins has metadata, and only those are unpacked.
         for r in try pg.query(
             reusing: """
-                SELECT v.u, s.streak, s.handled_through, s.version, s.id FROM unnest($1::text[]) AS v(u)
-                CROSS JOIN LATERAL (
-                    SELECT streak, handled_through, version, id FROM schedule WHERE user_id = v.u OFFSET 0) s
-                ORDER BY v.u, s.streak COLLATE "C"
-                """, when: few, Array(Set(users))
+                SELECT * FROM (
+                    SELECT 0 AS part, v.u, s.streak, s.handled_through, s.version, s.id, NULL::bytea AS checkins
+                    FROM unnest($1::text[]) AS v(u)
+                    CROSS JOIN LATERAL (
+                        SELECT streak, handled_through, version, id FROM schedule WHERE user_id = v.u OFFSET 0) s
+                    UNION ALL
+                    SELECT 1, v.u, c.streak, NULL, NULL, NULL, c.checkins FROM unnest($1::text[]) AS v(u)
+                    CROSS JOIN LATERAL (
+                        SELECT streak, checkins FROM checkin_lists WHERE user_id = v.u AND tagged OFFSET 0) c
+                ) t ORDER BY part, u, streak COLLATE "C"
+                """, when: users.count <= Self.fewRows, Array(Set(users))
         ).rows {
-            guard let i = slot[try r.string(0)] else { continue }
-            result[i].streaks.append(
-                DueStreak(
-                    user: users[i], streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
-                    row: try r.get(4)))
-        }
-        // A list is tagged when one of its check-ins has metadata: only those are unpacked.
-        for r in try pg.query(
-            reusing: """
-                SELECT v.u, c.streak, c.checkins FROM unnest($1::text[]) AS v(u)
-                CROSS JOIN LATERAL (SELECT streak, checkins FROM checkin_lists WHERE user_id = v.u AND tagged OFFSET 0) c
-                ORDER BY v.u, c.streak COLLATE "C"
-                """, when: few, Array(Set(users))
-        ).rows {
-            let user = try r.string(0)
+            let user = try r.string(1)
             guard let i = slot[user] else { continue }
-            let streak = try r.string(1)
-            for record in PackedCheckins.byInstant(try PackedCheckins.records(try r.bytes(2), user: user, streak: streak)) {
+            let streak = try r.string(2)
+            guard try r.get(0, as: Int.self) == 1 else {
+                result[i].streaks.append(
+                    DueStreak(
+                        user: users[i], streak: streak, handledThrough: try r.get(3), version: try r.get(4),
+                        row: try r.get(5)))
+                continue
+            }
+            for record in PackedCheckins.byInstant(try PackedCheckins.records(try r.bytes(6), user: user, streak: streak)) {
                 guard let meta = record.meta else { continue }
                 result[i].tagged.append(TaggedCheckin(streak: streak, instant: Instant(seconds: record.at), meta: meta))
             }
