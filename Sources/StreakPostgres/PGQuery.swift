@@ -64,7 +64,12 @@ extension PGConnection {
     /// generic (a few rows), wrong for a batch of thousands. `reuse` false runs it as `query`.
     @discardableResult
     public func query(reusing sql: String, when reuse: Bool = true, _ values: any PGEncodable...) throws -> PGResult {
-        guard reuse else { return try query(sql, parameters: PGParameters(values)) }
+        try query(reusing: sql, when: reuse, parameters: PGParameters(values))
+    }
+
+    @discardableResult
+    public func query(reusing sql: String, when reuse: Bool = true, parameters: PGParameters) throws -> PGResult {
+        guard reuse else { return try query(sql, parameters: parameters) }
         let statement: PGStatement
         if let known = reused[sql] {
             statement = known
@@ -72,7 +77,7 @@ extension PGConnection {
             statement = try prepare(sql)
             reused[sql] = statement
         }
-        return try query(statement, parameters: PGParameters(values))
+        return try query(statement, parameters: parameters)
     }
 
     @discardableResult

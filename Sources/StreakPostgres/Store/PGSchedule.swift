@@ -186,8 +186,8 @@ extension PGAccess {
         // Each streak's user, and its packed history when still at the version listed. While it
         // is, the user the last run carried in the row is the user now (every change of theirs
         // moves the version on; migration 4): the users table is read only for the others.
-        let found = try pg.query(
-            reusing: """
+        let found = try query(
+            overArrays: """
                 SELECT v.n, coalesce(u.id, v.u), coalesce(u.zone, s.zone), coalesce(u.remind_at, s.remind_at),
                     coalesce(u.remind, s.remind), CASE WHEN u.id IS NULL THEN s.language ELSE u.language END,
                     CASE WHEN s.current THEN s.history END
@@ -200,7 +200,7 @@ extension PGAccess {
                     SELECT id, zone, remind_at, remind, language FROM users
                     WHERE id = v.u AND NOT (coalesce(s.current, false) AND s.zone IS NOT NULL) OFFSET 0) u ON true
                 WHERE u.id IS NOT NULL OR (s.current AND s.zone IS NOT NULL)
-                """, when: streaks.count <= Self.fewRows, streaks.map(\.user), streaks.map(\.streak),
+                """, rows: streaks.count, streaks.map(\.user), streaks.map(\.streak),
             streaks.map { Int64($0.version) })
         var result = [DueHistory?](repeating: nil, count: streaks.count)
         var stale: [Int] = []
@@ -235,8 +235,8 @@ extension PGAccess {
         var zones: [String: [StoredZoneChange]] = [:]
         // Columns: part, user, streak, at (a zone's since), kind (a zone's name), date, until_date,
         // author (as `freezeEvent` reads them from column 3), check-ins, an event's id.
-        for r in try pg.query(
-            reusing: """
+        for r in try query(
+            overArrays: """
                 SELECT * FROM (
                     SELECT 0 AS part, v.u, NULL::text AS s, z.since AS at, z.zone AS kind, NULL::integer AS date,
                         NULL::integer AS until_date, NULL::text AS author, NULL::bytea AS checkins, NULL::bigint AS id
@@ -254,7 +254,7 @@ extension PGAccess {
                         SELECT id, at, kind, date, until_date, author FROM freeze_events
                         WHERE user_id = v.u AND streak = v.s OFFSET 0) f
                 ) t ORDER BY part, u, s, at, id
-                """, when: stale.count <= Self.fewRows, Array(Set(users)), users, names
+                """, rows: stale.count, Array(Set(users)), users, names
         ).rows {
             let user = try r.string(1)
             switch try r.get(0, as: Int.self) {
@@ -345,8 +345,8 @@ extension PGAccess {
             return hex(PackedHistory.pack(h.stored))
         }
         // At the row's version now (this transaction changed it), still marked.
-        try pg.query(
-            reusing: """
+        try query(
+            overArrays: """
                 UPDATE schedule s SET next_at = v.next_at, run_version = s.version,
                     history = coalesce(decode(v.history, 'hex'), s.history),
                     history_version = CASE WHEN v.history IS NOT NULL THEN s.version ELSE s.history_version END,
@@ -354,7 +354,7 @@ extension PGAccess {
                 FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
                     AS v(u, st, next_at, history, zone, remind_at, remind, language)
                 WHERE s.user_id = v.u AND s.streak = v.st AND s.changed
-                """, when: runs.count <= Self.fewRows, runs.map(\.streak.user), runs.map(\.streak.streak),
+                """, rows: runs.count, runs.map(\.streak.user), runs.map(\.streak.streak),
             runs.map { $0.next?.seconds }, histories,
             runs.map { $0.user?.zone }, runs.map { $0.user.map { Int64($0.remindAt) } },
             runs.map { $0.user.map { Int64($0.remind ? 1 : 0) } }, runs.map { $0.user?.language })

@@ -153,8 +153,8 @@ extension PGAccess {
         var result = [AchievementFacts](repeating: AchievementFacts(), count: users.count)
         // The users' schedule rows (part 0), and their check-in lists that are tagged (1): a list
         // is tagged when one of its check-ins has metadata, and only those are unpacked.
-        for r in try pg.query(
-            reusing: """
+        for r in try query(
+            overArrays: """
                 SELECT * FROM (
                     SELECT 0 AS part, v.u, s.streak, s.handled_through, s.version, s.id, NULL::bytea AS checkins
                     FROM unnest($1::text[]) AS v(u)
@@ -165,7 +165,7 @@ extension PGAccess {
                     CROSS JOIN LATERAL (
                         SELECT streak, checkins FROM checkin_lists WHERE user_id = v.u AND tagged OFFSET 0) c
                 ) t ORDER BY part, u, streak COLLATE "C"
-                """, when: users.count <= Self.fewRows, Array(Set(users))
+                """, rows: users.count, Array(Set(users))
         ).rows {
             let user = try r.string(1)
             guard let i = slot[user] else { continue }
@@ -203,13 +203,13 @@ extension PGAccess {
     func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult {
         var result = InsertResult()
         guard !checkins.isEmpty else { return result }
-        let inserted: Int64 = try pg.query(
-            reusing: PackedCheckins.mergeSQL(
+        let inserted: Int64 = try query(
+            overArrays: PackedCheckins.mergeSQL(
                 source: """
                     SELECT u AS user_id, s AS streak, a AS at, z AS zone, e AS event_id, m AS meta, n
                     FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
                         WITH ORDINALITY AS v(u, s, a, z, e, m, n)
-                    """, storedAt: "$7::bigint"), when: checkins.count <= Self.fewRows,
+                    """, storedAt: "$7::bigint"), rows: checkins.count,
             checkins.map(\.user), checkins.map(\.streak), checkins.map(\.instant.seconds), checkins.map(\.zone),
             checkins.map(\.eventID), checkins.map(\.meta), storedAt
         ).get(0, 0)
