@@ -98,8 +98,8 @@ public struct APIServer: Sendable {
         let answer: APIAnswer
         switch work {
         case .answer(let done): answer = done
-        case .write(let step) where writes.shared: answer = await writes.write(step)
-        case .write(let step): answer = try await pool.runIfActive { writes.alone(step) }
+        case .write(let step) where writes.shared: answer = await writes.write(step).made
+        case .write(let step): answer = try await pool.runIfActive { writes.alone(step).made }
         }
         log(request, status: answer.status, since: started, client: client)
         return Self.response(answer)

@@ -48,9 +48,9 @@ extension Context {
             case .success(let outcome):
                 if user.remindUsual, let stored = try w.user(id) { user = stored }  // its usual hour may have moved
                 let history = try outcome.history(of: user, context: self, in: w)
-                return .json(
-                    outcome.result.inserted == 1 ? 201 : 200,
-                    try streakObject(user: user, streak: outcome.streak, history: history, in: w))
+                let object = try streakObject(user: user, streak: outcome.streak, history: history, readIn: w)
+                let status = outcome.result.inserted == 1 ? 201 : 200
+                return .later { .json(status, object()) }
             }
         }
     }
@@ -83,12 +83,24 @@ extension Context {
     func streakObject(user: User, streak: String, history: StreakHistory, in r: some HistoryReading & ScheduleReading)
         throws -> JSON
     {
-        let state = Engine.evaluate(history, at: now)
-        let known = KnownStreak(streak: streak, history: history, state: state)
-        return streakRecord(
-            user: user, streak: streak, history: history, achieved: try achievements(of: user, in: r, known: known),
-            state: state
-        ).0
+        try streakObject(user: user, streak: streak, history: history, readIn: r)()
+    }
+
+    /// The same in two steps: what it needs read in `r` now, and made (the engine, the
+    /// achievements, the JSON) when the function returned is called: a write step's answer
+    /// is made after the commit, off the writer's thread (`APIAnswer.later`).
+    func streakObject(
+        user: User, streak: String, history: StreakHistory, readIn r: some HistoryReading & ScheduleReading
+    ) throws -> @Sendable () -> JSON {
+        let read = try achievementStreaks(
+            of: user, in: r, known: KnownStreak(streak: streak, history: history, state: nil))
+        return { [self] in
+            let state = Engine.evaluate(history, at: now)
+            var streaks = read
+            if let i = streaks.firstIndex(where: { $0.streak == streak }) { streaks[i].state = state }
+            let achieved = Achievements.evaluate(streaks, settings: config.achievements, at: now)
+            return streakRecord(user: user, streak: streak, history: history, achieved: achieved, state: state).0
+        }
     }
 
     /// `GET /v1/health`: 200 when the store can be read, with its place and the last tick; else 503.
