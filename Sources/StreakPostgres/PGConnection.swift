@@ -20,6 +20,8 @@ public final class PGConnection {
     var closedBecause: PGError?
     /// Numbers the prepared statements of this connection.
     var preparedCount = 0
+    /// The statements `query(reusing:)` prepared on this connection, by their SQL.
+    var reused: [String: PGStatement] = [:]
     /// When the last statement was sent (`keepAlive`).
     var lastSent = ContinuousClock.now
 

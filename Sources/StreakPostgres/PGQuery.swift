@@ -57,6 +57,29 @@ extension PGConnection {
         return statement
     }
 
+    /// Runs one statement as `query` does, prepared on this connection the first time and run
+    /// as prepared after (parsed and planned once per connection, not at each run: most of the
+    /// server's work for the short statements a request makes, issue 32). Only for statements
+    /// whose best plan does not depend on their values: a prepared statement's plan may become
+    /// generic (a few rows), wrong for a batch of thousands. `reuse` false runs it as `query`.
+    @discardableResult
+    public func query(reusing sql: String, when reuse: Bool = true, _ values: any PGEncodable...) throws -> PGResult {
+        try query(reusing: sql, when: reuse, parameters: PGParameters(values))
+    }
+
+    @discardableResult
+    public func query(reusing sql: String, when reuse: Bool = true, parameters: PGParameters) throws -> PGResult {
+        guard reuse else { return try query(sql, parameters: parameters) }
+        let statement: PGStatement
+        if let known = reused[sql] {
+            statement = known
+        } else {
+            statement = try prepare(sql)
+            reused[sql] = statement
+        }
+        return try query(statement, parameters: parameters)
+    }
+
     @discardableResult
     public func query(_ statement: PGStatement, _ values: any PGEncodable..., timeout: Duration? = nil) throws
         -> PGResult

@@ -140,25 +140,13 @@ extension APIServer {
             return try await answer(request, needs: .read) { c in c.apiBadges(user: user) }
         }
         router.post("/v1/users/:user/streaks/:streak/freezes") { request, context in
-            var request = request
-            let body = try await request.collectBody(upTo: Context.apiBodyLimit)
-            let user = context.parameters.get("user") ?? ""
-            let streak = context.parameters.get("streak") ?? ""
-            let contentType = request.headers[.contentType]
-            return try await answer(
-                request, needs: .admin,
-                work: { c in
-                    c.apiFreeze(
-                        user: user, streak: streak, contentType: contentType, body: Array(body.readableBytesView))
-                })
+            try await adminBody(request, context) { c, _, body in
+                c.apiFreeze(user: body.user, streak: body.streak, contentType: body.contentType, body: body.bytes)
+            }
         }
         router.post("/v1/users/:user/pauses") { request, context in
-            var request = request
-            let body = try await request.collectBody(upTo: Context.apiBodyLimit)
-            let user = context.parameters.get("user") ?? ""
-            let contentType = request.headers[.contentType]
-            return try await answer(request, needs: .admin) { c, author in
-                c.apiPause(user: user, contentType: contentType, body: Array(body.readableBytesView), author: author)
+            try await adminBody(request, context) { c, author, body in
+                c.apiPause(user: body.user, contentType: body.contentType, body: body.bytes, author: author)
             }
         }
         router.delete("/v1/users/:user/pauses/current") { request, context in
@@ -171,14 +159,9 @@ extension APIServer {
             }
         }
         router.post("/v1/users/:user/streaks/:streak/repair") { request, context in
-            var request = request
-            let body = try await request.collectBody(upTo: Context.apiBodyLimit)
-            let user = context.parameters.get("user") ?? ""
-            let streak = context.parameters.get("streak") ?? ""
-            let contentType = request.headers[.contentType]
-            return try await answer(request, needs: .admin) { c, author in
+            try await adminBody(request, context) { c, author, body in
                 c.apiRepair(
-                    user: user, streak: streak, contentType: contentType, body: Array(body.readableBytesView),
+                    user: body.user, streak: body.streak, contentType: body.contentType, body: body.bytes,
                     author: author)
             }
         }
@@ -190,6 +173,32 @@ extension APIServer {
             return try await preview(request, until: until, user: user, kind: kind)
         }
         return router
+    }
+}
+
+/// What an admin route with a body (a freeze, a pause, a repair) hands its job: the body (at most
+/// `Context.apiBodyLimit`), the path's user and streak (empty where the path has none) and the
+/// content type.
+struct RouteBody: Sendable {
+    var bytes: [UInt8]
+    var user: String
+    var streak: String
+    var contentType: String?
+}
+
+extension APIServer {
+    /// Collects the body up to the limit, reads the path's user and streak and the content type,
+    /// and runs `job` as an admin request (`answer`), with the token's name as its author.
+    func adminBody(
+        _ request: Request, _ context: BasicRequestContext,
+        _ job: @escaping @Sendable (Context, String, RouteBody) -> APIWork
+    ) async throws -> Response {
+        var request = request
+        let collected = try await request.collectBody(upTo: Context.apiBodyLimit)
+        let body = RouteBody(
+            bytes: Array(collected.readableBytesView), user: context.parameters.get("user") ?? "",
+            streak: context.parameters.get("streak") ?? "", contentType: request.headers[.contentType])
+        return try await answer(request, needs: .admin) { c, author in job(c, author, body) }
     }
 }
 

@@ -23,9 +23,12 @@ public struct APIServer: Sendable {
     public let context: @Sendable () throws -> Context
     /// Where the requests' write steps commit, together (group commit).
     public let writes: WriteGroups
-    /// The threads the jobs run on (the store's calls block): enough for a PostgreSQL store's
-    /// connections to serve many requests at once.
-    let pool = NIOThreadPool(numberOfThreads: 16)
+    /// The threads the jobs run on (the store's calls block). On PostgreSQL a request's thread
+    /// spends most of its time waiting for the server's answers (a dozen round trips), on a
+    /// connection of its own: 64 threads (and up to 64 connections), so 64 clients' requests are
+    /// in flight at once rather than queued behind 16. On SQLite the writes go through `writes`'
+    /// one thread and the reads through four connections: 16 are plenty.
+    let pool: NIOThreadPool
     /// The requests answered, for `GET /metrics`.
     let requests = RequestCounts()
     /// The tokens, kept between requests (each request still checks its own in the store).
@@ -40,6 +43,7 @@ public struct APIServer: Sendable {
         self.logger = logger
         self.writes = writes
         self.context = context
+        pool = NIOThreadPool(numberOfThreads: writes.shared ? 16 : 64)
         pool.start()
     }
 
@@ -94,8 +98,8 @@ public struct APIServer: Sendable {
         let answer: APIAnswer
         switch work {
         case .answer(let done): answer = done
-        case .write(let step) where writes.shared: answer = await writes.write(step)
-        case .write(let step): answer = try await pool.runIfActive { writes.alone(step) }
+        case .write(let step) where writes.shared: answer = await writes.write(step).made
+        case .write(let step): answer = try await pool.runIfActive { writes.alone(step).made }
         }
         log(request, status: answer.status, since: started, client: client)
         return Self.response(answer)

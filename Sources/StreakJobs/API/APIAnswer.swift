@@ -9,6 +9,8 @@ public struct APIAnswer: Error, Sendable {
     public var contentType: String
     public var headers: [(name: String, value: String)]
     public var body: String
+    /// The answer to send instead, made when the server calls it (`later`).
+    public var then: (@Sendable () -> APIAnswer)?
 
     public init(status: Int, contentType: String, headers: [(name: String, value: String)] = [], body: String) {
         self.status = status
@@ -16,6 +18,18 @@ public struct APIAnswer: Error, Sendable {
         self.headers = headers
         self.body = body
     }
+
+    /// An answer a write step read everything for and leaves to be made after its transaction
+    /// commits, by the request's own task: the engine's and the JSON's work off the thread that
+    /// holds the store's one writer (`WriteGroups` on SQLite), the requests' side by side.
+    public static func later(_ make: @escaping @Sendable () -> APIAnswer) -> APIAnswer {
+        var answer = APIAnswer(status: 200, contentType: "", body: "")
+        answer.then = make
+        return answer
+    }
+
+    /// This answer as it is to be sent (`later`'s made now).
+    public var made: APIAnswer { then?() ?? self }
 
     /// A JSON answer, its object on one line with a line break after it.
     public static func json(_ status: Int, _ value: JSON) -> APIAnswer {

@@ -45,13 +45,12 @@ extension Context {
             }
             switch try storeCheckin(input, of: user, names: Self.apiCheckinNames, in: w) {
             case .failure(let problem): return Self.checkinProblem(problem, input)
-            case .success(let result):
+            case .success(let outcome):
                 if user.remindUsual, let stored = try w.user(id) { user = stored }  // its usual hour may have moved
-                let streak = input.streakID
-                let history = try history(of: user, streak: streak, in: w)
-                let (json, _) = streakRecord(
-                    user: user, streak: streak, history: history, achieved: try achievements(of: user, in: w))
-                return .json(result.inserted == 1 ? 201 : 200, json)
+                let history = try outcome.history(of: user, context: self, in: w)
+                let object = try streakObject(user: user, streak: outcome.streak, history: history, readIn: w)
+                let status = outcome.result.inserted == 1 ? 201 : 200
+                return .later { .json(status, object()) }
             }
         }
     }
@@ -72,12 +71,35 @@ extension Context {
                         errors: [.init(parameter: "user", detail: StreakdError.unknownUser(id).message)])
                 }
                 let history = try history(of: user, streak: streak, in: r)
-                let (json, _) = streakRecord(
-                    user: user, streak: streak, history: history, achieved: try achievements(of: user, in: r))
-                return .json(200, json)
+                return .json(200, try streakObject(user: user, streak: streak, history: history, in: r))
             }
         } catch {
             return .failed(error)
+        }
+    }
+
+    /// The streak object (`status -o json`'s) of a history read in `r`, with the user's
+    /// achievements, which take this history as it is rather than reading it again.
+    func streakObject(user: User, streak: String, history: StreakHistory, in r: some HistoryReading & ScheduleReading)
+        throws -> JSON
+    {
+        try streakObject(user: user, streak: streak, history: history, readIn: r)()
+    }
+
+    /// The same in two steps: what it needs read in `r` now, and made (the engine, the
+    /// achievements, the JSON) when the function returned is called: a write step's answer
+    /// is made after the commit, off the writer's thread (`APIAnswer.later`).
+    func streakObject(
+        user: User, streak: String, history: StreakHistory, readIn r: some HistoryReading & ScheduleReading
+    ) throws -> @Sendable () -> JSON {
+        let read = try achievementStreaks(
+            of: user, in: r, known: KnownStreak(streak: streak, history: history, state: nil))
+        return { [self] in
+            let state = Engine.evaluate(history, at: now)
+            var streaks = read
+            if let i = streaks.firstIndex(where: { $0.streak == streak }) { streaks[i].state = state }
+            let achieved = Achievements.evaluate(streaks, settings: config.achievements, at: now)
+            return streakRecord(user: user, streak: streak, history: history, achieved: achieved, state: state).0
         }
     }
 

@@ -154,11 +154,7 @@ extension Context {
                     ])
             }
             let history = try history(of: user, streak: streak, in: w)
-            return .json(
-                200,
-                streakRecord(
-                    user: user, streak: streak, history: history, achieved: try achievements(of: user, in: w)
-                ).0)
+            return .json(200, try streakObject(user: user, streak: streak, history: history, in: w))
         }
     }
 

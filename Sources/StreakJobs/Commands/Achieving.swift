@@ -4,11 +4,11 @@ import StreakStore
 /// A user's badges, XP and level (SPEC §9) from the store: what `status`, `badges` and `tick`
 /// evaluate. The rules are StreakCore's `Achievements`; this reads what they need.
 extension Context {
-    /// One of a user's streaks as a caller read and evaluated it already.
+    /// One of a user's streaks as a caller read (and evaluated, `state`) it already.
     struct KnownStreak {
         var streak: String
         var history: StreakHistory
-        var state: StreakState
+        var state: StreakState?
     }
 
     /// Every streak of the user as achievements see it, with its check-ins' metadata: the ones
@@ -55,11 +55,20 @@ extension Context {
 
     /// One user's achievements as of now, read in `reader` (`status`, `badges`).
     func achievements(of user: User, in reader: some HistoryReading & ScheduleReading) throws -> AchievementState {
+        Achievements.evaluate(try achievementStreaks(of: user, in: reader), settings: config.achievements, at: now)
+    }
+
+    /// What a user's achievements are evaluated from, read in `reader`: their streaks as
+    /// `userStreaks` gives them. `known`: one of them the caller read already, taken as it is
+    /// (when the store lists it).
+    func achievementStreaks(
+        of user: User, in reader: some HistoryReading & ScheduleReading, known: KnownStreak? = nil
+    ) throws -> [UserStreak] {
         let facts = try reader.achievementFacts(of: [user.id]).first ?? AchievementFacts()
-        let streaks = try userStreaks(facts, known: []) { list in
+        let listed = known.map { k in facts.streaks.contains { $0.streak == k.streak } ? [k] : [] } ?? []
+        return try userStreaks(facts, known: listed) { list in
             try list.map { try history(of: user, streak: $0.streak, in: reader) }
         }
-        return Achievements.evaluate(streaks, settings: config.achievements, at: now)
     }
 
     /// The notification of an achievement, in the user's zone at its due instant and language.

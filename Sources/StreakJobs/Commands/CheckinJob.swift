@@ -11,8 +11,8 @@ extension Context {
         let (user, stored, state) = try store.write { w -> (User, InsertResult, StreakState) in
             let user = try self.user(id, in: w)
             if let at { input.at = try checkinTime(at, zone: tz ?? user.zone) }
-            let result = try storeCheckin(input, of: user, names: Self.checkinOptions, in: w).mapError(\.asError).get()
-            return (user, result, Engine.evaluate(try history(of: user, streak: streak, in: w), at: now))
+            let outcome = try storeCheckin(input, of: user, names: Self.checkinOptions, in: w).mapError(\.asError).get()
+            return (user, outcome.result, Engine.evaluate(try outcome.history(of: user, context: self, in: w), at: now))
         }
         let verb = stored.inserted == 1 ? "checked in" : "already checked in (event \(eventID ?? ""))"
         printer.record(
@@ -33,7 +33,7 @@ extension Context {
     /// hour has it worked out again, and when it moved every streak of theirs is planned.
     /// `names`: the fields as the input spells them, for messages.
     func storeCheckin(_ input: CheckinInput, of user: User, names: [String: String], in w: any StoreWriter) throws
-        -> Result<InsertResult, FieldProblem>
+        -> Result<CheckinOutcome, FieldProblem>
     {
         // The user's zone stands for a missing tz: one that is no zone is the store's damage (74),
         // not input's.
@@ -49,13 +49,16 @@ extension Context {
         if user.remindUsual { try w.lockUser(user.id) }
         let result = try w.insertCheckins([checkin], storedAt: now)
         try recordSettings(for: [checkin.streak], in: w)
-        guard result.inserted == 1 else { return .success(result) }
-        if user.remindUsual, try refreshUsual(user, in: w).moved {
-            try planChanged(try w.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0) }, in: w)
-        } else {
-            try planChanged([DueStreak(user: user.id, streak: checkin.streak)], in: w)
-        }
-        return .success(result)
+        guard result.inserted == 1 else { return .success(CheckinOutcome(result: result, streak: checkin.streak)) }
+        let planned =
+            if user.remindUsual, try refreshUsual(user, in: w).moved {
+                try w.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0) }
+            } else {
+                [DueStreak(user: user.id, streak: checkin.streak)]
+            }
+        let read = try planChanged(planned, in: w)
+        let stored = zip(planned, read).first { $0.0.streak == checkin.streak }?.1?.stored
+        return .success(CheckinOutcome(result: result, streak: checkin.streak, stored: stored))
     }
 
     /// `checkin --at`: RFC 3339 as it is, else a time as `log --since` takes it (`TimeArgument`:
@@ -95,6 +98,21 @@ extension Context {
             meta.append((key, value))
         }
         return meta
+    }
+}
+
+/// A check-in `storeCheckin` stored, or found stored already (an event id's replay).
+struct CheckinOutcome {
+    var result: InsertResult
+    var streak: String
+    /// The streak's history as the transaction sees it after the check-in, when planning read it
+    /// (a new row): the answer shows it without reading it again.
+    var stored: StoredStreak?
+
+    /// The streak's history after the check-in: as planning read it, else read in `r`.
+    func history(of user: User, context c: Context, in r: some HistoryReading) throws -> StreakHistory {
+        guard let stored else { return try c.history(of: user, streak: streak, in: r) }
+        return try c.history(of: stored, epochs: try r.settingsEpochs(of: streak))
     }
 }
 

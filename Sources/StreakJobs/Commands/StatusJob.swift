@@ -27,11 +27,11 @@ extension Context {
     }
 
     /// A streak as `status` shows it: the streak object (`-o json`, and the API's answer) and its
-    /// short text.
-    func streakRecord(user: User, streak: String, history: StreakHistory, achieved: AchievementState) -> (
-        JSON, String
-    ) {
-        let state = Engine.evaluate(history, at: now)
+    /// short text. `state`: the history's at now, when the caller evaluated it already.
+    func streakRecord(
+        user: User, streak: String, history: StreakHistory, achieved: AchievementState, state: StreakState? = nil
+    ) -> (JSON, String) {
+        let state = state ?? Engine.evaluate(history, at: now)
         let zone = history.zone(at: now)
         let lastRefill = history.freezeEvents.filter { $0.kind == .refill }.map(\.at).max()
         let nextRefill = Refill.nextEligible(lastRefill: lastRefill, firstStored: state.firstStored)

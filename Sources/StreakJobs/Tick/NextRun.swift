@@ -17,9 +17,11 @@ extension Context {
 
     /// Plans the runs of streaks this write changed (a check-in, an import), read as this
     /// transaction sees them, so `preview` finds them in the queue (`ScheduleWriting.planChanged`).
-    /// They stay marked for the next tick.
-    func planChanged(_ streaks: [DueStreak], in w: some PlanWriting) throws {
-        guard !streaks.isEmpty else { return }
+    /// They stay marked for the next tick. Returns the histories it read, in the order of `streaks`
+    /// (nil: gone), for a caller that shows them (a check-in's answer).
+    @discardableResult
+    func planChanged(_ streaks: [DueStreak], in w: some PlanWriting) throws -> [DueHistory?] {
+        guard !streaks.isEmpty else { return [] }
         // A store no run has planned yet takes these settings as the ones its runs were planned
         // by; a store whose settings differ keeps its fingerprint, and preview plans every streak
         // until the next tick plans them all again.
@@ -28,7 +30,8 @@ extension Context {
         let reminders = ReminderPolicy(days: config.reminderDays)
         var runs: [PlannedRun] = []
         var walk = SimpleFirstNotice(context: self)
-        for (d, read) in zip(streaks, try w.dueHistories(of: streaks)) {
+        let histories = try w.dueHistories(of: streaks)
+        for (d, read) in zip(streaks, histories) {
             guard let read else { continue }
             if epochs[d.streak] == nil { epochs[d.streak] = try w.settingsEpochs(of: d.streak) }
             let policy = noticePolicy(for: read.user, reminders: reminders)
@@ -42,6 +45,7 @@ extension Context {
             runs.append(PlannedRun(streak: d, next: next, history: read, user: read.user))
         }
         try w.planChanged(runs)
+        return histories
     }
 
     /// Plans every streak changed and not planned yet (what an import changed), when they are

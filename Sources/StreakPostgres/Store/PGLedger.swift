@@ -88,7 +88,7 @@ extension PGAccess {
     }
 
     func meta(_ key: String) throws -> String? {
-        let r = try pg.query("SELECT value FROM meta WHERE key = $1", key)
+        let r = try pg.query(reusing: "SELECT value FROM meta WHERE key = $1", key)
         return r.count == 0 ? nil : try r.get(0, 0)
     }
 

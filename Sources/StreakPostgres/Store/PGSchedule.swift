@@ -186,21 +186,22 @@ extension PGAccess {
         // Each streak's user, and its packed history when still at the version listed. While it
         // is, the user the last run carried in the row is the user now (every change of theirs
         // moves the version on; migration 4): the users table is read only for the others.
-        let found = try pg.query(
-            """
-            SELECT v.n, coalesce(u.id, v.u), coalesce(u.zone, s.zone), coalesce(u.remind_at, s.remind_at),
-                coalesce(u.remind, s.remind), CASE WHEN u.id IS NULL THEN s.language ELSE u.language END,
-                CASE WHEN s.current THEN s.history END
-            FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS v(u, s, version, n)
-            LEFT JOIN LATERAL (
-                SELECT zone, remind_at, remind, language, history,
-                    history_version = version AND version = v.version AND history IS NOT NULL AS current
-                FROM schedule WHERE user_id = v.u AND streak = v.s OFFSET 0) s ON true
-            LEFT JOIN LATERAL (
-                SELECT id, zone, remind_at, remind, language FROM users
-                WHERE id = v.u AND NOT (coalesce(s.current, false) AND s.zone IS NOT NULL) OFFSET 0) u ON true
-            WHERE u.id IS NOT NULL OR (s.current AND s.zone IS NOT NULL)
-            """, streaks.map(\.user), streaks.map(\.streak), streaks.map { Int64($0.version) })
+        let found = try query(
+            overArrays: """
+                SELECT v.n, coalesce(u.id, v.u), coalesce(u.zone, s.zone), coalesce(u.remind_at, s.remind_at),
+                    coalesce(u.remind, s.remind), CASE WHEN u.id IS NULL THEN s.language ELSE u.language END,
+                    CASE WHEN s.current THEN s.history END
+                FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS v(u, s, version, n)
+                LEFT JOIN LATERAL (
+                    SELECT zone, remind_at, remind, language, history,
+                        history_version = version AND version = v.version AND history IS NOT NULL AS current
+                    FROM schedule WHERE user_id = v.u AND streak = v.s OFFSET 0) s ON true
+                LEFT JOIN LATERAL (
+                    SELECT id, zone, remind_at, remind, language FROM users
+                    WHERE id = v.u AND NOT (coalesce(s.current, false) AND s.zone IS NOT NULL) OFFSET 0) u ON true
+                WHERE u.id IS NOT NULL OR (s.current AND s.zone IS NOT NULL)
+                """, rows: streaks.count, streaks.map(\.user), streaks.map(\.streak),
+            streaks.map { Int64($0.version) })
         var result = [DueHistory?](repeating: nil, count: streaks.count)
         var stale: [Int] = []
         for row in found.rows {
@@ -222,7 +223,9 @@ extension PGAccess {
         return result
     }
 
-    /// The histories of `stale` streaks from the tables, three statements for them all.
+    /// The histories of `stale` streaks from the tables, one statement for them all: the users'
+    /// zones (part 0), the streaks' check-in lists (1) and freeze events (2), each part in its
+    /// order (zones by instant, events by instant and id).
     private func readTables(into result: inout [DueHistory?], for stale: [Int], of streaks: [DueStreak]) throws {
         guard !stale.isEmpty else { return }
         let users = stale.map { streaks[$0].user }
@@ -230,35 +233,40 @@ extension PGAccess {
         var slot: [String: Int] = [:]
         for i in stale { slot[streaks[i].user + "\u{0}" + streaks[i].streak] = i }
         var zones: [String: [StoredZoneChange]] = [:]
-        for r in try pg.query(
-            """
-            SELECT v.u, z.since, z.zone FROM unnest($1::text[]) AS v(u)
-            CROSS JOIN LATERAL (SELECT since, zone FROM user_zones WHERE user_id = v.u OFFSET 0) z ORDER BY v.u, z.since
-            """, Array(Set(users))
+        // Columns: part, user, streak, at (a zone's since), kind (a zone's name), date, until_date,
+        // author (as `freezeEvent` reads them from column 3), check-ins, an event's id.
+        for r in try query(
+            overArrays: """
+                SELECT * FROM (
+                    SELECT 0 AS part, v.u, NULL::text AS s, z.since AS at, z.zone AS kind, NULL::integer AS date,
+                        NULL::integer AS until_date, NULL::text AS author, NULL::bytea AS checkins, NULL::bigint AS id
+                    FROM unnest($1::text[]) AS v(u)
+                    CROSS JOIN LATERAL (SELECT since, zone FROM user_zones WHERE user_id = v.u OFFSET 0) z
+                    UNION ALL
+                    SELECT 1, v.u, v.s, NULL, NULL, NULL, NULL, NULL, c.checkins, NULL
+                    FROM unnest($2::text[], $3::text[]) AS v(u, s)
+                    CROSS JOIN LATERAL (
+                        SELECT checkins FROM checkin_lists WHERE user_id = v.u AND streak = v.s OFFSET 0) c
+                    UNION ALL
+                    SELECT 2, v.u, v.s, f.at, f.kind, f.date, f.until_date, f.author, NULL, f.id
+                    FROM unnest($2::text[], $3::text[]) AS v(u, s)
+                    CROSS JOIN LATERAL (
+                        SELECT id, at, kind, date, until_date, author FROM freeze_events
+                        WHERE user_id = v.u AND streak = v.s OFFSET 0) f
+                ) t ORDER BY part, u, s, at, id
+                """, rows: stale.count, Array(Set(users)), users, names
         ).rows {
-            zones[try r.string(0), default: []].append(StoredZoneChange(since: try r.get(1), zone: try r.string(2)))
-        }
-        for r in try pg.query(
-            """
-            SELECT v.u, v.s, c.checkins FROM unnest($1::text[], $2::text[]) AS v(u, s)
-            CROSS JOIN LATERAL (SELECT checkins FROM checkin_lists WHERE user_id = v.u AND streak = v.s OFFSET 0) c
-            """, users, names
-        ).rows {
-            let (user, streak) = (try r.string(0), try r.string(1))
-            guard let i = slot[user + "\u{0}" + streak] else { continue }
-            result[i]!.stored.checkins = try PackedCheckins.checkins(try r.bytes(2), user: user, streak: streak)
-        }
-        for r in try pg.query(
-            """
-            SELECT v.u, v.s, f.at, f.kind, f.date, f.until_date, f.author FROM unnest($1::text[], $2::text[]) AS v(u, s)
-            CROSS JOIN LATERAL (
-                SELECT id, at, kind, date, until_date, author FROM freeze_events
-                WHERE user_id = v.u AND streak = v.s OFFSET 0) f
-            ORDER BY v.u, v.s, f.at, f.id
-            """, users, names
-        ).rows {
-            guard let i = slot[try r.string(0) + "\u{0}" + r.string(1)] else { continue }
-            result[i]!.stored.freezeEvents.append(try Self.freezeEvent(r, from: 2))
+            let user = try r.string(1)
+            switch try r.get(0, as: Int.self) {
+            case 0: zones[user, default: []].append(StoredZoneChange(since: try r.get(3), zone: try r.string(4)))
+            case 1:
+                let streak = try r.string(2)
+                guard let i = slot[user + "\u{0}" + streak] else { continue }
+                result[i]!.stored.checkins = try PackedCheckins.checkins(try r.bytes(8), user: user, streak: streak)
+            default:
+                guard let i = try slot[user + "\u{0}" + r.string(2)] else { continue }
+                result[i]!.stored.freezeEvents.append(try Self.freezeEvent(r, from: 3))
+            }
         }
         for i in stale {
             let user = result[i]!.user
@@ -337,16 +345,17 @@ extension PGAccess {
             return hex(PackedHistory.pack(h.stored))
         }
         // At the row's version now (this transaction changed it), still marked.
-        try pg.query(
-            """
-            UPDATE schedule s SET next_at = v.next_at, run_version = s.version,
-                history = coalesce(decode(v.history, 'hex'), s.history),
-                history_version = CASE WHEN v.history IS NOT NULL THEN s.version ELSE s.history_version END,
-                zone = v.zone, remind_at = v.remind_at, remind = v.remind <> 0, language = v.language
-            FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
-                AS v(u, st, next_at, history, zone, remind_at, remind, language)
-            WHERE s.user_id = v.u AND s.streak = v.st AND s.changed
-            """, runs.map(\.streak.user), runs.map(\.streak.streak), runs.map { $0.next?.seconds }, histories,
+        try query(
+            overArrays: """
+                UPDATE schedule s SET next_at = v.next_at, run_version = s.version,
+                    history = coalesce(decode(v.history, 'hex'), s.history),
+                    history_version = CASE WHEN v.history IS NOT NULL THEN s.version ELSE s.history_version END,
+                    zone = v.zone, remind_at = v.remind_at, remind = v.remind <> 0, language = v.language
+                FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
+                    AS v(u, st, next_at, history, zone, remind_at, remind, language)
+                WHERE s.user_id = v.u AND s.streak = v.st AND s.changed
+                """, rows: runs.count, runs.map(\.streak.user), runs.map(\.streak.streak),
+            runs.map { $0.next?.seconds }, histories,
             runs.map { $0.user?.zone }, runs.map { $0.user.map { Int64($0.remindAt) } },
             runs.map { $0.user.map { Int64($0.remind ? 1 : 0) } }, runs.map { $0.user?.language })
     }

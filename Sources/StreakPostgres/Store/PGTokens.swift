@@ -15,7 +15,7 @@ extension PGAccess {
 
     func token(sha256: String) throws -> StoredToken? {
         try pg.query(
-            "SELECT name, scope, sha256, created_at, last_used_at FROM api_tokens WHERE sha256 = $1", sha256
+            reusing: "SELECT name, scope, sha256, created_at, last_used_at FROM api_tokens WHERE sha256 = $1", sha256
         ).rows.first.map { row in
             StoredToken(
                 name: try row.string(0), scope: try row.string(1), sha256: try row.string(2), created: try row.get(3),

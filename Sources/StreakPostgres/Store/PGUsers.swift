@@ -19,7 +19,7 @@ extension PGAccess {
     }
 
     func user(_ id: String) throws -> User? {
-        let r = try pg.query("SELECT \(Self.userColumns) FROM users WHERE id = $1", id)
+        let r = try pg.query(reusing: "SELECT \(Self.userColumns) FROM users WHERE id = $1", id)
         return r.count == 0 ? nil : try Self.user(r[0])
     }
 
@@ -64,7 +64,7 @@ extension PGAccess {
     }
 
     func lockUser(_ id: String) throws {
-        try pg.query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", id)
+        try pg.query(reusing: "SELECT 1 FROM users WHERE id = $1 FOR UPDATE", id)
     }
 
     func updateUser(_ user: User, at: Instant) throws {
@@ -106,7 +106,7 @@ extension PGAccess {
     }
 
     func zoneHistory(of user: String) throws -> [StoredZoneChange] {
-        try pg.query("SELECT since, zone FROM user_zones WHERE user_id = $1 ORDER BY since", user).rows.map {
+        try pg.query(reusing: "SELECT since, zone FROM user_zones WHERE user_id = $1 ORDER BY since", user).rows.map {
             StoredZoneChange(since: try $0.get(0), zone: try $0.string(1))
         }
     }
@@ -121,16 +121,18 @@ extension PGAccess {
     }
 
     func checkins(of user: String, streak: String) throws -> [StoredCheckin] {
-        let rows = try pg.query("SELECT checkins FROM checkin_lists WHERE user_id = $1 AND streak = $2", user, streak).rows
+        let rows = try pg.query(
+            reusing: "SELECT checkins FROM checkin_lists WHERE user_id = $1 AND streak = $2", user, streak
+        ).rows
         return try rows.first.map { try PackedCheckins.checkins($0.bytes(0), user: user, streak: streak) } ?? []
     }
 
     func freezeEvents(of user: String, streak: String) throws -> [FreezeEvent] {
         try pg.query(
-            """
-            SELECT at, kind, date, until_date, author FROM freeze_events WHERE user_id = $1 AND streak = $2
-            ORDER BY at, id
-            """, user, streak
+            reusing: """
+                SELECT at, kind, date, until_date, author FROM freeze_events WHERE user_id = $1 AND streak = $2
+                ORDER BY at, id
+                """, user, streak
         ).rows.map { try Self.freezeEvent($0, from: 0) }
     }
 
@@ -146,32 +148,33 @@ extension PGAccess {
         var slot: [String: Int] = [:]
         for (i, u) in users.enumerated() { slot[u] = i }
         var result = [AchievementFacts](repeating: AchievementFacts(), count: users.count)
-        for r in try pg.query(
-            """
-            SELECT v.u, s.streak, s.handled_through, s.version, s.id FROM unnest($1::text[]) AS v(u)
-            CROSS JOIN LATERAL (
-                SELECT streak, handled_through, version, id FROM schedule WHERE user_id = v.u OFFSET 0) s
-            ORDER BY v.u, s.streak COLLATE "C"
-            """, Array(Set(users))
+        // The users' schedule rows (part 0), and their check-in lists that are tagged (1): a list
+        // is tagged when one of its check-ins has metadata, and only those are unpacked.
+        for r in try query(
+            overArrays: """
+                SELECT * FROM (
+                    SELECT 0 AS part, v.u, s.streak, s.handled_through, s.version, s.id, NULL::bytea AS checkins
+                    FROM unnest($1::text[]) AS v(u)
+                    CROSS JOIN LATERAL (
+                        SELECT streak, handled_through, version, id FROM schedule WHERE user_id = v.u OFFSET 0) s
+                    UNION ALL
+                    SELECT 1, v.u, c.streak, NULL, NULL, NULL, c.checkins FROM unnest($1::text[]) AS v(u)
+                    CROSS JOIN LATERAL (
+                        SELECT streak, checkins FROM checkin_lists WHERE user_id = v.u AND tagged OFFSET 0) c
+                ) t ORDER BY part, u, streak COLLATE "C"
+                """, rows: users.count, Array(Set(users))
         ).rows {
-            guard let i = slot[try r.string(0)] else { continue }
-            result[i].streaks.append(
-                DueStreak(
-                    user: users[i], streak: try r.string(1), handledThrough: try r.get(2), version: try r.get(3),
-                    row: try r.get(4)))
-        }
-        // A list is tagged when one of its check-ins has metadata: only those are unpacked.
-        for r in try pg.query(
-            """
-            SELECT v.u, c.streak, c.checkins FROM unnest($1::text[]) AS v(u)
-            CROSS JOIN LATERAL (SELECT streak, checkins FROM checkin_lists WHERE user_id = v.u AND tagged OFFSET 0) c
-            ORDER BY v.u, c.streak COLLATE "C"
-            """, Array(Set(users))
-        ).rows {
-            let user = try r.string(0)
+            let user = try r.string(1)
             guard let i = slot[user] else { continue }
-            let streak = try r.string(1)
-            for record in PackedCheckins.byInstant(try PackedCheckins.records(try r.bytes(2), user: user, streak: streak)) {
+            let streak = try r.string(2)
+            guard try r.get(0, as: Int.self) == 1 else {
+                result[i].streaks.append(
+                    DueStreak(
+                        user: users[i], streak: streak, handledThrough: try r.get(3), version: try r.get(4),
+                        row: try r.get(5)))
+                continue
+            }
+            for record in PackedCheckins.byInstant(try PackedCheckins.records(try r.bytes(6), user: user, streak: streak)) {
                 guard let meta = record.meta else { continue }
                 result[i].tagged.append(TaggedCheckin(streak: streak, instant: Instant(seconds: record.at), meta: meta))
             }
@@ -182,7 +185,9 @@ extension PGAccess {
     func settingsEpochs(of streak: String) throws -> [SettingsEpoch] {
         if let read = epochs.byStreak[streak] { return read }
         let read = try pg.query(
-            "SELECT since, goal, leeway_hours, rest_days FROM settings_epochs WHERE streak = $1 ORDER BY since", streak
+            reusing:
+                "SELECT since, goal, leeway_hours, rest_days FROM settings_epochs WHERE streak = $1 ORDER BY since",
+            streak
         ).rows.map {
             SettingsEpoch(
                 since: try $0.get(0), goal: try $0.get(1), leewayHours: try $0.get(2),
@@ -195,13 +200,13 @@ extension PGAccess {
     func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult {
         var result = InsertResult()
         guard !checkins.isEmpty else { return result }
-        let inserted: Int64 = try pg.query(
-            PackedCheckins.mergeSQL(
+        let inserted: Int64 = try query(
+            overArrays: PackedCheckins.mergeSQL(
                 source: """
                     SELECT u AS user_id, s AS streak, a AS at, z AS zone, e AS event_id, m AS meta, n
                     FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
                         WITH ORDINALITY AS v(u, s, a, z, e, m, n)
-                    """, storedAt: "$7::bigint"),
+                    """, storedAt: "$7::bigint"), rows: checkins.count,
             checkins.map(\.user), checkins.map(\.streak), checkins.map(\.instant.seconds), checkins.map(\.zone),
             checkins.map(\.eventID), checkins.map(\.meta), storedAt
         ).get(0, 0)

@@ -171,6 +171,38 @@ struct PGAccess: StoreWriter {
     var store: PostgresStore?
     /// The settings epochs this transaction read, by streak (`settingsEpochs`).
     let epochs = EpochsRead()
+
+    /// The most rows (array values) a statement over arrays is run prepared for
+    /// (`PGConnection.query(reusing:)`): a request's or a check-in's few; a batch's statement is
+    /// planned for its values.
+    static let fewRows = 64
+
+    /// Runs a statement over arrays of `rows` values each (`unnest($1::text[], …)`): prepared
+    /// (`query(reusing:)`) for at most `fewRows`, planned for its values beyond. For one row (a
+    /// request's), each array parameter is written `ARRAY[($1::text[])[1]]`, an array the planner
+    /// counts one row in: the prepared statement's generic plan is then as cheap as a custom
+    /// one, so PostgreSQL takes it and does not plan the statement again at each run (over an
+    /// array parameter it would, its generic plan counting 100 rows).
+    func query(overArrays sql: String, rows: Int, _ values: any PGEncodable...) throws -> PGResult {
+        try pg.query(
+            reusing: rows == 1 ? Self.oneRow(sql) : sql, when: rows <= Self.fewRows, parameters: PGParameters(values))
+    }
+
+    /// `sql` with each array parameter (`$1::text[]`, `$2::bigint[]`, up to `$9`) written as an
+    /// array of its first value; made once for each statement.
+    static func oneRow(_ sql: String) -> String {
+        if let made = oneRowTexts.withLock({ $0[sql] }) { return made }
+        var text = sql
+        for n in 1...9 {
+            for type in ["text", "bigint"] {
+                text = text.replacing("$\(n)::\(type)[]", with: "ARRAY[($\(n)::\(type)[])[1]]")
+            }
+        }
+        oneRowTexts.withLock { $0[sql] = text }
+        return text
+    }
+
+    private static let oneRowTexts = Mutex<[String: String]>([:])
 }
 
 /// The settings epochs one transaction read, by streak: a check-in over the API asks for its
