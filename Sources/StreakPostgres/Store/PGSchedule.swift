@@ -222,48 +222,52 @@ extension PGAccess {
         return result
     }
 
-    /// The histories of `stale` streaks from the tables, three statements for them all.
+    /// The histories of `stale` streaks from the tables, three statements for them all. Each row
+    /// names its streak by its place in the arrays sent (`WITH ORDINALITY`): no id is read back,
+    /// and nothing is looked up by text.
     private func readTables(into result: inout [DueHistory?], for stale: [Int], of streaks: [DueStreak]) throws {
         guard !stale.isEmpty else { return }
         let users = stale.map { streaks[$0].user }
         let names = stale.map { streaks[$0].streak }
-        var slot: [String: Int] = [:]
-        for i in stale { slot[streaks[i].user + "\u{0}" + streaks[i].streak] = i }
-        var zones: [String: [StoredZoneChange]] = [:]
+        // The place in `stale` the row's first column names (1 for the first).
+        func place(_ r: PGRow) throws -> Int { Int(try r.get(0, as: Int64.self)) - 1 }
+        var strings = InternedStrings()  // zones repeat
+        var zones = [[StoredZoneChange]](repeating: [], count: stale.count)
         for r in try pg.query(
             """
-            SELECT v.u, z.since, z.zone FROM unnest($1::text[]) AS v(u)
-            CROSS JOIN LATERAL (SELECT since, zone FROM user_zones WHERE user_id = v.u OFFSET 0) z ORDER BY v.u, z.since
-            """, Array(Set(users))
+            SELECT v.n, z.since, z.zone FROM unnest($1::text[]) WITH ORDINALITY AS v(u, n)
+            CROSS JOIN LATERAL (SELECT since, zone FROM user_zones WHERE user_id = v.u OFFSET 0) z ORDER BY v.n, z.since
+            """, users
         ).rows {
-            zones[try r.string(0), default: []].append(StoredZoneChange(since: try r.get(1), zone: try r.string(2)))
+            zones[try place(r)].append(
+                StoredZoneChange(since: try r.get(1), zone: try r.string(2, interning: &strings)))
         }
         for r in try pg.query(
             """
-            SELECT v.u, v.s, c.checkins FROM unnest($1::text[], $2::text[]) AS v(u, s)
+            SELECT v.n, c.checkins FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS v(u, s, n)
             CROSS JOIN LATERAL (SELECT checkins FROM checkin_lists WHERE user_id = v.u AND streak = v.s OFFSET 0) c
             """, users, names
         ).rows {
-            let (user, streak) = (try r.string(0), try r.string(1))
-            guard let i = slot[user + "\u{0}" + streak] else { continue }
-            result[i]!.stored.checkins = try PackedCheckins.checkins(try r.bytes(2), user: user, streak: streak)
+            let i = stale[try place(r)]
+            result[i]!.stored.checkins = try PackedCheckins.checkins(
+                try r.bytes(1), user: streaks[i].user, streak: streaks[i].streak)
         }
         for r in try pg.query(
             """
-            SELECT v.u, v.s, f.at, f.kind, f.date, f.until_date, f.author FROM unnest($1::text[], $2::text[]) AS v(u, s)
+            SELECT v.n, f.at, f.kind, f.date, f.until_date, f.author FROM unnest($1::text[], $2::text[])
+                WITH ORDINALITY AS v(u, s, n)
             CROSS JOIN LATERAL (
                 SELECT id, at, kind, date, until_date, author FROM freeze_events
                 WHERE user_id = v.u AND streak = v.s OFFSET 0) f
-            ORDER BY v.u, v.s, f.at, f.id
+            ORDER BY v.n, f.at, f.id
             """, users, names
         ).rows {
-            guard let i = slot[try r.string(0) + "\u{0}" + r.string(1)] else { continue }
-            result[i]!.stored.freezeEvents.append(try Self.freezeEvent(r, from: 2))
+            result[stale[try place(r)]]!.stored.freezeEvents.append(try Self.freezeEvent(r, from: 1))
         }
-        for i in stale {
+        for (k, i) in stale.enumerated() {
             let user = result[i]!.user
             result[i]!.stored = StoredStreak(
-                user: user, zones: zones[user.id] ?? [], streak: streaks[i].streak,
+                user: user, zones: zones[k], streak: streaks[i].streak,
                 checkins: result[i]!.stored.checkins, freezeEvents: result[i]!.stored.freezeEvents)
         }
     }
