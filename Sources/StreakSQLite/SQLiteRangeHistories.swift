@@ -4,50 +4,90 @@ import StreakStore
 /// Many streaks' histories read from the tables at once: the streaks sorted by user and streak
 /// (bytes compared, as the tables' keys are), their users, zone changes, check-ins and freeze
 /// events each read by one scan over the range of user ids they span, in the tables' own order,
-/// and matched as they come. Asking each streak alone is four lookups (about 10 µs); an import
-/// that plans the runs of a million streaks it changed reads them so, front to back.
+/// and merged with the streaks as they come, by a cursor over their ids' bytes that only moves
+/// forward: no String is made of an id (a user takes the one their streaks have) and nothing is
+/// looked up by text; zone names and languages are made once (`InternedStrings`), and a streak's
+/// check-ins are gathered apart, then copied into an array of their number (one allocation, not
+/// one per doubling). Asking each streak alone is four lookups (about 10 µs); an import planning
+/// the streaks it changed, and a preview right after a large one, read them so, front to back.
 extension SQLiteAccess {
     /// The histories of `streaks` (sorted by user, then streak; each once) from the tables, or nil
     /// where the user is gone.
     func rangeHistories(of streaks: [DueStreak]) throws -> [DueHistory?] {
         guard let first = streaks.first?.user, let last = streaks.last?.user else { return [] }
-        var strings = InternedStrings()  // zones repeat
-        // Users, by id: where each streak's user is.
-        var users: [String: User] = [:]
-        var zones: [String: [StoredZoneChange]] = [:]
-        let userRows = try range("SELECT \(Self.userColumns) FROM users INDEXED BY users_lookup", by: "id", first, last)
-        try userRows.rows { users[userRows.text(0)] = Self.user(userRows) }
-        let zoneRows = try range("SELECT user_id, since, zone FROM user_zones", first, last, "since")
-        try zoneRows.rows {
-            zones[zoneRows.text(0), default: []].append(
-                StoredZoneChange(since: Instant(seconds: zoneRows.int64(1)), zone: zoneRows.text(2, interning: &strings)))
+        // The ids as bytes, once: streak i's user is text 2i, its name text 2i + 1.
+        var ids = PackedTexts(reservingTexts: 2 * streaks.count, bytes: 16 * streaks.count)
+        for s in streaks {
+            ids.append(s.user)
+            ids.append(s.streak)
         }
-        var histories: [DueHistory?] = streaks.map { d in
-            users[d.user].map {
-                DueHistory(
-                    user: $0, stored: StoredStreak(user: $0, zones: zones[d.user] ?? [], streak: d.streak), fromCopy: false)
+        return try ids.withTexts { ids in
+            var strings = InternedStrings()  // zones and languages repeat
+            // Each user and their zone changes, at the place of their first streak.
+            var users = [User?](repeating: nil, count: streaks.count)
+            var zones = [[StoredZoneChange]](repeating: [], count: streaks.count)
+            var match = StreakMatch(ids)
+            let userRows = try range(
+                "SELECT \(Self.userColumns) FROM users INDEXED BY users_lookup", by: "id", first, last)
+            try userRows.rows {
+                guard let i = match.user(userRows.bytes(0)) else { return }
+                users[i] = Self.user(
+                    userRows, id: streaks[i].user, zone: userRows.text(1, interning: &strings),
+                    language: userRows.optionalText(4, interning: &strings))
             }
+            match = StreakMatch(ids)
+            let zoneRows = try range("SELECT user_id, since, zone FROM user_zones", first, last, "since")
+            try zoneRows.rows {
+                guard let i = match.user(zoneRows.bytes(0)) else { return }
+                zones[i].append(
+                    StoredZoneChange(
+                        since: Instant(seconds: zoneRows.int64(1)), zone: zoneRows.text(2, interning: &strings)))
+            }
+            var histories = [DueHistory?](repeating: nil, count: streaks.count)
+            var firstOfUser = 0
+            for (i, d) in streaks.enumerated() {
+                if i > 0, d.user != streaks[i - 1].user { firstOfUser = i }
+                guard let user = users[firstOfUser] else { continue }
+                histories[i] = DueHistory(
+                    user: user, stored: StoredStreak(user: user, zones: zones[firstOfUser], streak: d.streak),
+                    fromCopy: false)
+            }
+            users = []
+            zones = []
+            // Check-ins and freeze events, each row to the streak it belongs to (rows of streaks
+            // not asked for, within the range, are passed over).
+            match = StreakMatch(ids)
+            var gathered: [StoredCheckin] = []  // the streak `at`'s, so far
+            var at: Int?
+            func flush() {
+                guard let i = at else { return }
+                histories[i]!.stored.checkins = gathered.withUnsafeBufferPointer { Array($0) }
+                gathered.removeAll(keepingCapacity: true)
+            }
+            let checkins = try range(
+                "SELECT user_id, streak, at, zone, event_id, stored_at FROM checkins", first, last, "streak, at")
+            try checkins.rows {
+                guard let i = match.streak(checkins.bytes(0), checkins.bytes(1)), histories[i] != nil else { return }
+                if i != at {
+                    flush()
+                    at = i
+                }
+                gathered.append(
+                    StoredCheckin(
+                        instant: Instant(seconds: checkins.int64(2)), zone: checkins.text(3, interning: &strings),
+                        eventID: checkins.optionalText(4), storedAt: Instant(seconds: checkins.int64(5))))
+            }
+            flush()
+            match = StreakMatch(ids)
+            let events = try range(
+                "SELECT user_id, streak, at, kind, date, until_date, author FROM freeze_events", first, last,
+                "streak, at, id")
+            try events.rows {
+                guard let i = match.streak(events.bytes(0), events.bytes(1)), histories[i] != nil else { return }
+                histories[i]!.stored.freezeEvents.append(Self.freezeEvent(events, at: 2))
+            }
+            return histories
         }
-        // Check-ins and freeze events, each row to the streak it belongs to (rows of streaks not
-        // asked for, within the range, are passed over).
-        var match = StreakMatch(streaks)
-        let checkins = try range(
-            "SELECT user_id, streak, at, zone, event_id, stored_at FROM checkins", first, last, "streak, at")
-        try checkins.rows {
-            guard let i = match.index(checkins.bytes(0), checkins.bytes(1)), histories[i] != nil else { return }
-            histories[i]!.stored.checkins.append(
-                StoredCheckin(
-                    instant: Instant(seconds: checkins.int64(2)), zone: checkins.text(3, interning: &strings),
-                    eventID: checkins.optionalText(4), storedAt: Instant(seconds: checkins.int64(5))))
-        }
-        match = StreakMatch(streaks)
-        let events = try range(
-            "SELECT user_id, streak, at, kind, date, until_date, author FROM freeze_events", first, last, "streak, at, id")
-        try events.rows {
-            guard let i = match.index(events.bytes(0), events.bytes(1)), histories[i] != nil else { return }
-            histories[i]!.stored.freezeEvents.append(Self.freezeEvent(events, at: 2))
-        }
-        return histories
     }
 
     /// `select` over the user ids (column `key`) from `first` to `last`, ordered by the user id,
@@ -63,21 +103,31 @@ extension SQLiteAccess {
     }
 }
 
-/// Rows in (user, streak) order matched against streaks in the same order: a cursor that only
-/// moves forward.
+/// Rows in (user, streak) order matched against the streaks in the same order (`ids`: streak
+/// i's user is text 2i, its name text 2i + 1): a cursor that only moves forward.
 private struct StreakMatch {
-    let keys: [(user: [UInt8], streak: [UInt8])]
+    let ids: PackedTexts.Texts
     var at = 0
 
-    init(_ streaks: [DueStreak]) { keys = streaks.map { (Array($0.user.utf8), Array($0.streak.utf8)) } }
+    init(_ ids: PackedTexts.Texts) { self.ids = ids }
+
+    /// The place of the first streak of the user `user` names, if asked for; moves past those
+    /// of users before it.
+    mutating func user(_ user: UnsafeBufferPointer<UInt8>) -> Int? {
+        while 2 * at < ids.count {
+            let order = compareBytes(ids[2 * at], user)
+            if order == 0 { return at }
+            if order > 0 { return nil }  // a row of a user not asked for
+            at += 1
+        }
+        return nil
+    }
 
     /// The place of the streak (user, streak) names, if asked for; moves past those before it.
-    mutating func index(_ user: UnsafeBufferPointer<UInt8>, _ streak: UnsafeBufferPointer<UInt8>) -> Int? {
-        while at < keys.count {
-            let order = keys[at].user.withUnsafeBufferPointer { u in
-                let byUser = compareBytes(u, user)
-                return byUser != 0 ? byUser : keys[at].streak.withUnsafeBufferPointer { compareBytes($0, streak) }
-            }
+    mutating func streak(_ user: UnsafeBufferPointer<UInt8>, _ streak: UnsafeBufferPointer<UInt8>) -> Int? {
+        while 2 * at < ids.count {
+            let byUser = compareBytes(ids[2 * at], user)
+            let order = byUser != 0 ? byUser : compareBytes(ids[2 * at + 1], streak)
             if order == 0 { return at }
             if order > 0 { return nil }  // a row of a streak not asked for
             at += 1

@@ -173,6 +173,8 @@ extension SQLiteAccess {
         guard changed.count >= Self.rangeReadFrom,
             zip(changed, changed.dropFirst()).allSatisfy({ Self.before(streaks[$0], streaks[$1]) })
         else { return try streaks.map { try dueHistory(of: $0) } }
+        // All of them changed (right after an import): as read, not copied over one by one.
+        if changed.count == streaks.count { return try rangeHistories(of: streaks) }
         var result = [DueHistory?](repeating: nil, count: streaks.count)
         for (i, h) in zip(changed, try rangeHistories(of: changed.map { streaks[$0] })) { result[i] = h }
         for i in streaks.indices where !streaks[i].marked { result[i] = try dueHistory(of: streaks[i]) }

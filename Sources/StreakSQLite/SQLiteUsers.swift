@@ -26,8 +26,14 @@ extension SQLiteAccess {
     }
 
     static func user(_ s: RawStatement) -> User {
+        user(s, id: s.text(0), zone: s.text(1), language: s.optionalText(4))
+    }
+
+    /// A user from the columns `userColumns`, with its texts made already (a range read takes the
+    /// id its streaks have and the zone and language interned).
+    static func user(_ s: RawStatement, id: String, zone: String, language: String?) -> User {
         User(
-            id: s.text(0), zone: s.text(1), remindAt: s.int(2), remind: s.int64(3) != 0, language: s.optionalText(4),
+            id: id, zone: zone, remindAt: s.int(2), remind: s.int64(3) != 0, language: language,
             remindUsual: s.int64(5) != 0)
     }
 

@@ -10,9 +10,18 @@ public struct InternedStrings {
 
     public init() {}
 
+    /// The number of the text asked for last, or -1.
+    private var last = -1
+
     public mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        // Rows in key order often repeat the text of the row before (a user's check-ins, in one
+        // zone): compared before hashing.
+        if last >= 0, table.withKey(last, { sameBytes($0, bytes) }) { return strings[last] }
         let n = table.intern(bytes)
-        if n < strings.count { return strings[n] }
+        if n < strings.count {
+            last = n
+            return strings[n]
+        }
         let made = String(decoding: bytes, as: UTF8.self)
         if strings.count == Self.limit {
             table.removeAll()
@@ -20,6 +29,7 @@ public struct InternedStrings {
             _ = table.intern(bytes)
         }
         strings.append(made)
+        last = strings.count - 1
         return made
     }
 }

@@ -225,53 +225,52 @@ extension PGAccess {
 
     /// The histories of `stale` streaks from the tables, one statement for them all: the users'
     /// zones (part 0), the streaks' check-in lists (1) and freeze events (2), each part in its
-    /// order (zones by instant, events by instant and id).
+    /// order (zones by instant, events by instant and id). Each row names its streak by its place
+    /// in the arrays sent (`WITH ORDINALITY`): no id is read back, and nothing is looked up by text.
     private func readTables(into result: inout [DueHistory?], for stale: [Int], of streaks: [DueStreak]) throws {
         guard !stale.isEmpty else { return }
         let users = stale.map { streaks[$0].user }
         let names = stale.map { streaks[$0].streak }
-        var slot: [String: Int] = [:]
-        for i in stale { slot[streaks[i].user + "\u{0}" + streaks[i].streak] = i }
-        var zones: [String: [StoredZoneChange]] = [:]
-        // Columns: part, user, streak, at (a zone's since), kind (a zone's name), date, until_date,
-        // author (as `freezeEvent` reads them from column 3), check-ins, an event's id.
+        var strings = InternedStrings()  // zones repeat
+        var zones = [[StoredZoneChange]](repeating: [], count: stale.count)
+        // Columns: part, place in `stale` (1 for the first), at (a zone's since), kind (a zone's
+        // name), date, until_date, author (as `freezeEvent` reads them from column 2), check-ins,
+        // an event's id.
         for r in try query(
             overArrays: """
                 SELECT * FROM (
-                    SELECT 0 AS part, v.u, NULL::text AS s, z.since AS at, z.zone AS kind, NULL::integer AS date,
+                    SELECT 0 AS part, v.n, z.since AS at, z.zone AS kind, NULL::integer AS date,
                         NULL::integer AS until_date, NULL::text AS author, NULL::bytea AS checkins, NULL::bigint AS id
-                    FROM unnest($1::text[]) AS v(u)
+                    FROM unnest($1::text[]) WITH ORDINALITY AS v(u, n)
                     CROSS JOIN LATERAL (SELECT since, zone FROM user_zones WHERE user_id = v.u OFFSET 0) z
                     UNION ALL
-                    SELECT 1, v.u, v.s, NULL, NULL, NULL, NULL, NULL, c.checkins, NULL
-                    FROM unnest($2::text[], $3::text[]) AS v(u, s)
+                    SELECT 1, v.n, NULL, NULL, NULL, NULL, NULL, c.checkins, NULL
+                    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS v(u, s, n)
                     CROSS JOIN LATERAL (
                         SELECT checkins FROM checkin_lists WHERE user_id = v.u AND streak = v.s OFFSET 0) c
                     UNION ALL
-                    SELECT 2, v.u, v.s, f.at, f.kind, f.date, f.until_date, f.author, NULL, f.id
-                    FROM unnest($2::text[], $3::text[]) AS v(u, s)
+                    SELECT 2, v.n, f.at, f.kind, f.date, f.until_date, f.author, NULL, f.id
+                    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS v(u, s, n)
                     CROSS JOIN LATERAL (
                         SELECT id, at, kind, date, until_date, author FROM freeze_events
                         WHERE user_id = v.u AND streak = v.s OFFSET 0) f
-                ) t ORDER BY part, u, s, at, id
-                """, rows: stale.count, Array(Set(users)), users, names
+                ) t ORDER BY part, n, at, id
+                """, rows: stale.count, users, names
         ).rows {
-            let user = try r.string(1)
+            let k = Int(try r.get(1, as: Int64.self)) - 1
             switch try r.get(0, as: Int.self) {
-            case 0: zones[user, default: []].append(StoredZoneChange(since: try r.get(3), zone: try r.string(4)))
+            case 0: zones[k].append(StoredZoneChange(since: try r.get(2), zone: try r.string(3, interning: &strings)))
             case 1:
-                let streak = try r.string(2)
-                guard let i = slot[user + "\u{0}" + streak] else { continue }
-                result[i]!.stored.checkins = try PackedCheckins.checkins(try r.bytes(8), user: user, streak: streak)
-            default:
-                guard let i = try slot[user + "\u{0}" + r.string(2)] else { continue }
-                result[i]!.stored.freezeEvents.append(try Self.freezeEvent(r, from: 3))
+                let i = stale[k]
+                result[i]!.stored.checkins = try PackedCheckins.checkins(
+                    try r.bytes(7), user: streaks[i].user, streak: streaks[i].streak)
+            default: result[stale[k]]!.stored.freezeEvents.append(try Self.freezeEvent(r, from: 2))
             }
         }
-        for i in stale {
+        for (k, i) in stale.enumerated() {
             let user = result[i]!.user
             result[i]!.stored = StoredStreak(
-                user: user, zones: zones[user.id] ?? [], streak: streaks[i].streak,
+                user: user, zones: zones[k], streak: streaks[i].streak,
                 checkins: result[i]!.stored.checkins, freezeEvents: result[i]!.stored.freezeEvents)
         }
     }
