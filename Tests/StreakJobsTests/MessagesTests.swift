@@ -47,7 +47,7 @@ import Testing
                     for (streak, tag) in [("daily", nil), ("workout", "de"), ("daily", "fr-CA")] as [(String, String?)] {
                         let n = Self.notice(kind, length: length, freezes: freezes)
                         let (s, l) = (names.number(streak: streak), names.number(language: tag))
-                        let text = String(decoding: texts.text(n, streak: s, tag: l, names: names), as: UTF8.self)
+                        let text = texts.withText(n, streak: s, tag: l, names: names) { String(decoding: $0, as: UTF8.self) }
                         #expect(text == render(n, streak: streak, tag: tag))
                     }
                 }

@@ -30,7 +30,8 @@ extension Context {
             _ = try? writer.wait()
         }
         var texts = RenderedTexts(config.messages)
-        var streaks: [[UInt8]] = []
+        // The streak ids' bytes, by their numbers.
+        var streaks = PackedTexts()
         func handOver() {
             _ = writes.put(lines.bytes)
             lines.bytes = []
@@ -41,21 +42,20 @@ extension Context {
             // lines, and a whole one at once held megabytes in every piece the writer had not taken.
             let json = printer.format == .json
             let names = batch.names
-            // The streak ids as bytes, by their numbers.
-            while streaks.count < names.streaks.count { streaks.append(Array(names.streaks[streaks.count].utf8)) }
-            for part in batch.parts {
-                part.forEach { item, user in
-                    let message = texts.text(item.notice, streak: item.streak, tag: item.language, names: names)
-                    streaks[Int(item.streak)].withUnsafeBytes { streak in
-                        message.withUnsafeBytes {
+            while streaks.count < names.streaks.count { streaks.append(names.streaks[streaks.count]) }
+            streaks.withTexts { streaks in
+                for part in batch.parts {
+                    part.forEach { item, user in
+                        let n = item.notice
+                        texts.withText(n, streak: item.streak, tag: item.language, names: names) {
                             lines.append(
-                                item.notice, user: user, streak: streak, zone: names.zone(item.zone), message: $0,
-                                json: json)
+                                n, user: user, streak: UnsafeRawBufferPointer(streaks[Int(item.streak)]),
+                                zone: names.zone(item.zone), message: $0, json: json)
                         }
+                        if lines.bytes.count >= Self.piece { handOver() }
                     }
-                    if lines.bytes.count >= Self.piece { handOver() }
+                    printed += part.count
                 }
-                printed += part.count
             }
             // What is known goes out now: the first lines must not wait for a piece to fill.
             if !lines.bytes.isEmpty { handOver() }

@@ -17,8 +17,10 @@ struct PreviewLedger {
     let dates: ClosedRange<LocalDate>
     /// Notices asked about so far.
     private var asked = 0
-    /// The hashes of the keys recorded about `dates`, once read.
-    private var recorded: Set<Int>?
+    /// The hashes of the keys recorded about `dates`, once read, and whether any is of a kind
+    /// about a date (`slot`): a notice of another kind or date is not looked up (on an evening,
+    /// the ledger holds today's reminders, and half of the notices are about other dates or kinds).
+    private var recorded: (hashes: Set<Int>, any: [Bool])?
 
     init(from now: Instant = Instant(seconds: 0), through end: Instant = Instant(seconds: 0)) {
         func utcDate(_ t: Instant) -> LocalDate {
@@ -36,25 +38,34 @@ struct PreviewLedger {
         asked += found.count
         if recorded == nil && asked > after {
             var hashes = Set<Int>()
+            var any = [Bool](repeating: false, count: Self.slot(.atRisk, dates.upperBound, in: dates) + 8)
+            let dates = self.dates
             try store.readBeside { r in
                 try r.eachLedgerKey(dates: dates) { kind, user, streak, date in
-                    guard let kind = NotificationKind(rawValue: kind) else { return }
+                    guard let kind = NotificationKind(rawValue: kind), dates.contains(date) else { return }
                     var user = user
                     let s = names.number(streak: streak)
                     hashes.insert(user.withUTF8 { Self.hash(kind, UnsafeRawBufferPointer($0), s, date) })
+                    any[Self.slot(kind, date, in: dates)] = true
                 }
             }
-            recorded = hashes
+            recorded = (hashes, any)
         }
         var ask: [Int] = []
         if let recorded {
             let dates = self.dates
             found.users.withUnsafeBytes { users in
-                for (i, item) in found.items.enumerated()
-                where !dates.contains(item.notice.date)
-                    || recorded.contains(Self.hash(item.notice.kind, item.user(in: users), item.streak, item.notice.date))
-                {
-                    ask.append(i)
+                for (i, item) in found.items.enumerated() {
+                    let n = item.notice
+                    guard dates.contains(n.date) else {
+                        ask.append(i)
+                        continue
+                    }
+                    if recorded.any[Self.slot(n.kind, n.date, in: dates)],
+                        recorded.hashes.contains(Self.hash(n.kind, item.user(in: users), item.streak, n.date))
+                    {
+                        ask.append(i)
+                    }
                 }
             }
         } else {
@@ -66,6 +77,11 @@ struct PreviewLedger {
         let states = try store.readBeside { try $0.ledgerStates(keys: keys) }
         guard !states.isEmpty else { return }
         found.items.removeAll { states[Self.key(of: $0, in: batch, names)] != nil }
+    }
+
+    /// The place of a kind and a date of `dates` in `recorded.any`.
+    static func slot(_ kind: NotificationKind, _ date: LocalDate, in dates: ClosedRange<LocalDate>) -> Int {
+        (date.day - dates.lowerBound.day) * 8 + kind.number
     }
 
     /// A key's hash, from its parts: the kind, the streak by its number, the date, and the user

@@ -87,7 +87,7 @@ struct PreviewLines {
     /// then (`slot`: which of `written`).
     private mutating func again(_ slot: Int, _ key: Int64, _ offset: Int, _ write: (inout PreviewLines) -> Void) {
         if written[slot].key == key && written[slot].offset == offset {
-            bytes.append(contentsOf: written[slot].bytes)
+            written[slot].bytes.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
             return
         }
         let start = bytes.count

@@ -24,8 +24,8 @@ struct PreviewPlan {
     var settings: [String: StreakInfo] = [:]
     /// The last streak id and language a run named, as bytes, with what a run needs of them
     /// (most runs name the one before's).
-    var lastStreak: (bytes: [UInt8], run: RunStreak)?
-    var lastLanguage: (bytes: [UInt8], number: Int32)?
+    var lastStreak: (bytes: [UInt8], run: RunStreak?) = ([], nil)
+    var lastLanguage: (bytes: [UInt8], number: Int32?) = ([], nil)
     /// Room for one history's check-in instants, and its notices.
     var instants: [Instant] = []
     var notices: [Notice] = []
@@ -78,14 +78,14 @@ struct PreviewPlan {
         var found = NoticeBatch()
         let runs = input.runs
         found.items.reserveCapacity(runs.count)
-        var looked = input.looked.makeIterator()
-        var next = looked.next()
+        // The next of `input.looked` (by index: a copy of the pair at every run was a generic copy).
+        var looked = 0
         var damaged: [DueStreak] = []
         try runs.withTexts { texts in
             for i in runs.runs.indices {
-                if let (run, history) = next, run == i {
-                    next = looked.next()
-                    if let history { try add(history, into: &found) }
+                if looked < input.looked.count && input.looked[looked].run == i {
+                    if let history = input.looked[looked].history { try add(history, into: &found) }
+                    looked += 1
                     continue
                 }
                 let run = runs.runs[i]
@@ -180,7 +180,7 @@ struct PreviewPlan {
 
     /// The settings of the streak id whose bytes are `bytes` (the last one's again when the same).
     private mutating func streakInfo(_ bytes: UnsafeBufferPointer<UInt8>) throws -> RunStreak {
-        if let last = lastStreak, last.bytes.withUnsafeBufferPointer({ sameBytes($0, bytes) }) { return last.run }
+        if let run = lastStreak.run, lastStreak.bytes.withUnsafeBufferPointer({ sameBytes($0, bytes) }) { return run }
         let run = try settings(of: String(decoding: bytes, as: UTF8.self)).run
         lastStreak = (Array(bytes), run)
         return run
@@ -189,7 +189,9 @@ struct PreviewPlan {
     /// The number of the language whose bytes are `bytes` (-1: none, the default).
     private mutating func language(_ bytes: UnsafeBufferPointer<UInt8>?) -> Int32 {
         guard let bytes else { return -1 }
-        if let last = lastLanguage, last.bytes.withUnsafeBufferPointer({ sameBytes($0, bytes) }) { return last.number }
+        if let number = lastLanguage.number, lastLanguage.bytes.withUnsafeBufferPointer({ sameBytes($0, bytes) }) {
+            return number
+        }
         let number = names.number(language: String(decoding: bytes, as: UTF8.self))
         lastLanguage = (Array(bytes), number)
         return number

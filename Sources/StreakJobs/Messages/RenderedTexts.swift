@@ -8,8 +8,10 @@ struct RenderedTexts {
     var limit = 65_536
     private var known: [Key: [UInt8]] = [:]
     /// The texts asked for lately, by a cheap mix of the key's numbers: most notices find theirs
-    /// here, without hashing the whole key as `known` does.
-    private var recent = [(key: Key, text: [UInt8])?](repeating: nil, count: 4096)
+    /// here, without hashing the whole key as `known` does. (Keys and texts apart: an optional
+    /// pair was copied by the runtime's generic witnesses, its text retained, at every notice.)
+    private var recentKeys = [Key?](repeating: nil, count: 4096)
+    private var recentTexts = [[UInt8]](repeating: [], count: 4096)
 
     init(_ book: MessageBook) { self.book = book }
 
@@ -26,9 +28,11 @@ struct RenderedTexts {
         var date: LocalDate
     }
 
-    /// The text (UTF-8) of `n`, its streak and language (-1: none) numbered in `names`, which
-    /// only ever grows between calls.
-    mutating func text(_ n: Notice, streak: Int32, tag: Int32, names: NoticeNames) -> [UInt8] {
+    /// Calls `body` with the text (UTF-8) of `n`, its streak and language (-1: none) numbered in
+    /// `names`, which only ever grows between calls. The bytes are valid during the call only.
+    mutating func withText<R>(
+        _ n: Notice, streak: Int32, tag: Int32, names: NoticeNames, _ body: (UnsafeRawBufferPointer) -> R
+    ) -> R {
         let key = Key(
             kind: n.kind, tag: tag, streak: streak, length: n.length, freezes: n.freezes, count: n.count, goal: n.goal,
             date: n.date)
@@ -39,18 +43,20 @@ struct RenderedTexts {
         add(n.goal)
         add(n.date.day)
         add(Int(streak) << 8 ^ Int(tag))
-        add(n.kind.rawValue.utf8.count)  // the kinds' names differ in length; the key itself is compared
+        add(n.kind.number)
         let slot = Int(truncatingIfNeeded: mix >> 52)
-        if let hit = recent[slot], hit.key == key { return hit.text }
-        let text: [UInt8]
-        if let found = known[key] {
-            text = found
-        } else {
-            if known.count >= limit { known.removeAll(keepingCapacity: true) }
-            text = Array(book.render(n, streak: names.streak(streak), tag: names.language(tag)).text.utf8)
-            known[key] = text
+        if recentKeys[slot] != key {
+            let text: [UInt8]
+            if let found = known[key] {
+                text = found
+            } else {
+                if known.count >= limit { known.removeAll(keepingCapacity: true) }
+                text = Array(book.render(n, streak: names.streak(streak), tag: names.language(tag)).text.utf8)
+                known[key] = text
+            }
+            recentKeys[slot] = key
+            recentTexts[slot] = text
         }
-        recent[slot] = (key, text)
-        return text
+        return recentTexts[slot].withUnsafeBytes(body)
     }
 }
