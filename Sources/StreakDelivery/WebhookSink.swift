@@ -16,6 +16,13 @@ public final class WebhookSink: Sink {
     private let client: HTTPClient?
     /// Why no client could be made (a CA file that cannot be read): each delivery fails with it.
     private let clientError: String?
+    /// The request without its headers and body: the URL is parsed once, not for each request.
+    private let template: Result<HTTPClient.Request, any Error>
+    /// The event loop of every request, and preferred for its connection (connections are made
+    /// on it): an answer comes back on the thread that read it. Preferred, not required: a
+    /// request that must have a connection on its loop makes one more when every one is busy,
+    /// even if one is being freed (an "overflow" connection, closed after its request).
+    private let loop: (any EventLoop)?
 
     /// The most of a server's answer that is read: its start names the error.
     static let answerBytesAtMost = 16 * 1024
@@ -30,6 +37,8 @@ public final class WebhookSink: Sink {
             client = nil
             clientError = "\(error)"
         }
+        template = Result { try HTTPClient.Request(url: target.url, method: .POST) }
+        loop = client?.eventLoopGroup.next()
         self.target = target
     }
 
@@ -69,31 +78,35 @@ public final class WebhookSink: Sink {
         _ notification: Notification, startingBefore limit: () -> Int64?,
         done: @escaping @Sendable (DeliveryOutcome?) -> Void
     ) {
-        guard let client else { return done(.failed(clientError ?? "no HTTP client")) }
+        guard let client, let loop else { return done(.failed(clientError ?? "no HTTP client")) }
+        var request: HTTPClient.Request
+        switch template {
+        case .success(let made): request = made
+        case .failure(let error): return done(.failed("cannot make a request to \(target.url): \(error)"))
+        }
         let timestamp = Int64(Date().timeIntervalSince1970)
         let (headers, body) = target.request(for: notification, timestamp: timestamp)
-        let request: HTTPClient.Request
-        do {
-            var fields = HTTPHeaders()
-            for h in headers { fields.add(name: h.name, value: h.value) }
-            request = try HTTPClient.Request(url: target.url, method: .POST, headers: fields, body: .bytes(body))
-        } catch {
-            return done(.failed("cannot make a request to \(target.url): \(error)"))
-        }
+        request.headers.reserveCapacity(headers.count)
+        for h in headers { request.headers.add(name: h.name, value: h.value) }
+        request.body = .byteBuffer(ByteBuffer(bytes: body))
         // Asked last, right before the request goes out.
         guard BootClock.instant(before: limit) != nil else { return done(nil) }
         let delegate = ResponseAccumulator(request: request, maxBodySize: Self.answerBytesAtMost)
         let deadline = NIODeadline.now() + .milliseconds(Int64(target.timeout * 1000))
         let timeout = target.timeout
-        client.execute(request: request, delegate: delegate, deadline: deadline).futureResult.whenComplete { result in
+        let task = client.execute(
+            request: request, delegate: delegate, eventLoop: .delegate(on: loop), deadline: deadline)
+        task.futureResult.whenComplete { result in
             switch result {
             case .success(let response):
                 let now = Int64(Date().timeIntervalSince1970)
+                let status = Int(response.status.code)
+                // The detail is for a failure's message only.
                 done(
                     .answered(
-                        status: Int(response.status.code),
+                        status: status,
                         retryAfter: RetryAfter.seconds(response.headers.first(name: "Retry-After"), now: now),
-                        detail: Self.detail(response)))
+                        detail: (200..<300).contains(status) ? "" : Self.detail(response)))
             case .failure(let error):
                 done(.failed(Self.reason(error, timeout: timeout)))
             }
