@@ -4,8 +4,16 @@ public enum HMAC {
     public static func sha256(key: some Collection<UInt8>, message: some Collection<UInt8>) -> [UInt8] {
         let blockSize = 64
         var block = key.count > blockSize ? SHA256.digest(Array(key)) : Array(key)
-        block += [UInt8](repeating: 0, count: blockSize - block.count)
-        let inner = SHA256.digest(block.map { $0 ^ 0x36 } + Array(message))
-        return SHA256.digest(block.map { $0 ^ 0x5c } + inner)
+        block += repeatElement(0, count: blockSize - block.count)
+        // Each buffer made once, with room for SHA-256's padding (`digest` pads it in place).
+        var inner: [UInt8] = []
+        inner.reserveCapacity(blockSize + message.count + 72)
+        for b in block { inner.append(b ^ 0x36) }
+        inner += message
+        var outer: [UInt8] = []
+        outer.reserveCapacity(blockSize + 32 + 72)
+        for b in block { outer.append(b ^ 0x5c) }
+        outer += SHA256.digest(inner)
+        return SHA256.digest(outer)
     }
 }

@@ -20,7 +20,7 @@ public enum SHA256 {
     /// The digest of `message`, on plain buffers: the generic entry point, called from another
     /// module, is not specialized, and a byte at a time through it made a webhook's signature a
     /// fifth of a busy tick's CPU.
-    static func digest(_ bytes: [UInt8]) -> [UInt8] {
+    static func digest(_ bytes: consuming [UInt8]) -> [UInt8] {
         var message = bytes
         let bitLength = UInt64(message.count) &* 8
         message.append(0x80)

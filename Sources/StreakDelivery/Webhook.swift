@@ -88,7 +88,9 @@ public struct WebhookTarget: Equatable, Sendable {
     /// The request for a notification: headers and body. `timestamp`: Unix seconds of the real
     /// clock when it is sent (never `--now`).
     public func request(for n: Notification, timestamp: Int64) -> (headers: [Header], body: [UInt8]) {
-        var headers: [Header] = [Header(name: "User-Agent", value: "streakd")]
+        var headers: [Header] = []
+        headers.reserveCapacity(8 + self.headers.count)
+        headers.append(Header(name: "User-Agent", value: "streakd"))
         let body: [UInt8]
         switch format {
         case .json:
@@ -111,21 +113,28 @@ public struct WebhookTarget: Equatable, Sendable {
             headers.append(Header(name: "Content-Type", value: "application/json"))
         }
         // Every format names the notification, so that a receiver can drop a repeat.
-        headers += [
-            Header(name: "webhook-id", value: n.key), Header(name: "webhook-timestamp", value: String(timestamp)),
-        ]
+        let key = n.key
+        headers.append(Header(name: "webhook-id", value: key))
+        headers.append(Header(name: "webhook-timestamp", value: String(timestamp)))
         if let secret {
             headers.append(
                 Header(
                     name: "webhook-signature",
-                    value: Self.signature(id: n.key, timestamp: timestamp, body: body, secret: secret)))
+                    value: Self.signature(id: key, timestamp: timestamp, body: body, secret: secret)))
         }
-        return (headers + self.headers, body)
+        headers += self.headers
+        return (headers, body)
     }
 
     /// Standard Webhooks' signature: `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`.
     public static func signature(id: String, timestamp: Int64, body: [UInt8], secret: [UInt8]) -> String {
-        let signed = Array("\(id).\(timestamp).".utf8) + body
+        var signed: [UInt8] = []
+        signed.reserveCapacity(id.utf8.count + 22 + body.count)
+        signed += id.utf8
+        signed.append(UInt8(ascii: "."))
+        signed += String(timestamp).utf8
+        signed.append(UInt8(ascii: "."))
+        signed += body
         return "v1," + Data(HMAC.sha256(key: secret, message: signed)).base64EncodedString()
     }
 

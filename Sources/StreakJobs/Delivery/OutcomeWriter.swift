@@ -47,6 +47,9 @@ struct OutcomeWriter: Sendable {
     /// Writes outcomes in the caller's transaction; only for deliveries `owner` still holds (a
     /// run that lost them while it was stopped writes nothing).
     func write(_ outcomes: [Outcome], in w: some LedgerWriting) throws {
+        // In ledger order: a wide lane's outcomes come back in the order its deliveries ended, and
+        // sorted they are a few ranges (one update each) rather than one update per gap.
+        let outcomes = outcomes.sorted { ($0.job.sink, $0.job.id) < ($1.job.sink, $1.job.id) }
         for run in Self.runs(outcomes) {
             let first = outcomes[run.lowerBound]
             let ids = first.job.id...outcomes[run.upperBound].job.id
