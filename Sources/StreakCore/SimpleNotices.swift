@@ -34,22 +34,18 @@ extension Notices {
     public static func upcomingSimple(_ history: StreakHistory, policy: NoticePolicy, from: Instant, through: Instant)
         -> [Notice]?
     {
-        let rest = history.settings.restDays
-        guard history.zones.count == 1, history.freezeEvents.allSatisfy(\.isPause), history.settings.goal == 1,
-            history.settings.leewayHours == 0, history.epochs.allSatisfy({ $0.isSimple(rest: rest) })
-        else { return nil }
-        let zone = history.zones[0].zone
-        let cap = Int64(history.backfillDays) * Instant.day
         var instants: [Instant] = []
-        for c in history.checkins where c.instant >= c.storedAt - cap {
-            guard c.zone.identifier == zone.identifier, c.instant <= from + Engine.clockSkew else { return nil }
-            instants.append(c.instant)
-        }
+        guard SimpleHistory.settings(history.settings, epochs: history.epochs), let zone = history.zones.first?.zone,
+            let pauses = SimpleHistory.pauses(
+                zones: history.zones.count, events: history.freezeEvents, checkins: history.checkins,
+                cap: Int64(history.backfillDays) * Instant.day, latest: from + Engine.clockSkew, into: &instants,
+                { ($0.instant, $0.storedAt, $0.zone.identifier == zone.identifier) })
+        else { return nil }
         var result: [Notice] = []
         let simple = instants.withUnsafeMutableBufferPointer {
             upcoming(
-                zone: zone, instants: $0, freeze: history.settings.freeze, rest: rest, pauses: history.pauses,
-                policy: policy, from: from, through: through, into: &result)
+                zone: zone, instants: $0, freeze: history.settings.freeze, rest: history.settings.restDays,
+                pauses: pauses, policy: policy, from: from, through: through, into: &result)
         }
         return simple ? result : nil
     }

@@ -202,10 +202,9 @@ struct PreviewPlan {
         if let known = settings[streak] { return known }
         let epochs = try context.store.readBeside { try $0.settingsEpochs(of: streak) }
         let s = context.config.settings(for: streak)
-        let simple = s.goal == 1 && s.leewayHours == 0 && epochs.allSatisfy { $0.isSimple(rest: s.restDays) }
         let info = StreakInfo(
             id: streak, number: names.number(streak: streak), epochs: epochs, freeze: s.freeze, rest: s.restDays,
-            simple: simple)
+            simple: SimpleHistory.settings(s, epochs: epochs))
         settings[streak] = info
         return info
     }

@@ -31,20 +31,18 @@ extension PreviewPlan {
 
     /// The same from a history read from the store.
     mutating func simpleNotices(_ stored: StoredStreak, streak: StreakInfo) throws -> Int32? {
-        guard streak.simple, stored.zones.count == 1, stored.freezeEvents.allSatisfy(\.isPause) else { return nil }
-        let name = stored.zones[0].zone
-        let (cap, latest) = (self.cap, self.latest)
+        guard streak.simple else { return nil }
+        let (cap, latest, name) = (self.cap, self.latest, stored.zones[0].zone)
         var list = instants
         instants = []
         defer { instants = list }
         list.removeAll(keepingCapacity: true)
-        for c in stored.checkins where c.instant >= c.storedAt - cap {
-            guard c.instant <= latest, c.zone == name else { return nil }
-            list.append(c.instant)
-        }
-        return walk(
-            &list, zone: try zoneNumber(named: name), freeze: streak.freeze, rest: streak.rest,
-            pauses: stored.freezeEvents.compactMap(\.pausedDates))
+        guard
+            let pauses = SimpleHistory.pauses(
+                zones: stored.zones.count, events: stored.freezeEvents, checkins: stored.checkins, cap: cap,
+                latest: latest, into: &list, { ($0.instant, $0.storedAt, $0.zone == name) })
+        else { return nil }
+        return walk(&list, zone: try zoneNumber(named: name), freeze: streak.freeze, rest: streak.rest, pauses: pauses)
     }
 
     /// The number of the zone whose name's bytes are `bytes`.

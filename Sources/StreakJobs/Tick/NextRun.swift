@@ -86,24 +86,21 @@ struct SimpleFirstNotice {
 
     mutating func first(_ stored: StoredStreak, epochs: [SettingsEpoch], policy: NoticePolicy) throws -> Instant? {
         let s = context.config.settings(for: stored.streak)
-        guard stored.zones.count == 1, stored.freezeEvents.allSatisfy(\.isPause), s.goal == 1, s.leewayHours == 0,
-            epochs.allSatisfy({ $0.isSimple(rest: s.restDays) })
-        else { return nil }
-        let name = stored.zones[0].zone
-        let (now, cap) = (context.now, Int64(context.config.backfillDays) * Instant.day)
+        let (now, name) = (context.now, stored.zones[0].zone)
         instants.removeAll(keepingCapacity: true)
-        for c in stored.checkins where c.instant >= c.storedAt - cap {
-            guard c.instant <= now + Engine.clockSkew, c.zone == name else { return nil }
-            instants.append(c.instant)
-        }
+        guard SimpleHistory.settings(s, epochs: epochs),
+            let pauses = SimpleHistory.pauses(
+                zones: stored.zones.count, events: stored.freezeEvents, checkins: stored.checkins,
+                cap: Int64(context.config.backfillDays) * Instant.day, latest: now + Engine.clockSkew,
+                into: &instants, { ($0.instant, $0.storedAt, $0.zone == name) })
+        else { return nil }
         let zone = try zones[name] ?? context.zones.stored(name)
         zones[name] = zone
         notices.removeAll(keepingCapacity: true)
         let simple = instants.withUnsafeMutableBufferPointer {
             Notices.upcoming(
-                zone: zone, instants: $0, freeze: s.freeze, rest: s.restDays,
-                pauses: stored.freezeEvents.compactMap(\.pausedDates), policy: policy, from: now,
-                through: now + Notices.firstDueHorizon, into: &notices)
+                zone: zone, instants: $0, freeze: s.freeze, rest: s.restDays, pauses: pauses, policy: policy,
+                from: now, through: now + Notices.firstDueHorizon, into: &notices)
         }
         return simple ? notices.first?.due : nil
     }
