@@ -224,15 +224,24 @@ extension PGAccess {
     }
 
     /// The histories of `stale` streaks from the tables, one statement for them all: the users'
-    /// zones (part 0), the streaks' check-in lists (1) and freeze events (2), each part in its
-    /// order (zones by instant, events by instant and id). Each row names its streak by its place
-    /// in the arrays sent (`WITH ORDINALITY`): no id is read back, and nothing is looked up by text.
+    /// zones (part 0, each user once), the streaks' check-in lists (1) and freeze events (2), each
+    /// part in its order (zones by instant, events by instant and id). Each row names its user or
+    /// streak by its place in the arrays sent (`WITH ORDINALITY`): no id is read back, and nothing
+    /// is looked up by text.
     private func readTables(into result: inout [DueHistory?], for stale: [Int], of streaks: [DueStreak]) throws {
         guard !stale.isEmpty else { return }
         let users = stale.map { streaks[$0].user }
         let names = stale.map { streaks[$0].streak }
+        // Each user once (a user's streaks are next to each other in the order streaks come).
+        var distinct: [String] = []
+        var userOf: [Int] = []
+        userOf.reserveCapacity(stale.count)
+        for u in users {
+            if distinct.last != u { distinct.append(u) }
+            userOf.append(distinct.count - 1)
+        }
         var strings = InternedStrings()  // zones repeat
-        var zones = [[StoredZoneChange]](repeating: [], count: stale.count)
+        var zones = [[StoredZoneChange]](repeating: [], count: distinct.count)
         // Columns: part, place in `stale` (1 for the first), at (a zone's since), kind (a zone's
         // name), date, until_date, author (as `freezeEvent` reads them from column 2), check-ins,
         // an event's id.
@@ -241,7 +250,7 @@ extension PGAccess {
                 SELECT * FROM (
                     SELECT 0 AS part, v.n, z.since AS at, z.zone AS kind, NULL::integer AS date,
                         NULL::integer AS until_date, NULL::text AS author, NULL::bytea AS checkins, NULL::bigint AS id
-                    FROM unnest($1::text[]) WITH ORDINALITY AS v(u, n)
+                    FROM unnest($3::text[]) WITH ORDINALITY AS v(u, n)
                     CROSS JOIN LATERAL (SELECT since, zone FROM user_zones WHERE user_id = v.u OFFSET 0) z
                     UNION ALL
                     SELECT 1, v.n, NULL, NULL, NULL, NULL, NULL, c.checkins, NULL
@@ -255,7 +264,7 @@ extension PGAccess {
                         SELECT id, at, kind, date, until_date, author FROM freeze_events
                         WHERE user_id = v.u AND streak = v.s OFFSET 0) f
                 ) t ORDER BY part, n, at, id
-                """, rows: stale.count, users, names
+                """, rows: stale.count, users, names, distinct
         ).rows {
             let k = Int(try r.get(1, as: Int64.self)) - 1
             switch try r.get(0, as: Int.self) {
@@ -270,7 +279,7 @@ extension PGAccess {
         for (k, i) in stale.enumerated() {
             let user = result[i]!.user
             result[i]!.stored = StoredStreak(
-                user: user, zones: zones[k], streak: streaks[i].streak,
+                user: user, zones: zones[userOf[k]], streak: streaks[i].streak,
                 checkins: result[i]!.stored.checkins, freezeEvents: result[i]!.stored.freezeEvents)
         }
     }
