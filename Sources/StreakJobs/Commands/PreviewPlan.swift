@@ -97,7 +97,7 @@ struct PreviewPlan {
                 if !planned { damaged.append(runs.dueStreak(i)) }
             }
         }
-        for history in input.histories { try add(history, into: &found) }
+        for case let history? in input.histories { try add(history, into: &found) }
         // A run whose carried bytes are not a history (a damaged copy): the tables, as they are now.
         if !damaged.isEmpty {
             for history in try context.store.readBeside({ try $0.dueHistories(of: damaged) }) {

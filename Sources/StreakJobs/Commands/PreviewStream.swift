@@ -30,10 +30,10 @@ extension Context {
                 if let id {
                     let user = try self.user(id, in: r)
                     let streaks = try r.streaks(of: user.id).map { DueStreak(user: user.id, streak: $0) }
-                    return try send(PreviewInput(histories: try r.dueHistories(of: streaks).compactMap { $0 }))
+                    return try send(PreviewInput(histories: try r.dueHistories(of: streaks)))
                 }
                 try r.eachUnplannedStreak(every: every) {
-                    try send(PreviewInput(histories: try r.dueHistories(of: $0).compactMap { $0 }))
+                    try send(PreviewInput(histories: try r.dueHistories(of: $0)))
                 }
                 guard !every else { return }
                 try r.eachPlannedRun(through: end) { runs in
@@ -90,11 +90,11 @@ extension Context {
 
 /// What the reading thread hands to the planning one: planned runs (each carrying its history,
 /// or with it read from the tables: `looked`, by the run's index), or streaks with no planned run
-/// and their histories; and the instant before which every notice is known, once it is.
+/// and their histories (nil: gone since they were listed); and the instant before which every notice is known, once it is.
 struct PreviewInput: Sendable {
     var runs = PlannedRuns()
     var looked: [(run: Int, history: DueHistory?)] = []
-    var histories: [DueHistory] = []
+    var histories: [DueHistory?] = []
     var before: Instant?
 }
 
