@@ -24,7 +24,9 @@ import Testing
                 policy: c.policy.reminders, now: now, stateNow: state)
             if Notices.upcomingSimple(c.history, policy: c.policy, from: now, through: now + 1) != nil { simple += 1 }
             if next != nil { found += 1 }
-            #expect(next == engine, "case \(i) at \(now): walk \(String(describing: next)), engine \(String(describing: engine))")
+            #expect(
+                next == engine,
+                "case \(i) at \(now): walk \(String(describing: next)), engine \(String(describing: engine))")
             if next != engine { break }
         }
         // Most took the walk, and many had a reminder ahead.

@@ -65,11 +65,12 @@ extension Context {
             ("xp", .int(achieved.xp)), ("level", .int(achieved.level)),
             ("next_level_xp", achieved.nextLevelXP.map { .int($0) } ?? .null),
         ])
-        return (json, { [self] in
+        let text = { [self] in
             statusText(
-                user: user, streak: streak, state: state, zone: zone, next: next, nextRefill: nextRefill, pause: pause,
-                repairsLeft: repairsLeft, achieved: achieved)
-        })
+                user: user, streak: streak, state: state, zone: zone, next: next, nextRefill: nextRefill,
+                pause: pause, repairsLeft: repairsLeft, achieved: achieved)
+        }
+        return (json, text)
     }
 
     /// `status`'s short text of a streak, from what `streakRecord` worked out.
