@@ -50,20 +50,35 @@ public enum Planner {
 
     /// The next `at_risk` due after `now`, however far ahead (SPEC §14: after a month's pause, a
     /// month away): a few dates that can be at risk (a streak kept by freezes can be at risk again
-    /// the next day), with every rest day and paused date between them skipped.
+    /// the next day), with every rest day and paused date between them skipped. A simple history
+    /// (`Notices.upcomingSimple`) is walked once for all of them; any other is evaluated at each
+    /// date's due instant.
     public static func next(
         history: StreakHistory, remindAt: Int, policy: ReminderPolicy, now: Instant, stateNow: StreakState
     ) -> PlannedReminder? {
-        var left = min(stateNow.freezes, 6) + 3
-        let pauses = history.pauses
-        let rest = history.settings.restDays
-        var date = stateNow.today
-        // Bounded: a pause is at most a year of dates, and rest days leave one a week at least
-        // (seven rest days bridge every date: no reminder ever).
-        while left > 0 && date <= stateNow.today + 800 {
-            defer { date = date + 1 }
-            if date > stateNow.today && (rest.contains(date) || pauses.contains { $0.contains(date) }) { continue }
-            left -= 1
+        // Only a due after `now` can be the next one: the dates before it need no look.
+        let zone = history.zone(at: now)
+        let dues = candidates(history: history, stateNow: stateNow).compactMap { date -> (LocalDate, Instant)? in
+            Notices.reminderDue(of: date, remindAt: remindAt, zone: zone, leewayHours: history.settings.leewayHours)
+                .flatMap { $0 > now ? (date, $0) : nil }
+        }
+        guard let through = dues.map(\.1).max() else { return nil }
+        if let notices = Notices.upcomingSimple(
+            history, policy: NoticePolicy(remindAt: remindAt, reminders: policy), from: now, through: through)
+        {
+            let first = notices.first { n in n.kind == .atRisk && dues.contains { $0.0 == n.date } }
+            return first.map { PlannedReminder(date: $0.date, due: $0.due, length: $0.length) }
+        }
+        return nextEvaluating(
+            dues.map(\.0), history: history, remindAt: remindAt, policy: policy, now: now, stateNow: stateNow)
+    }
+
+    /// `next` by the engine: each of `dates` evaluated at its due instant, the first at risk.
+    static func nextEvaluating(
+        _ dates: [LocalDate], history: StreakHistory, remindAt: Int, policy: ReminderPolicy, now: Instant,
+        stateNow: StreakState
+    ) -> PlannedReminder? {
+        for date in dates {
             if let r = atRisk(
                 on: date, history: history, remindAt: remindAt, policy: policy, now: now, stateNow: stateNow),
                 r.due > now
@@ -72,6 +87,25 @@ public enum Planner {
             }
         }
         return nil
+    }
+
+    /// The dates `next` looks at, in order: today, then up to `min(freezes, 6) + 2` more that
+    /// are neither rest days nor paused.
+    static func candidates(history: StreakHistory, stateNow: StreakState) -> [LocalDate] {
+        var left = min(stateNow.freezes, 6) + 3
+        let pauses = history.pauses
+        let rest = history.settings.restDays
+        var date = stateNow.today
+        var result: [LocalDate] = []
+        // Bounded: a pause is at most a year of dates, and rest days leave one a week at least
+        // (seven rest days bridge every date: no reminder ever).
+        while left > 0 && date <= stateNow.today + 800 {
+            defer { date = date + 1 }
+            if date > stateNow.today && (rest.contains(date) || pauses.contains { $0.contains(date) }) { continue }
+            left -= 1
+            result.append(date)
+        }
+        return result
     }
 }
 

@@ -23,14 +23,15 @@ extension Context {
     /// `achieved`: the user's XP and level (SPEC §9), the same on each of their streaks' reports.
     func report(user: User, streak: String, history: StreakHistory, achieved: AchievementState) {
         let (json, short) = streakRecord(user: user, streak: streak, history: history, achieved: achieved)
-        printer.record(json, short: short)
+        printer.record(json, short: short())
     }
 
     /// A streak as `status` shows it: the streak object (`-o json`, and the API's answer) and its
-    /// short text. `state`: the history's at now, when the caller evaluated it already.
+    /// short text, made when asked (the API never does). `state`: the history's at now, when the
+    /// caller evaluated it already.
     func streakRecord(
         user: User, streak: String, history: StreakHistory, achieved: AchievementState, state: StreakState? = nil
-    ) -> (JSON, String) {
+    ) -> (JSON, () -> String) {
         let state = state ?? Engine.evaluate(history, at: now)
         let zone = history.zone(at: now)
         let lastRefill = history.freezeEvents.filter { $0.kind == .refill }.map(\.at).max()
@@ -40,7 +41,6 @@ extension Context {
             ? Planner.next(
                 history: history, remindAt: user.remindAt, policy: ReminderPolicy(days: config.reminderDays), now: now,
                 stateNow: state) : nil
-        let why = next == nil ? noReminderReason(user: user, state: state) : nil
         // SPEC §14: the pause in force today, else the next one ahead; the repairs left.
         let pause = history.pauses.first { $0.until >= state.today }
         let repairsLeft = RepairRules.left(history, state: state, now: now, per30Days: config.repair.per30Days)
@@ -65,8 +65,22 @@ extension Context {
             ("xp", .int(achieved.xp)), ("level", .int(achieved.level)),
             ("next_level_xp", achieved.nextLevelXP.map { .int($0) } ?? .null),
         ])
+        let text = { [self] in
+            statusText(
+                user: user, streak: streak, state: state, zone: zone, next: next, nextRefill: nextRefill,
+                pause: pause, repairsLeft: repairsLeft, achieved: achieved)
+        }
+        return (json, text)
+    }
+
+    /// `status`'s short text of a streak, from what `streakRecord` worked out.
+    private func statusText(
+        user: User, streak: String, state: StreakState, zone: Zone, next: PlannedReminder?, nextRefill: Instant?,
+        pause: DateSpan?, repairsLeft: Int, achieved: AchievementState
+    ) -> String {
         let reminderText =
-            next.map { "\(local($0.due, in: zone)) (\($0.due)), for a \($0.length)-day streak" } ?? why ?? ""
+            next.map { "\(local($0.due, in: zone)) (\($0.due)), for a \($0.length)-day streak" }
+            ?? noReminderReason(user: user, state: state)
         let lines = [
             "\(user.id) · \(streak) · \(zone.identifier) · today \(state.today)",
             "  current streak   \(days(state.current))"
@@ -90,7 +104,7 @@ extension Context {
         if repairsLeft < config.repair.per30Days {
             forgiveness.append("  repairs left     \(repairsLeft) of \(config.repair.per30Days) per 30 days")
         }
-        return (json, (lines[..<8] + forgiveness + lines[8...]).joined(separator: "\n"))
+        return (lines[..<8] + forgiveness + lines[8...]).joined(separator: "\n")
     }
 }
 
