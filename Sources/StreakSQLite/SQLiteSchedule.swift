@@ -167,14 +167,19 @@ extension SQLiteAccess {
 
     func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?] {
         // Many changed streaks (an import planning what it changed) have no packed copy at their
-        // version: read from the tables by ranges, in one pass, when they come in the tables'
-        // order; the others one at a time (their copy, found by their row).
-        let changed = streaks.indices.filter { streaks[$0].marked }
-        guard changed.count >= Self.rangeReadFrom,
-            zip(changed, changed.dropFirst()).allSatisfy({ Self.before(streaks[$0], streaks[$1]) })
-        else { return try streaks.map { try dueHistory(of: $0) } }
-        // All of them changed (right after an import): as read, not copied over one by one.
-        if changed.count == streaks.count { return try rangeHistories(of: streaks) }
+        // version: read from the tables by ranges, in one pass, in the tables' order (an API
+        // batch's come as their rows were made); the others alone (their copy, by their row).
+        var changed = streaks.indices.filter { streaks[$0].marked }
+        guard changed.count >= Self.rangeReadFrom else { return try streaks.map { try dueHistory(of: $0) } }
+        func inOrder(_ at: [Int]) -> Bool {
+            zip(at, at.dropFirst()).allSatisfy { Self.before(streaks[$0], streaks[$1]) }
+        }
+        if !inOrder(changed) {
+            changed.sort { Self.before(streaks[$0], streaks[$1]) }
+            guard inOrder(changed) else { return try streaks.map { try dueHistory(of: $0) } }  // one listed twice
+        }
+        // All of them changed (right after an import), in order: as read, not copied over one by one.
+        if changed.elementsEqual(streaks.indices) { return try rangeHistories(of: streaks) }
         var result = [DueHistory?](repeating: nil, count: streaks.count)
         for (i, h) in zip(changed, try rangeHistories(of: changed.map { streaks[$0] })) { result[i] = h }
         for i in streaks.indices where !streaks[i].marked { result[i] = try dueHistory(of: streaks[i]) }

@@ -67,6 +67,12 @@ import Testing
             // Through the store's reader too: all changed and in order, so read by ranges.
             let read = try access.dueHistories(of: asked)
             #expect(zip(read, ranged).allSatisfy { $0?.stored == $1?.stored && $0?.user == $1?.user })
+            // In another order (an API batch's streaks come as their rows were made): read by
+            // ranges all the same, each answer in its streak's place.
+            let order = asked.indices.map { ($0 * 37) % asked.count }
+            #expect(Set(order).count == asked.count)
+            let mixed = try access.dueHistories(of: order.map { asked[$0] })
+            #expect(zip(order, mixed).allSatisfy { ranged[$0]?.stored == $1?.stored && ranged[$0]?.user == $1?.user })
         }
     }
 }

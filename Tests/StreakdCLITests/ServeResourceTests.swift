@@ -85,6 +85,38 @@ struct ServeResourceTests {
         #expect(badFlag.status == 400 && badFlag.body.contains(#""parameter":"skip_invalid""#), "\(badFlag)")
     }
 
+    /// A batch stores what `import` stores of the same lines (it runs import's checks, sort and
+    /// store): plain lines and one import reads in full, an event id given twice, CRLF endings.
+    @Test func aBatchStoresWhatImportStoresOfTheSameLines() throws {
+        let lines = [
+            #"{"user":"u1","at":"2026-11-20T09:00:00Z","id":"a","meta":{"k":"v","n":2}}"#,
+            #"{"user":"u\u0031","at":"2026-11-21T09:00:00Z","streak":"gym"}"#,
+            #"{"user":"u1","at":"2026-11-21T10:00:00Z","id":"a"}"#,
+            #"{"user":"u2","at":"2026-11-19T23:30:00Z","tz":"Asia/Tokyo"}"#,
+            #"{"user":"u2","at":"2026-11-21T09:00:00"}"#, "  ",
+            #"{"user":"u2","at":"2026-11-20T09:00:00Z"}"#,
+        ]
+        func sandbox() throws -> Sandbox {
+            let s = try Sandbox()
+            s.addUser("u1")
+            s.addUser("u2")
+            return s
+        }
+        let api = try sandbox()
+        let server = try Server(api, listen: "127.0.0.1:0")
+        let batch = try server.request(
+            "POST", "/v1/checkins?skip_invalid=true", token: try ServeTests.token(api, "app", "ingest"),
+            body: lines.joined(separator: "\r\n") + "\r\n", headers: ["Content-Type: application/x-ndjson"])
+        #expect(
+            batch.body.hasPrefix(#"{"stored":4,"duplicates":1,"rejected":[{"index":4,"errors":[{"pointer":"/at""#),
+            "\(batch)")
+        let cli = try sandbox()
+        #expect(cli.run(["import", "--skip-invalid", try cli.file("b.jsonl", lines.joined(separator: "\n"))]).code == 0)
+        for (user, streak) in [("u1", "daily"), ("u1", "gym"), ("u2", "daily")] {
+            #expect(api.status(user, streak: streak) == cli.status(user, streak: streak), "\(user)/\(streak)")
+        }
+    }
+
     @Test func streaksBadgesAndFreezesAnswerStatusAndBadgesObjects() throws {
         let s = try Sandbox()
         s.addUser("u1")

@@ -2,7 +2,8 @@ import StreakCore
 import StreakStore
 
 /// `POST /v1/checkins` (SPEC §11): a batch of check-ins as `import` takes them, all or nothing
-/// (or the valid ones with `skip_invalid`), in one transaction.
+/// (or the valid ones with `skip_invalid`), in one transaction, checked, sorted and stored by
+/// import's own code (`ImportChecker`, `SortedCheckins`, the store's `CheckinImport`).
 extension Context {
     /// The largest body of a batch (SPEC §11).
     public static let apiBatchLimit = 16 << 20
@@ -17,7 +18,7 @@ extension Context {
                 "a batch is JSON lines (Content-Type: application/x-ndjson) or a JSON array (application/json); "
                     + "got \(quoted(contentType ?? "none"))")
         }
-        let items: [Result<CheckinInput, FieldProblem>]
+        let items: BatchItems
         switch Self.batchItems(body, ndjson: type == "application/x-ndjson") {
         case .success(let read): items = read
         case .failure(let answer): return answer
@@ -29,81 +30,141 @@ extension Context {
         }
         do {
             return try store.write(.bulkImport) { w -> APIAnswer in
-                let (checked, rejected) = try checkBatch(items, in: w)
-                if !rejected.isEmpty && !skipInvalid {
-                    // Refused whole: the transaction ends without a write.
-                    return Self.batchAnswer(422, InsertResult(), rejected)
-                }
-                var result = InsertResult()
-                // Of the check-ins of one user with one event id, the first is the one stored (as
-                // import does); the others are duplicates. The rest go in the store's order.
-                var seen = Set<[String]>()
-                let kept = checked.filter { c in
-                    guard let id = c.eventID else { return true }
-                    if seen.insert([c.user, id]).inserted { return true }
-                    result.duplicates += 1
-                    return false
-                }
-                let sorted = kept.sorted { ($0.user, $0.streak, $0.instant) < ($1.user, $1.streak, $1.instant) }
-                if !sorted.isEmpty {
-                    let bulk = try w.checkinImport(storedAt: now, expectedRows: sorted.count)
-                    try bulk.insert(CheckinRows(sorted))
-                    let stored = try bulk.finish()
-                    result.inserted = stored.inserted
-                    result.duplicates += stored.duplicates
-                    try recordSettings(for: Set(sorted.map(\.streak)), in: w)
-                    try refreshUsual(users: Set(sorted.map(\.user)), in: w)
+                try body.withUnsafeBufferPointer { body in
+                    let (rows, checker, rejected) = try checkBatch(items, body, in: w)
+                    if !rejected.isEmpty && !skipInvalid {
+                        // Refused whole: the transaction ends without a write.
+                        return Self.batchAnswer(422, InsertResult(), rejected)
+                    }
+                    guard rows.count > 0 else { return Self.batchAnswer(200, InsertResult(), rejected) }
+                    // As import hands them over: in the store's order, each (user, event id)
+                    // given again after the first (the store counts those as duplicates). Every
+                    // batch carries a row at least: the handoff never waits.
+                    let bulk = try w.checkinImport(storedAt: now, expectedRows: rows.count)
+                    let handoff = Handoff<CheckinRows>(capacity: Self.apiBatchItems + 1)
+                    _ = rows.drain(checker, handoff)
+                    handoff.finish()
+                    while let batch = handoff.take() { try bulk.insert(batch) }
+                    let result = try bulk.finish()
+                    try recordSettings(for: checker.streaksUsed, in: w)
+                    // As import: the usual users it stored check-ins for, not every one it names.
+                    try refreshUsual(users: Set(bulk.usualUsers()), in: w)
                     try planUnplanned(in: w)
+                    return Self.batchAnswer(200, result, rejected)
                 }
-                return Self.batchAnswer(200, result, rejected)
             }
         } catch {
             return .failed(error)
         }
     }
 
-    /// Each item checked by the rules `import` applies, against the users the batch names (read
-    /// once each); the valid ones, and the problems of the others by their index.
-    func checkBatch(_ items: [Result<CheckinInput, FieldProblem>], in r: some UserReading) throws -> (
-        [NewCheckin], [(Int, FieldProblem)]
-    ) {
-        var zoneOf: [String: String] = [:]
-        for case .success(let input) in items where zoneOf[input.user] == nil && Validate.userID(input.user) == nil {
-            if let user = try r.user(input.user) { zoneOf[input.user] = user.zone }
+    /// A batch's items: its JSON lines (where each is in the body), or its array's elements read.
+    enum BatchItems {
+        case lines([Range<Int>])
+        case records([Result<CheckinInput, FieldProblem>])
+
+        var count: Int {
+            switch self {
+            case .lines(let lines): lines.count
+            case .records(let records): records.count
+            }
         }
+    }
+
+    /// Each item checked by the rules `import` applies (a plain line on its bytes, as import
+    /// reads it), against the users the batch names (read once each); the valid ones held
+    /// sorted, the checker that numbered them, and the problems of the others by their index.
+    func checkBatch(_ items: BatchItems, _ body: UnsafeBufferPointer<UInt8>, in r: some UserReading) throws -> (
+        SortedCheckins, ImportChecker, [(Int, FieldProblem)]
+    ) {
         var rules = CheckinRules(zones: zones, now: now)
         rules.names = [:]
-        var checked: [NewCheckin] = []
+        // The users named, each looked up once; a line read whole here is not read again.
+        var plain = PlainCheckinLine()
+        var fields = RowFields()
+        var read: [Int: Result<CheckinInput, FieldProblem>] = [:]
+        var named = Set<String>()
+        switch items {
+        case .lines(let lines):
+            for (index, range) in lines.enumerated() {
+                let text = UnsafeBufferPointer(rebasing: body[range])
+                if plain.fields(text, into: &fields) {
+                    named.insert(String(decoding: text[fields.user], as: UTF8.self))
+                } else {
+                    let record = CheckinJSONLines.record(Substring(String(decoding: text, as: UTF8.self)))
+                    if case .success(let input) = record { named.insert(input.user) }
+                    read[index] = record
+                }
+            }
+        case .records(let records):
+            for case .success(let input) in records { named.insert(input.user) }
+        }
+        var known: [(id: String, zone: String)] = []
+        for id in named.sorted() where Validate.userID(id) == nil {
+            if let user = try r.user(id) { known.append((id, user.zone)) }
+        }
+        var checker = ImportChecker(rules: rules, users: known)
+        let rows = SortedCheckins(now: now, expectedRows: items.count)
         var rejected: [(Int, FieldProblem)] = []
-        for (index, item) in items.enumerated() {
-            switch item.flatMap({ rules.check($0) { zoneOf[$0] } }) {
-            case .success(let c): checked.append(c)
+        func add(_ index: Int, _ record: Result<CheckinInput, FieldProblem>) throws {
+            switch record.flatMap({ checker.check($0) }) {
+            case .success(let c): guard rows.append(c, &checker, nil) else { throw BatchTooLarge() }
             case .failure(let p): rejected.append((index, p))
             }
         }
-        return (checked, rejected)
+        switch items {
+        case .lines(let ranges):
+            var lines: [InputFile.Line] = []
+            var quick: [QuickCheckin?] = []
+            for start in stride(from: 0, to: ranges.count, by: 64) {
+                let part = start..<min(start + 64, ranges.count)
+                lines = part.map { i in
+                    let text = UnsafeBufferPointer(rebasing: body[ranges[i]])
+                    return InputFile.Line(number: i, text: text, problem: nil, isASCII: text.allSatisfy { $0 < 0x80 })
+                }
+                checker.quickJSON(lines, into: &quick)
+                for (k, line) in lines.enumerated() {
+                    if let q = quick[k] {
+                        guard rows.append(q, from: line.text, checker, nil) else { throw BatchTooLarge() }
+                    } else {
+                        try add(line.number, read[line.number] ?? CheckinJSONLines.record(line.string))
+                    }
+                }
+            }
+        case .records(let records):
+            for (index, record) in records.enumerated() { try add(index, record) }
+        }
+        return (rows, checker, rejected)
     }
 
-    /// The items of a batch's body: a JSON line each (blank lines are no items), or the elements
-    /// of a JSON array; an item that does not parse is a problem of its own (a line), or the whole
-    /// body's 400 (an array, whose elements cannot be told apart past the error).
-    static func batchItems(_ body: [UInt8], ndjson: Bool) -> Result<[Result<CheckinInput, FieldProblem>], APIAnswer> {
-        guard let text = String(validating: body, as: UTF8.self) else {
+    /// The items of a batch's body: a JSON line each (blank lines are no items; a line ends at
+    /// a line feed, a carriage return before it left out), or the elements of a JSON array; an
+    /// item that does not parse is a problem of its own (a line), or the whole body's 400 (an
+    /// array, whose elements cannot be told apart past the error).
+    static func batchItems(_ body: [UInt8], ndjson: Bool) -> Result<BatchItems, APIAnswer> {
+        guard String(validating: body, as: UTF8.self) != nil else {
             return .failure(.problem(400, "the body is not UTF-8 text"))
         }
         if ndjson {
-            var items: [Result<CheckinInput, FieldProblem>] = []
-            for var line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-                if line.last == "\r" { line = line.dropLast() }
-                if line.allSatisfy(\.isWhitespace) { continue }
-                items.append(CheckinJSONLines.record(line))
-                if items.count > apiBatchItems { break }
+            var lines: [Range<Int>] = []
+            body.withUnsafeBufferPointer { body in
+                var start = 0
+                while start <= body.count {
+                    let end = body[start...].firstIndex(of: 10) ?? body.count
+                    var line = start..<end
+                    start = end + 1
+                    if body[line].last == 13 { line = line.dropLast() }
+                    let text = UnsafeBufferPointer(rebasing: body[line])
+                    if InputFile.Line(number: 0, text: text, problem: nil, isASCII: false).isBlank { continue }
+                    lines.append(line)
+                    if lines.count > apiBatchItems { break }
+                }
             }
-            return .success(items)
+            return .success(.lines(lines))
         }
         let objects = body.withUnsafeBufferPointer { JSONReader.objects($0) }
         switch objects {
-        case .success(let objects): return .success(objects.map(CheckinJSONLines.record))
+        case .success(let objects): return .success(.records(objects.map(CheckinJSONLines.record)))
         case .failure(let p):
             return .failure(
                 .problem(
@@ -111,7 +172,6 @@ extension Context {
                     errors: [.init(pointer: p.field.isEmpty ? "" : "/" + p.field, detail: p.message)]))
         }
     }
-
     /// `{"stored","duplicates","rejected":[{"index","errors"}]}`; as problem details when refused
     /// (422: those members beside `type`, `title`, `status` and `detail`).
     static func batchAnswer(_ status: Int, _ result: InsertResult, _ rejected: [(Int, FieldProblem)]) -> APIAnswer {
@@ -140,3 +200,6 @@ extension Context {
         return APIAnswer(status: status, contentType: "application/problem+json", body: JSON.object(fields).text + "\n")
     }
 }
+
+/// More rows than a batch holds reached `SortedCheckins`' limit: never with 10,000 check-ins.
+private struct BatchTooLarge: Error {}

@@ -42,10 +42,9 @@ extension Context {
     }
 
     /// After a write stored check-ins, before their streaks are planned: each usual user among
-    /// `users`, worked out again. An import names the usual users it stored check-ins for
-    /// (`CheckinImport.usualUsers`: not those of the store, nor one whose streak an earlier
-    /// write changed); a batch the users it named (at most its 10,000 check-ins' users, whatever
-    /// the store holds), each looked up.
+    /// `users`, worked out again. An import and an API batch name the usual users they stored
+    /// check-ins for (`CheckinImport.usualUsers`: not those of the store, nor one whose streak an
+    /// earlier write changed, nor one whose check-ins were all duplicates).
     func refreshUsual(users: Set<String>, in w: any StoreWriter) throws {
         for id in users.sorted() {
             if let user = try w.user(id), user.remindUsual { try refreshUsual(user, in: w) }

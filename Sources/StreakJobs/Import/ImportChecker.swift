@@ -22,18 +22,33 @@ struct ImportChecker: Sendable {
     private var streakUsed: [Bool] = []
     private let daily: Int
 
+    /// A checker of every user in the store (an import).
     init(store: any StoreReader, rules: CheckinRules) throws {
+        self.init(rules: rules)
+        try store.userZones { batch in batch.forEach { id, zone in addUser(id, zone: zone) } }
+        zoneIsValid = Array(repeating: nil, count: zones.count)
+    }
+
+    /// A checker of the users given, by id and current zone (the API's batch: the users it names).
+    init(rules: CheckinRules, users known: [(id: String, zone: String)]) {
+        self.init(rules: rules)
+        for (id, zone) in known {
+            var (id, zone) = (id, zone)
+            id.withUTF8 { id in zone.withUTF8 { addUser(id, zone: $0) } }
+        }
+        zoneIsValid = Array(repeating: nil, count: zones.count)
+    }
+
+    private init(rules: CheckinRules) {
         self.rules = rules
         daily = streaks.intern("daily")
         streakUsed = [false]
-        try store.userZones { batch in
-            batch.forEach { id, zone in
-                // Ids that fail the rules stay unknown here, so the rules explain them.
-                guard Validate.isUserID(id) else { return }
-                users.add(id, value: UInt64(users.count) << 32 | UInt64(zones.intern(zone)))
-            }
-        }
-        zoneIsValid = Array(repeating: nil, count: zones.count)
+    }
+
+    private mutating func addUser(_ id: UnsafeBufferPointer<UInt8>, zone: UnsafeBufferPointer<UInt8>) {
+        // Ids that fail the rules stay unknown here, so the rules explain them.
+        guard Validate.isUserID(id) else { return }
+        users.add(id, value: UInt64(users.count) << 32 | UInt64(zones.intern(zone)))
     }
 
     /// The streak ids valid check-ins used.
