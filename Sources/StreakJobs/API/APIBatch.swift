@@ -172,6 +172,7 @@ extension Context {
                     errors: [.init(pointer: p.field.isEmpty ? "" : "/" + p.field, detail: p.message)]))
         }
     }
+
     /// `{"stored","duplicates","rejected":[{"index","errors"}]}`; as problem details when refused
     /// (422: those members beside `type`, `title`, `status` and `detail`).
     static func batchAnswer(_ status: Int, _ result: InsertResult, _ rejected: [(Int, FieldProblem)]) -> APIAnswer {
