@@ -97,7 +97,8 @@ struct ServeTests {
         let open = said.flatMap { Int($0.dropFirst("streakd: ".count).prefix { $0.isNumber }) }
         #expect(open.map { $0 > 1 } == true, "\(err)")
         let connected = try TestPostgres.psql(
-            s.store, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+            s.store,
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
         #expect(Int(connected.trimmingCharacters(in: .whitespacesAndNewlines)) == open, "no request made yet: \(err)")
         server.stop()
     }
