@@ -29,6 +29,8 @@ public struct APIServer: Sendable {
     /// in flight at once rather than queued behind 16. On SQLite the writes go through `writes`'
     /// one thread and the reads through four connections: 16 are plenty.
     let pool: NIOThreadPool
+    /// How many threads `pool` has: as many store connections may be in use at once.
+    public let threads: Int
     /// The requests answered, for `GET /metrics`.
     let requests = RequestCounts()
     /// The tokens, kept between requests (each request still checks its own in the store).
@@ -43,7 +45,8 @@ public struct APIServer: Sendable {
         self.logger = logger
         self.writes = writes
         self.context = context
-        pool = NIOThreadPool(numberOfThreads: writes.shared ? 16 : 64)
+        threads = writes.shared ? 16 : 64
+        pool = NIOThreadPool(numberOfThreads: threads)
         pool.start()
     }
 

@@ -33,9 +33,16 @@ public protocol Store: Sendable {
     /// whose copy is not a file (a database server's) may refuse with `.unavailable` and say
     /// what to use instead.
     func backup(to path: String) throws
+    /// Opens connections ahead of use, up to `count` open and idle, so a server's first requests
+    /// find them (`serve`). Answers how many are open, and why not `count` when fewer (a limit of
+    /// the store's, an error); a store without connections to open (a file, whose readers open
+    /// with it) answers nil.
+    func openConnections(_ count: Int) -> (open: Int, short: String?)?
 }
 
 extension Store {
+    public func openConnections(_ count: Int) -> (open: Int, short: String?)? { nil }
+
     public func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T { try write(.ordinary, body) }
 }
 

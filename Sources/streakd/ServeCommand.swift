@@ -31,6 +31,13 @@ struct Serve: ParsableCommand {
         let server = APIServer(
             sockets: sockets, settings: config.api, logger: global.logger(), writes: WriteGroups(store: store),
             context: contexts)
+        // A connection for each request thread, opened before serve listens (and tells systemd it
+        // is ready): the first requests find them rather than all opening theirs at once.
+        if let opened = store.openConnections(server.threads) {
+            let short = opened.short.map { " (\($0))" } ?? ""
+            FileHandle.standardError.write(
+                Data("streakd: \(opened.open) of \(server.threads) connections to the store open\(short)\n".utf8))
+        }
         let outcome = Mutex<Result<Void, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {

@@ -87,6 +87,22 @@ struct ServeTests {
         server.stop()
     }
 
+    /// On PostgreSQL, serve opens a connection for each request thread before it listens (at most
+    /// half the server's spare ones: parallel tests share one cluster), and says how many.
+    @Test(.enabled(if: TestStore.postgres)) func postgresConnectionsAreOpenBeforeTheFirstRequest() throws {
+        let s = try Sandbox()
+        let server = try Server(s, listen: "127.0.0.1:0")
+        let err = try String(contentsOf: server.child.errURL, encoding: .utf8)
+        let said = err.split(separator: "\n").first { $0.contains(" of 64 connections to the store open") }
+        let open = said.flatMap { Int($0.dropFirst("streakd: ".count).prefix { $0.isNumber }) }
+        #expect(open.map { $0 > 1 } == true, "\(err)")
+        let connected = try TestPostgres.psql(
+            s.store,
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        #expect(Int(connected.trimmingCharacters(in: .whitespacesAndNewlines)) == open, "no request made yet: \(err)")
+        server.stop()
+    }
+
     @Test func badRequestsAreProblemDetailsNamingTheField() throws {
         let s = try Sandbox()
         s.addUser("u1")

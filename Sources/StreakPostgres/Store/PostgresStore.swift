@@ -146,6 +146,38 @@ public final class PostgresStore: Store {
         try withConnection { try $0.databaseNow() }
     }
 
+    /// Connects until `count` connections are idle in the pool, one after the other (each within
+    /// `settings.connectTimeout`), taking at most half the connections the server has spare (its
+    /// `max_connections`, less those reserved and those open): the rest stay for the other hosts
+    /// and commands (a connection is still opened when one is needed and none is idle). The
+    /// first connection that fails ends it.
+    public func openConnections(_ count: Int) -> (open: Int, short: String?)? {
+        let spare: Int
+        do {
+            spare = Int(try withConnection { try $0.query(Self.spareConnections).get(0, 0, as: Int64.self) })
+        } catch {
+            return (idle.withLock { $0.count }, "\(error)")
+        }
+        var open = idle.withLock { $0.count }
+        let target = min(count, open + spare / 2)
+        while open < target {
+            do {
+                let connection = Connection(try PGConnection(url, settings: settings))
+                idle.withLock { $0.append(connection) }
+                open += 1
+            } catch {
+                return (open, "\(error)")
+            }
+        }
+        return (open, open < count ? "the server has \(spare) connections spare, of which serve takes half" : nil)
+    }
+
+    /// How many more connections the server accepts (from a role that is not a superuser).
+    static let spareConnections = """
+        SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
+            - (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')
+        """
+
     /// Runs `body` on a pooled connection (a new one when none is idle); a connection that broke
     /// is dropped. PostgreSQL's errors become the store's, by kind (exit codes).
     func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
