@@ -12,6 +12,8 @@ public final class SQLiteStore: Store {
     public var location: String { path }
     /// A file on this host: its clock is this host's.
     public func clock() throws -> Instant? { nil }
+    /// None to open: the readers open with the file.
+    public func openConnections(_ count: Int) -> (open: Int, short: String?)? { nil }
     /// Write transactions exclude each other: a run claims its due streaks in large batches.
     public var concurrentClaims: Bool { false }
     let queue: DatabaseQueue

@@ -41,8 +41,6 @@ public protocol Store: Sendable {
 }
 
 extension Store {
-    public func openConnections(_ count: Int) -> (open: Int, short: String?)? { nil }
-
     public func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T { try write(.ordinary, body) }
 }
 

@@ -229,6 +229,7 @@ struct NoStore: Store {
     func check() throws -> StoreCheck { throw StoreError(.unavailable, "this command opens no store") }
     func backup(to path: String) throws { throw StoreError(.unavailable, "this command opens no store") }
     func clock() throws -> Instant? { nil }
+    func openConnections(_ count: Int) -> (open: Int, short: String?)? { nil }
     var concurrentClaims: Bool { false }
     var location: String { "no store" }
 }

@@ -320,6 +320,7 @@ final class CountingStore: Store, Sendable {
     var location: String { store.location }
     func check() throws -> StoreCheck { try store.check() }
     func backup(to path: String) throws { try store.backup(to: path) }
+    func openConnections(_ count: Int) -> (open: Int, short: String?)? { store.openConnections(count) }
 
     fileprivate func count(handedOut: Int = 0, histories: Int = 0, ledgerKeyReads: Int = 0, ended: Bool = false) {
         counts.withLock {

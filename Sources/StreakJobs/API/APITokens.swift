@@ -124,6 +124,7 @@ struct TokenCheckedStore: Store {
     var location: String { inner.location }
     func check() throws -> StoreCheck { try inner.check() }
     func backup(to path: String) throws { try inner.backup(to: path) }
+    func openConnections(_ count: Int) -> (open: Int, short: String?)? { inner.openConnections(count) }
 }
 
 extension Context {
