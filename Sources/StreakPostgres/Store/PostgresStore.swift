@@ -169,7 +169,8 @@ public final class PostgresStore: Store {
                 return (open, "\(error)")
             }
         }
-        return (open, open < count ? "the server has \(spare) connections spare, of which serve takes half" : nil)
+        guard open < count else { return (open, nil) }
+        return (open, "the server has \(spare) connections spare: half taken, half left to other hosts and commands")
     }
 
     /// How many more connections the server accepts (from a role that is not a superuser).
