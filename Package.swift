@@ -58,7 +58,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .systemLibrary(name: "CSQLiteConfig"),
-        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "CLibpq"),
         .target(name: "StreakPostgres", dependencies: ["StreakCore", "StreakStore", "CLibpq"], swiftSettings: strict),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CProcess"),

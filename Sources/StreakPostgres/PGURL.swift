@@ -24,6 +24,14 @@ public struct PGURL: Sendable, CustomStringConvertible {
             throw PGError(
                 .badURL, "\(shown) is not a PostgreSQL URL: it must start with postgres:// or postgresql://")
         }
+        // libpq is opened here, at the first PostgreSQL URL (CLibpq), not when streakd starts.
+        guard streakd_libpq_load() == 0 else {
+            let reason = streakd_libpq_error().map { String(cString: $0) } ?? "not found"
+            throw PGError(
+                .unreachable,
+                "a PostgreSQL store needs libpq, which cannot be loaded (\(reason)); "
+                    + "install it: apt install libpq5")
+        }
         var error: UnsafeMutablePointer<CChar>?
         guard let parsed = PQconninfoParse(text, &error) else {
             let reason = error.map { trimmed(String(cString: $0)) } ?? "libpq could not parse it (out of memory?)"

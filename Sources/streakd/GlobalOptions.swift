@@ -239,7 +239,8 @@ struct CommonOptions<Format: OutputFormats>: ParsableArguments {
         }
         if value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") {
             if case .failure(let e) = Result(catching: { try PGURL(value) }) {
-                throw StreakdError.usage("--store: \(e)")
+                // No libpq to read it with is the machine's lack (69), not a bad argument.
+                throw StreakdError((e as? PGError)?.kind == .unreachable ? .unavailable : .usage, "--store: \(e)")
             }
             return .postgres(value)
         }
