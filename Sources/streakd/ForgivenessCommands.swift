@@ -15,6 +15,7 @@ func loginName() -> String {
 
 struct Pause: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "pause",
         abstract: "Pause a streak (or all of a user's streaks) over planned dates: bridged, no reminders.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The user's id.", completion: Completions.users) var id: String
@@ -36,6 +37,7 @@ struct Pause: ParsableCommand {
 
 struct Resume: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "resume",
         abstract: "End the current pause from today on, or remove one that has not begun.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The user's id.", completion: Completions.users) var id: String
@@ -53,6 +55,7 @@ struct Resume: ParsableCommand {
 
 struct Repair: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "repair",
         abstract: "Mend the streak's latest break, within repair.window_hours of it.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The user's id.", completion: Completions.users) var id: String
