@@ -82,7 +82,13 @@ public final class TokenCheck: Sendable {
     /// Nil when the token is still stored; else the 401 to answer instead (nothing else done).
     public func verify(in r: some TokenReading) throws -> APIAnswer? {
         defer { done.store(true, ordering: .releasing) }
-        guard try r.token(sha256: sha256) == nil else { return nil }
+        return verify(among: Set(try r.token(sha256: sha256).map { [$0.sha256] } ?? []))
+    }
+
+    /// The same against the hashes of the tokens stored (read once for several requests).
+    func verify(among stored: Set<String>) -> APIAnswer? {
+        defer { done.store(true, ordering: .releasing) }
+        guard !stored.contains(sha256) else { return nil }
         tokens.forget(sha256)
         return .unknownToken
     }
@@ -161,6 +167,9 @@ extension Context {
                 if !check.made, let refused = try check.verify(in: w) { return refused }
                 return try step(w)
             }
+        case .checkin(var work):
+            work.token = checked.token
+            return .checkin(work)
         }
     }
 
