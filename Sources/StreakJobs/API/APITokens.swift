@@ -44,17 +44,21 @@ public final class APITokens: Sendable {
                         + "\(needs.rawValue) or more",
                     headers: [("WWW-Authenticate", #"Bearer error="insufficient_scope""#)]))
         }
-        if token.lastUsed.map({ c.now.seconds - $0.seconds >= 60 }) ?? true {
-            noteUse(token, at: c.now)
+        if token.lastUsed.map({ c.now.seconds - $0.seconds >= 60 }) ?? true, noteUse(token, at: c.now) {
             _ = try? c.store.write { try $0.noteTokenUse(token.name, at: c.now) }
         }
         return .success((APIClient(name: token.name, scope: scope), TokenCheck(sha256: token.sha256, tokens: self)))
     }
 
-    private func noteUse(_ token: StoredToken, at now: Instant) {
+    /// Notes the token's use at `now` here; answers whether the store is to note it too: not when
+    /// a request at the same time noted it already (the first of many at once writes, the
+    /// others do not wait for its row lock).
+    private func noteUse(_ token: StoredToken, at now: Instant) -> Bool {
         known.withLock { known in
-            guard let i = known?.firstIndex(where: { $0.sha256 == token.sha256 }) else { return }
+            guard let i = known?.firstIndex(where: { $0.sha256 == token.sha256 }) else { return true }
+            guard known![i].lastUsed.map({ now.seconds - $0.seconds >= 60 }) ?? true else { return false }
             known![i].lastUsed = now
+            return true
         }
     }
 
