@@ -30,6 +30,9 @@ final class SQLiteCheckinImport: CheckinImport {
     /// (or `finish` to run).
     var carry = CheckinRows()
     var result = InsertResult()
+    /// Whether the result lists the rows not stored (`insertCheckins`), and the rows run so far.
+    var noteDuplicates = false
+    var ran = 0
     /// The (user, streak) pairs of the rows stored.
     var pairs: ImportPairs
 
@@ -73,17 +76,26 @@ final class SQLiteCheckinImport: CheckinImport {
     private func run(_ rows: CheckinRows.Fields, _ range: Range<Int>) throws {
         var changed = 0
         let firstID = nextID
+        var duplicateRows: [Int] = []
         if range.count == Self.batch {
             let many = try self.many ?? RawStatement(db, Self.insert(rows: Self.batch))
             self.many = many
             for (k, i) in range.enumerated() { bind(rows, i, to: many, from: Int32(k * 8), id: firstID + Int64(k)) }
             changed = try many.run()
+            if noteDuplicates, changed < range.count {
+                let kept = changed == 0 ? nil : try storedRows(rows, range, from: firstID)
+                duplicateRows = (0..<range.count).filter { !(kept?[$0] ?? false) }
+            }
         } else {
             for (k, i) in range.enumerated() {
                 bind(rows, i, to: one, from: 0, id: firstID + Int64(k))
-                changed += try one.run()
+                let stored = try one.run()
+                changed += stored
+                if stored == 0 { duplicateRows.append(k) }
             }
         }
+        if noteDuplicates { result.duplicateRows += duplicateRows.map { ran + $0 } }
+        ran += range.count
         nextID += Int64(range.count)
         result.inserted += changed
         result.duplicates += range.count - changed

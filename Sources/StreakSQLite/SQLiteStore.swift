@@ -318,6 +318,7 @@ struct SQLiteAccess: StoreWriter {
 
     func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult {
         let bulk = try SQLiteCheckinImport(db: db, storedAt: storedAt, expectedRows: checkins.count)
+        bulk.noteDuplicates = true
         try bulk.insert(CheckinRows(checkins))
         return try bulk.finish()
     }

@@ -85,6 +85,8 @@ extension SQLiteAccess {
     /// The one writer excludes every other already.
     func lockUser(_ id: String) throws {}
 
+    func lockUsers(_ ids: [String]) throws -> [User] { try Set(ids).sorted().compactMap { try user($0) } }
+
     func removeUser(_ id: String) throws -> Bool {
         // Runs name their schedule row by rowid, which no foreign key can follow.
         try db.execute(

@@ -24,9 +24,9 @@ public struct APIServer: Sendable {
     /// Where the requests' write steps commit, together (group commit).
     public let writes: WriteGroups
     /// The threads the jobs run on (the store's calls block). On PostgreSQL a request's thread
-    /// spends most of its time waiting for the server's answers (a dozen round trips), on a
-    /// connection of its own: 64 threads (and up to 64 connections), so 64 clients' requests are
-    /// in flight at once rather than queued behind 16. On SQLite the writes go through `writes`'
+    /// spends most of its time waiting for the server's answers (round trips), on a connection
+    /// of its own: 64 threads (and up to 64 connections), so 64 clients' requests are in flight
+    /// at once rather than queued behind 16 (check-ins commit on `writes`' lanes instead). On SQLite the writes go through `writes`'
     /// one thread and the reads through four connections: 16 are plenty.
     let pool: NIOThreadPool
     /// How many threads `pool` has: as many store connections may be in use at once.
@@ -103,6 +103,7 @@ public struct APIServer: Sendable {
         case .answer(let done): answer = done
         case .write(let step) where writes.shared: answer = await writes.write(step).made
         case .write(let step): answer = try await pool.runIfActive { writes.alone(step).made }
+        case .checkin(let work): answer = await writes.checkin(work).made
         }
         log(request, status: answer.status, since: started, client: client)
         return Self.response(answer)

@@ -54,7 +54,8 @@ extension HistoryReading {
 /// Adding to a history. Each write moves the streak's version on in the same transaction
 /// (`ScheduleWriting`): a run that read the streak before it plans nothing for that version.
 public protocol HistoryWriting {
-    /// Stores check-ins; one whose (user, event id) is stored already is a no-op (a unique key).
+    /// Stores check-ins; one whose (user, event id) is stored already is a no-op (a unique key),
+    /// listed in the result's `duplicateRows` (one listed twice: the first stored, the other not).
     func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult
     func addFreezeEvent(_ event: FreezeEvent, user: String, streak: String) throws
     /// Removes a stored event equal to `event` (its instant, kind and dates): a pause that a

@@ -113,5 +113,8 @@ public struct InsertResult: Equatable, Sendable {
     public var inserted = 0
     /// Check-ins whose event id was stored already (a no-op).
     public var duplicates = 0
+    /// Which check-ins those were, by their place in the insert's list, in order
+    /// (`HistoryWriting.insertCheckins` says it; a bulk import leaves it empty).
+    public var duplicateRows: [Int] = []
     public init() {}
 }

@@ -29,4 +29,7 @@ public protocol UserWriting {
     /// one usual user at once work the hour out one after the other. A store whose write
     /// transactions exclude each other already does nothing more.
     func lockUser(_ id: String) throws
+    /// These users as stored (those that are), each locked as `lockUser` locks it, in id order:
+    /// two writers that lock users so, each several, wait for each other rather than deadlock.
+    func lockUsers(_ ids: [String]) throws -> [User]
 }

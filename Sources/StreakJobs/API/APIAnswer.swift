@@ -119,12 +119,30 @@ public struct APIAnswer: Error, Sendable {
 public enum APIWork: Sendable {
     case answer(APIAnswer)
     case write(@Sendable (any StoreWriter) throws -> APIAnswer)
+    /// A check-in, stored together with the others waiting (`WriteGroups`, `apiCheckins`).
+    case checkin(CheckinWork)
 
     static func problem(
         _ status: Int, _ detail: String, errors: [APIAnswer.FieldError] = [],
         headers: [(name: String, value: String)] = []
     ) -> APIWork {
         .answer(.problem(status, detail, errors: errors, headers: headers))
+    }
+}
+
+/// One check-in request's write: its input, the context it came with (its `now`), and the
+/// check of its token when its transaction is the request's first (`tokenChecked`).
+public struct CheckinWork: Sendable {
+    let context: Context
+    let input: CheckinInput
+    var token: TokenCheck?
+
+    /// The `now` of its request: check-ins stored together share it (`WriteGroups`).
+    public var now: Instant { context.now }
+
+    /// The check-ins of `works` (each with this `now`), stored together in `w`, each answered.
+    public static func store(_ works: [CheckinWork], in w: any StoreWriter) throws -> [APIAnswer] {
+        try Context.apiCheckins(works, in: w)
     }
 }
 

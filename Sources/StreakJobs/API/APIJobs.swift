@@ -37,22 +37,39 @@ extension Context {
             input = parsed
         case .failure(let answer): return .answer(answer)
         }
-        return .write { w -> APIAnswer in
-            guard Validate.userID(id) == nil, var user = try w.user(id) else {
-                return .problem(
+        return .checkin(CheckinWork(context: self, input: input))
+    }
+
+    /// The check-ins of `works` (requests with this one `now`), stored together in `w`
+    /// (`storeCheckins`), each answered as `apiCheckin` says; a request whose token is gone
+    /// answers 401 and stores nothing.
+    static func apiCheckins(_ works: [CheckinWork], in w: any StoreWriter) throws -> [APIAnswer] {
+        guard let c = works.first?.context else { return [] }
+        var answers = [APIAnswer?](repeating: nil, count: works.count)
+        var stored: Set<String>?
+        for (i, work) in works.enumerated() {
+            guard let check = work.token, !check.made else { continue }
+            if stored == nil { stored = Set(try w.tokens().map(\.sha256)) }
+            answers[i] = check.verify(among: stored!)
+        }
+        let storing = works.indices.filter { answers[$0] == nil }
+        let outcomes = try c.storeCheckins(
+            storing.map { works[$0].input }, names: Self.apiCheckinNames, achievements: true, in: w)
+        for (i, outcome) in zip(storing, outcomes) {
+            let input = works[i].input
+            switch outcome {
+            case .unknownUser:
+                answers[i] = .problem(
                     422, "the check-in cannot be stored",
-                    errors: [.init(parameter: "user", detail: StreakdError.unknownUser(id).message)])
-            }
-            switch try storeCheckin(input, of: user, names: Self.apiCheckinNames, in: w) {
-            case .failure(let problem): return Self.checkinProblem(problem, input)
-            case .success(let outcome):
-                if user.remindUsual, let stored = try w.user(id) { user = stored }  // its usual hour may have moved
-                let history = try outcome.history(of: user, context: self, in: w)
-                let object = try streakObject(user: user, streak: outcome.streak, history: history, readIn: w)
-                let status = outcome.result.inserted == 1 ? 201 : 200
-                return .later { .json(status, object()) }
+                    errors: [.init(parameter: "user", detail: StreakdError.unknownUser(input.user).message)])
+            case .refused(let problem): answers[i] = Self.checkinProblem(problem, input)
+            case .stored(let o):
+                let object = c.streakObject(user: o.user, streak: o.streak, history: o.history, streaks: o.streaks)
+                let status = o.stored ? 201 : 200
+                answers[i] = .later { .json(status, object()) }
             }
         }
+        return answers.map { $0! }
     }
 
     /// `GET /v1/users/{user}/streaks/{streak}`: the `status -o json` object; 404 for a user that is
@@ -94,6 +111,14 @@ extension Context {
     ) throws -> @Sendable () -> JSON {
         let read = try achievementStreaks(
             of: user, in: r, known: KnownStreak(streak: streak, history: history, state: nil))
+        return streakObject(user: user, streak: streak, history: history, streaks: read)
+    }
+
+    /// The same from the user's streaks as achievements take them, read already
+    /// (`achievementStreaks`).
+    func streakObject(user: User, streak: String, history: StreakHistory, streaks read: [UserStreak])
+        -> @Sendable () -> JSON
+    {
         return { [self] in
             let state = Engine.evaluate(history, at: now)
             var streaks = read

@@ -44,17 +44,21 @@ public final class APITokens: Sendable {
                         + "\(needs.rawValue) or more",
                     headers: [("WWW-Authenticate", #"Bearer error="insufficient_scope""#)]))
         }
-        if token.lastUsed.map({ c.now.seconds - $0.seconds >= 60 }) ?? true {
-            noteUse(token, at: c.now)
+        if token.lastUsed.map({ c.now.seconds - $0.seconds >= 60 }) ?? true, noteUse(token, at: c.now) {
             _ = try? c.store.write { try $0.noteTokenUse(token.name, at: c.now) }
         }
         return .success((APIClient(name: token.name, scope: scope), TokenCheck(sha256: token.sha256, tokens: self)))
     }
 
-    private func noteUse(_ token: StoredToken, at now: Instant) {
+    /// Notes the token's use at `now` here; answers whether the store is to note it too: not when
+    /// a request at the same time noted it already (the first of many at once writes, the
+    /// others do not wait for its row lock).
+    private func noteUse(_ token: StoredToken, at now: Instant) -> Bool {
         known.withLock { known in
-            guard let i = known?.firstIndex(where: { $0.sha256 == token.sha256 }) else { return }
+            guard let i = known?.firstIndex(where: { $0.sha256 == token.sha256 }) else { return true }
+            guard known![i].lastUsed.map({ now.seconds - $0.seconds >= 60 }) ?? true else { return false }
             known![i].lastUsed = now
+            return true
         }
     }
 
@@ -82,7 +86,13 @@ public final class TokenCheck: Sendable {
     /// Nil when the token is still stored; else the 401 to answer instead (nothing else done).
     public func verify(in r: some TokenReading) throws -> APIAnswer? {
         defer { done.store(true, ordering: .releasing) }
-        guard try r.token(sha256: sha256) == nil else { return nil }
+        return verify(among: Set(try r.token(sha256: sha256).map { [$0.sha256] } ?? []))
+    }
+
+    /// The same against the hashes of the tokens stored (read once for several requests).
+    func verify(among stored: Set<String>) -> APIAnswer? {
+        defer { done.store(true, ordering: .releasing) }
+        guard !stored.contains(sha256) else { return nil }
         tokens.forget(sha256)
         return .unknownToken
     }
@@ -161,6 +171,9 @@ extension Context {
                 if !check.made, let refused = try check.verify(in: w) { return refused }
                 return try step(w)
             }
+        case .checkin(var work):
+            work.token = checked.token
+            return .checkin(work)
         }
     }
 

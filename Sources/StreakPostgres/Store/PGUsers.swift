@@ -67,6 +67,17 @@ extension PGAccess {
         try pg.query(reusing: "SELECT 1 FROM users WHERE id = $1 FOR UPDATE", id)
     }
 
+    /// `FOR NO KEY UPDATE`: it excludes `lockUser`'s lock and itself, not the key share lock
+    /// an insert referring to the user takes.
+    func lockUsers(_ ids: [String]) throws -> [User] {
+        guard !ids.isEmpty else { return [] }
+        return try pg.query(
+            reusing:
+                "SELECT \(Self.userColumns) FROM users WHERE id = \(Self.anyOf(1)) ORDER BY id FOR NO KEY UPDATE",
+            Array(Set(ids))
+        ).rows.map { try Self.user($0) }
+    }
+
     func updateUser(_ user: User, at: Instant) throws {
         let found = try pg.query(
             "SELECT \(Self.userColumns) FROM users WHERE id = $1 FOR UPDATE", user.id)
@@ -200,18 +211,20 @@ extension PGAccess {
     func insertCheckins(_ checkins: [NewCheckin], storedAt: Instant) throws -> InsertResult {
         var result = InsertResult()
         guard !checkins.isEmpty else { return result }
-        let inserted: Int64 = try query(
+        let row = try query(
             overArrays: PackedCheckins.mergeSQL(
                 source: """
                     SELECT u AS user_id, s AS streak, a AS at, z AS zone, e AS event_id, m AS meta, n
                     FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
                         WITH ORDINALITY AS v(u, s, a, z, e, m, n)
-                    """, storedAt: "$7::bigint"), rows: checkins.count,
+                    """, storedAt: "$7::bigint", duplicateRows: true), rows: checkins.count,
             checkins.map(\.user), checkins.map(\.streak), checkins.map(\.instant.seconds), checkins.map(\.zone),
             checkins.map(\.eventID), checkins.map(\.meta), storedAt
-        ).get(0, 0)
-        result.inserted = Int(inserted)
-        result.duplicates = checkins.count - Int(inserted)
+        ).rows[0]
+        let inserted = Int(try row.get(0, as: Int64.self))
+        result.inserted = inserted
+        result.duplicates = checkins.count - inserted
+        if !row.isNull(1) { result.duplicateRows = try row.string(1).split(separator: ",").compactMap { Int($0) } }
         return result
     }
 

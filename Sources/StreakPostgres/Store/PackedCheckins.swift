@@ -99,6 +99,12 @@ enum PackedCheckins {
         """
     }
 
+    /// `mergeSQL`'s rows not stored, as its `duplicateRows` lists them.
+    static let notStored = """
+        SELECT string_agg((n - 1)::text, ',' ORDER BY n) FROM src
+        WHERE event_id IS NOT NULL AND n NOT IN (SELECT n FROM fresh WHERE event_id IS NOT NULL)
+        """
+
     /// Stores the check-ins `source` lists (a query of `user_id, streak, at, zone, event_id, meta`
     /// and `n`, their order), with `$storedAt` their time of storing, as one statement: each (user,
     /// event id) once (not again when stored before, the first by `n` when listed twice), appended
@@ -106,8 +112,11 @@ enum PackedCheckins {
     /// Rows and locks in (user, streak) order, so two writers take them in one order. Answers one
     /// row: how many check-ins were stored. `mark` false: the schedule is left to the caller.
     /// `usualInto`: a table `(user_id text)` that gets the usual users (SPEC §14) among those with
-    /// a new check-in.
-    static func mergeSQL(source: String, storedAt: String, mark: Bool = true, usualInto: String? = nil) -> String {
+    /// a new check-in. `duplicateRows`: a second column lists the `n` of the rows not stored, less
+    /// one, comma-separated (NULL when none).
+    static func mergeSQL(
+        source: String, storedAt: String, mark: Bool = true, usualInto: String? = nil, duplicateRows: Bool = false
+    ) -> String {
         var writes = ""
         if mark {
             writes += """
@@ -148,7 +157,7 @@ enum PackedCheckins {
             ON CONFLICT (user_id, streak) DO UPDATE
                 SET checkins = l.checkins || excluded.checkins, tagged = l.tagged OR excluded.tagged
         )\(writes)
-        SELECT coalesce(sum(rows), 0)::bigint FROM lists
+        SELECT coalesce(sum(rows), 0)::bigint\(duplicateRows ? ", (\(notStored))" : "") FROM lists
         """
     }
 }
