@@ -105,11 +105,16 @@ final class TickRun {
     private func recordAndDeliver() throws -> TickReport {
         report.streaks = due.streaks.count
         // The store's upkeep of its log (SQLite's checkpoints) held back from the run's commits,
-        // and done beside the lanes once the recording is over (docs/ARCHITECTURE.md).
+        // done beside the lanes once the recording is over, and for what they committed since
+        // at the end, before the run's last commit (its summary), which then starts the log
+        // over (docs/ARCHITECTURE.md, "Checkpoints beside the lanes").
         try store.holdUpkeep(true)
         var upkeep: Background<Void>?
         defer {
-            _ = try? upkeep?.wait()
+            if let upkeep {
+                _ = try? upkeep.wait()
+                try? store.upkeep()
+            }
             try? store.holdUpkeep(false)
         }
         // Planning a transaction ahead, on a connection of its own (overlap only). A small first
