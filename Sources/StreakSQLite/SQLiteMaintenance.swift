@@ -108,3 +108,37 @@ extension SQLiteStore {
         close(fd)
     }
 }
+
+/// The write-ahead log's checkpoints around a run of many commits (`Store.holdUpkeep`, `upkeep`;
+/// docs/ARCHITECTURE.md, "Checkpoints beside the lanes").
+extension SQLiteStore {
+    /// SQLite's automatic checkpoint, in the connection whose commit leaves this many pages or
+    /// more in the log (SQLite's default), off on the store's connection while `hold`.
+    static let autocheckpoint = 1000
+
+    public func holdUpkeep(_ hold: Bool) throws {
+        guard access == .write else { return }
+        try wrap {
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(hold ? 0 : Self.autocheckpoint)")
+            }
+        }
+    }
+
+    /// A passive checkpoint on a connection of its own: copies into the file what the log holds,
+    /// as far as no reader still needs older pages, without the write lock, so the store's own
+    /// connection goes on committing meanwhile. What is committed after it waits for the next
+    /// checkpoint (the first commit after `holdUpkeep(false)` that finds the log long).
+    public func upkeep() throws {
+        guard access == .write else { return }
+        var config = Configuration()
+        config.busyMode = busy.mode
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        try wrap {
+            let connection = try DatabaseQueue(path: path, configuration: config)
+            try connection.writeWithoutTransaction { db in
+                _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")
+            }
+        }
+    }
+}

@@ -38,6 +38,14 @@ public protocol Store: Sendable {
     /// the store's, an error); a store without connections to open (a file, whose readers open
     /// with it) answers nil.
     func openConnections(_ count: Int) -> (open: Int, short: String?)?
+    /// Holds back the store's own upkeep of its log from this process's commits while a run
+    /// makes many (`true`), or lets it go on (`false`). SQLite checkpoints its write-ahead log
+    /// inside the commit that finds it long: at a busy tick, pauses of 0.1–0.3 s in the lanes'
+    /// commits. A store whose upkeep is its server's (PostgreSQL) does nothing.
+    func holdUpkeep(_ hold: Bool) throws
+    /// The upkeep held back, done now on a connection of its own, beside the commits that go on
+    /// (SQLite: a passive checkpoint, which no writer waits for). Nothing for a server's store.
+    func upkeep() throws
 }
 
 extension Store {

@@ -230,6 +230,8 @@ struct NoStore: Store {
     func backup(to path: String) throws { throw StoreError(.unavailable, "this command opens no store") }
     func clock() throws -> Instant? { nil }
     func openConnections(_ count: Int) -> (open: Int, short: String?)? { nil }
+    func holdUpkeep(_ hold: Bool) throws {}
+    func upkeep() throws {}
     var concurrentClaims: Bool { false }
     var location: String { "no store" }
 }

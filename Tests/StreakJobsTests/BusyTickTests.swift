@@ -27,7 +27,7 @@ import Testing
         let sink = MemorySink()
         try at(c, "2026-11-21T12:00:00Z").tick(delivery: Delivery(sinks: [sink]))
         #expect(sink.received.isEmpty)
-        #expect(sink.alwaysAtOnce && Dispatcher.alwaysAtOnce(Delivery(sinks: [sink])))
+        #expect(sink.alwaysAtOnce && Dispatcher.besideRecording(Delivery(sinks: [sink])))
         // (The first run recorded the week's badges, expired: a transaction's lines, one entry.)
         let before = out.out.count
         let r = try at(c, "2026-11-21T20:00:00Z").tick(delivery: Delivery(sinks: [sink]))
@@ -73,5 +73,39 @@ import Testing
         let unpaced = JournalSink(pacer: JournalPacer(burst: 0, interval: .seconds(30)))
         #expect(!paced.alwaysAtOnce && unpaced.alwaysAtOnce)
         #expect(!HookSink(command: HookCommand(name: "x", argv: ["/bin/true"])).alwaysAtOnce)
+        #expect(!Dispatcher.besideRecording(Delivery(sinks: [unpaced, paced])))
     }
+
+    /// A sink with deliveries in flight (a webhook's `concurrency`, a batch hook) beside an
+    /// instant one: delivered beside the recording, its outcomes committed by its own lane.
+    @Test func aWideSinkIsDeliveredBesideRecording() throws {
+        let (c, _) = try makeContext(now: "2026-11-21T10:00:00Z")
+        let t0 = RFC3339.parse("2026-11-21T10:00:00Z")!
+        try c.store.write { w in
+            for u in 0..<Self.users { _ = try w.addUser(User(id: "u\(u)", zone: "UTC"), at: t0) }
+            let days = (14...20).map { RFC3339.parse("2026-11-\($0)T10:00:00Z")! }
+            _ = try w.insertCheckins(
+                (0..<Self.users).flatMap { u in
+                    days.map { NewCheckin(user: "u\(u)", streak: "daily", instant: $0, zone: "UTC") }
+                }, storedAt: t0)
+        }
+        let (instant, wide) = (MemorySink(), WideSink())
+        try at(c, "2026-11-21T12:00:00Z").tick(delivery: Delivery(sinks: [instant, wide]))
+        #expect(Dispatcher.besideRecording(Delivery(sinks: [instant, wide])))
+        let r = try at(c, "2026-11-21T20:00:00Z").tick(delivery: Delivery(sinks: [instant, wide]))
+        #expect(r.sent == Self.users && r.deliveries.delivered == 2 * Self.users && r.pending == 0)
+        #expect(Set(wide.inner.received.map(\.key)).count == Self.users && wide.inner.received.count == Self.users)
+        #expect(try c.store.read { try $0.pendingDeliveries() }.isEmpty)
+        let last = "at_risk/u\(Self.users - 1)/daily/2026-11-21"
+        #expect(try c.store.read { try $0.deliveryStates(key: last) } == ["memory": .delivered, "wide": .delivered])
+    }
+}
+
+/// A sink with four deliveries of eight notifications in flight, each on a thread of its own.
+final class WideSink: Sink, Sendable {
+    let inner = MemorySink(name: "wide")
+    var name: String { inner.name }
+    var width: Int { 4 }
+    var batch: Int { 8 }
+    func deliver(_ notification: StreakCore.Notification) -> DeliveryOutcome { inner.deliver(notification) }
 }

@@ -321,6 +321,8 @@ final class CountingStore: Store, Sendable {
     func check() throws -> StoreCheck { try store.check() }
     func backup(to path: String) throws { try store.backup(to: path) }
     func openConnections(_ count: Int) -> (open: Int, short: String?)? { store.openConnections(count) }
+    func holdUpkeep(_ hold: Bool) throws { try store.holdUpkeep(hold) }
+    func upkeep() throws { try store.upkeep() }
 
     fileprivate func count(handedOut: Int = 0, histories: Int = 0, ledgerKeyReads: Int = 0, ended: Bool = false) {
         counts.withLock {

@@ -135,6 +135,8 @@ struct TokenCheckedStore: Store {
     func check() throws -> StoreCheck { try inner.check() }
     func backup(to path: String) throws { try inner.backup(to: path) }
     func openConnections(_ count: Int) -> (open: Int, short: String?)? { inner.openConnections(count) }
+    func holdUpkeep(_ hold: Bool) throws { try inner.holdUpkeep(hold) }
+    func upkeep() throws { try inner.upkeep() }
 }
 
 extension Context {

@@ -4,40 +4,6 @@ import StreakDelivery
 import StreakStore
 import Synchronization
 
-/// Counts of what a run did with its deliveries.
-public struct DispatchReport: Equatable, Sendable {
-    public var delivered = 0
-    public var failed = 0
-    public var dead = 0
-    public var unavailable = 0
-    public var retried = 0
-    /// Failed before and not due for another try yet.
-    public var waiting = 0
-    /// Left for the next run: the run was stopped, ran out of time, or the sink kept failing.
-    public var deferred = 0
-    /// Stopped in flight by a stop of the run (SIGTERM): pending, the attempt not counted.
-    public var interrupted = 0
-    /// Retries no longer to be sent (no longer fresh, or an `at_risk` done since): expired.
-    public var stale = 0
-    /// Delivered (counted in `delivered`) but not recorded: an outcome write failed, and the next
-    /// run makes them again.
-    public var notStored = 0
-
-    /// Adds another's counts.
-    mutating func add(_ other: DispatchReport) {
-        delivered += other.delivered
-        failed += other.failed
-        dead += other.dead
-        unavailable += other.unavailable
-        retried += other.retried
-        waiting += other.waiting
-        deferred += other.deferred
-        interrupted += other.interrupted
-        stale += other.stale
-        notStored += other.notStored
-    }
-}
-
 /// Calls the sinks for the deliveries a run owns and writes their outcomes to the ledger: the
 /// I/O shell around the lanes' and the lease's state machines (`Lane`, `Lease`), which decide.
 /// Each sink has a lane of its own, a serial queue, so a slow, hung or failing sink holds up only
@@ -76,7 +42,12 @@ final class Dispatcher: Sendable {
             store: context.store, run: owner, base: context.config.leaseSeconds, hookTimeout: delivery.longestTimeout,
             started: context.started)
         outcomes = OutcomeWriter(store: context.store, owner: owner, now: context.now, stop: context.stop)
-        lanes = delivery.sinks.map { LaneQueue(sink: $0, lane: Lane(handOver: handOver, retry: delivery.retry)) }
+        // Instant lanes hand their outcomes to the run's next transaction; a wide lane commits its
+        // own beside its deliveries (`Lane.wide`), so a kill repeats at most one of its groups.
+        lanes = delivery.sinks.map { sink in
+            let wide = Self.wide(sink)
+            return LaneQueue(sink: sink, lane: Lane(handOver: handOver && !wide, retry: delivery.retry, wide: wide))
+        }
     }
 
     var report: DispatchReport {
@@ -85,8 +56,15 @@ final class Dispatcher: Sendable {
         return report
     }
 
-    /// Whether every sink delivers at once, always: then a run may deliver beside recording.
-    static func alwaysAtOnce(_ delivery: Delivery) -> Bool { delivery.sinks.allSatisfy(\.alwaysAtOnce) }
+    /// Whether a run may deliver beside recording: every sink delivers at once, always (its
+    /// outcomes go to the run's next transaction), or keeps deliveries in flight and commits its
+    /// outcomes beside them (a wide lane: its commits wait for the recording's, its requests do not).
+    static func besideRecording(_ delivery: Delivery) -> Bool {
+        delivery.sinks.allSatisfy { $0.alwaysAtOnce || wide($0) }
+    }
+
+    /// A sink with deliveries in flight at once, or several notifications to one delivery.
+    static func wide(_ sink: any Sink) -> Bool { sink.width > 1 || sink.batch > 1 }
 
     /// The sinks that take a notification.
     func sinkNames(for n: Notification) -> [String] {
@@ -171,7 +149,7 @@ final class Dispatcher: Sendable {
     /// machine's lock is never held while calling out.
     private func run(_ jobs: [DeliveryJob], on lane: LaneQueue) {
         let sink = lane.sink
-        if sink.width > 1 || sink.batch > 1 { return runWide(jobs, on: lane) }
+        if Self.wide(sink) { return runWide(jobs, on: lane) }
         for job in jobs {
             switch turn(of: job, on: lane) {
             case .deliver:
@@ -192,26 +170,32 @@ final class Dispatcher: Sendable {
 
     /// Delivers a lane's jobs with up to `width` of them in flight at once (a webhook's, a hook's
     /// `concurrency`): each started on the lane's queue when its turn comes, each outcome given to
-    /// the machine on that queue as it comes back. Outcomes are committed in groups as for a sink
-    /// that delivers at once: a crash repeats at most one group (a webhook's repeat carries the
-    /// same `webhook-id`).
+    /// the machine on that queue as it comes back. Outcomes are committed in groups on the lane's
+    /// commit queue while deliveries go on (`Lane.wide`: the machine answers `.hold` while a
+    /// whole group is delivered and not stored): a crash repeats at most one group, plus the
+    /// deliveries in flight (a webhook's repeat carries the same `webhook-id`).
     private func runWide(_ jobs: [DeliveryJob], on lane: LaneQueue) {
         let sink = lane.sink
         let returned = Mutex<[([Int], [DeliveryOutcome]?)]>([])
-        let arrived = DispatchSemaphore(value: 0)
-        var (next, inFlight) = (0, 0)
+        // Signalled when a delivery comes back or a commit is done.
+        let wake = DispatchSemaphore(value: 0)
+        var (next, inFlight, held) = (0, 0, false)
         while next < jobs.count || inFlight > 0 {
-            while inFlight < sink.width, next < jobs.count {
+            while inFlight < sink.width, next < jobs.count, !held {
                 // The next batch: jobs whose turn the machine answers `.deliver`, up to `batch`.
                 var batch: [Int] = []
-                while batch.count < sink.batch, next < jobs.count {
+                while batch.count < sink.batch, next < jobs.count, !held {
                     let job = jobs[next]
                     let now = current()
                     switch lane.machine.withLock({ $0.next(job, atOnce: true, now) }) {
                     case .deliver:
                         batch.append(next)
                     case .expire(_, let reason):
-                        perform(lane.machine.withLock { $0.expired(job, reason, current()) }, on: lane)
+                        perform(lane.machine.withLock { $0.expired(job, reason, current()) }, on: lane, wake: wake)
+                    case .hold:
+                        // Asked again for the same job once a commit is back.
+                        held = true
+                        continue
                     default:
                         break
                     }
@@ -222,11 +206,12 @@ final class Dispatcher: Sendable {
                 sink.start(batch.map { jobs[$0].notification }, startingBefore: { [self] in startLimit(lane) }) {
                     [batch] result in
                     returned.withLock { $0.append((batch, result)) }
-                    arrived.signal()
+                    wake.signal()
                 }
             }
-            guard inFlight > 0 else { continue }
-            arrived.wait()
+            guard inFlight > 0 || held else { continue }
+            wake.wait()
+            held = false
             let results = returned.withLock { r in
                 defer { r = [] }
                 return r
@@ -236,11 +221,40 @@ final class Dispatcher: Sendable {
                 for (k, i) in batch.enumerated() {
                     let now = current()
                     let outcome = outcomes.flatMap { k < $0.count ? $0[k] : nil }
-                    perform(lane.machine.withLock { $0.finished(jobs[i], outcome, now) }, on: lane)
+                    perform(lane.machine.withLock { $0.finished(jobs[i], outcome, now) }, on: lane, wake: wake)
                 }
             }
         }
+        // The commit in flight, then what is left.
+        lane.commits.sync {}
         if let action = lane.machine.withLock({ $0.flush() }) { perform([action], on: lane) }
+    }
+
+    /// Commits a wide lane's group on its commit queue, then each group its machine answers came
+    /// meanwhile, waking the lane after each.
+    private func commitBeside(_ outcomes: [Outcome], on lane: LaneQueue, wake: DispatchSemaphore) {
+        lane.commits.async { [self] in
+            var group: [Outcome]? = outcomes
+            while let outcomes = group {
+                group = nil
+                let answered: [Lane.Action]
+                do {
+                    try self.outcomes.commit(outcomes)
+                    answered = lane.machine.withLock { $0.committed() }.map { [$0] } ?? []
+                } catch {
+                    keep(error)
+                    answered = lane.machine.withLock { $0.commitFailed() }
+                }
+                for action in answered {
+                    if case .commit(let next) = action {
+                        group = next
+                    } else {
+                        perform([action], on: lane)
+                    }
+                }
+                wake.signal()
+            }
+        }
     }
 
     /// Asks the lane's machine for a job's turn: `.deliver` or `.defer`, committing first when
@@ -254,13 +268,13 @@ final class Dispatcher: Sendable {
         }
     }
 
-    /// Does what a lane's machine answered.
-    private func perform(_ actions: [Lane.Action], on lane: LaneQueue) {
+    /// Does what a lane's machine answered; `wake`: a wide lane's, whose commits go beside it.
+    private func perform(_ actions: [Lane.Action], on lane: LaneQueue, wake: DispatchSemaphore? = nil) {
         let name = lane.sink.name
         for action in actions {
             switch action {
             case .commit(let outcomes):
-                commit(outcomes, on: lane)
+                if let wake { commitBeside(outcomes, on: lane, wake: wake) } else { commit(outcomes, on: lane) }
             case .handOver(let outcomes):
                 shared.withLock { $0.handed += outcomes }
             case .warnUnavailable(let reason):
@@ -290,7 +304,7 @@ final class Dispatcher: Sendable {
             case .notStored(let delivered):
                 guard !delivered.isEmpty else { continue }
                 context.printer.warn(Self.notStoredLine(name, delivered.map(\.job.notification.key)))
-            case .deliver, .defer, .expire:
+            case .deliver, .defer, .expire, .hold:
                 continue
             }
         }
@@ -300,10 +314,10 @@ final class Dispatcher: Sendable {
     private func commit(_ outcomes: [Outcome], on lane: LaneQueue) {
         do {
             try self.outcomes.commit(outcomes)
-            lane.machine.withLock { $0.committed() }
+            _ = lane.machine.withLock { $0.committed() }
         } catch {
             keep(error)
-            perform([lane.machine.withLock { $0.commitFailed() }], on: lane)
+            perform(lane.machine.withLock { $0.commitFailed() }, on: lane)
         }
     }
 
@@ -342,6 +356,8 @@ final class LaneQueue: Sendable {
     let sink: any Sink
     let queue: DispatchQueue
     let machine: Mutex<Lane>
+    /// A wide lane's commits, one at a time, beside its deliveries.
+    let commits: DispatchQueue
     /// Jobs handed to the lane and not yet done.
     let queued = Mutex(0)
 
@@ -349,5 +365,6 @@ final class LaneQueue: Sendable {
         self.sink = sink
         machine = Mutex(lane)
         queue = DispatchQueue(label: "streakd.lane." + sink.name)
+        commits = DispatchQueue(label: "streakd.lane." + sink.name + ".commits")
     }
 }

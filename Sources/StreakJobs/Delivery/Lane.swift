@@ -83,6 +83,9 @@ struct Lane: Sendable {
         case `defer`(DeliveryJob)
         /// Give these outcomes to the run's next transaction.
         case handOver([Outcome])
+        /// A wide lane has a group's worth delivered and not stored yet: start nothing until its
+        /// commit comes back (`committed`, `commitFailed`), then ask again for the same job.
+        case hold
         /// The sink cannot be reached at all (first time this run): warn; it is recorded expired.
         case warnUnavailable(String)
         /// The sink failed this many times in a row: warn; the lane starts nothing more this run.
@@ -111,6 +114,11 @@ struct Lane: Sendable {
 
     /// Outcomes go to the run's next transaction instead of commits of the lane's own.
     let handOver: Bool
+    /// Deliveries go on while a group is being committed (a webhook's or a hook's `concurrency`,
+    /// a batch hook): groups of half `groupSize` are committed beside them, one at a time, and no
+    /// delivery starts while a whole group is delivered and not stored. A kill repeats at most
+    /// one group, plus the deliveries in flight, as in a lane that waits for its commits.
+    let wide: Bool
     let retry: RetryPolicy
     /// What the lane did so far.
     private(set) var report = DispatchReport()
@@ -121,12 +129,15 @@ struct Lane: Sendable {
     private var unsavedSince = Duration.zero
     /// Outcomes being written (`.commit` answered, no word back yet).
     private var committing: [Outcome] = []
+    /// A dead outcome waits in `unsaved` for the commit in flight: it is committed right after.
+    private var urgent = false
     /// Why the sink could not be reached, once it could not: its other jobs are not tried this run.
     private(set) var unreachable: String?
 
-    init(handOver: Bool = false, retry: RetryPolicy = RetryPolicy()) {
+    init(handOver: Bool = false, retry: RetryPolicy = RetryPolicy(), wide: Bool = false) {
         self.handOver = handOver
         self.retry = retry
+        self.wide = wide
     }
 
     /// How long the lane may still start a delivery as of `now`: nil when it may not (it halted,
@@ -143,6 +154,11 @@ struct Lane: Sendable {
     mutating func next(_ job: DeliveryJob, atOnce: Bool, _ now: Now) -> Action {
         let skip = skipReason(job)
         if !handOver && !atOnce && skip == nil && !unsaved.isEmpty { return commit() }
+        if wide && !handOver && skip == nil && startLimit(now) != nil
+            && committing.count + unsaved.count >= Self.groupSize
+        {
+            return .hold
+        }
         guard startLimit(now) != nil else {
             report.deferred += 1
             return .defer(job)
@@ -238,7 +254,7 @@ struct Lane: Sendable {
     }
 
     /// Keeps an outcome to store: handed over, or committed when a group is full or old enough (a
-    /// dead one at once).
+    /// dead one at once); in a wide lane, once the commit in flight is back.
     private mutating func keep(_ outcome: Outcome, _ now: Now) -> [Action] {
         if unsaved.isEmpty { unsavedSince = now.elapsed }
         unsaved.append(outcome)
@@ -246,35 +262,52 @@ struct Lane: Sendable {
             defer { unsaved = [] }
             return [.handOver(unsaved)]
         }
-        if outcome.state == .dead || unsaved.count >= Self.groupSize || now.elapsed - unsavedSince >= Self.groupAge {
-            return [commit()]
+        if outcome.state == .dead { urgent = true }
+        if urgent || unsaved.count >= groupAt || now.elapsed - unsavedSince >= Self.groupAge {
+            return committing.isEmpty ? [commit()] : []
         }
         return []
     }
 
-    /// The lane has no more jobs for now: what is unsaved is committed.
-    mutating func flush() -> Action? {
-        handOver || unsaved.isEmpty ? nil : commit()
+    /// Outcomes a group is committed at: half a group in a wide lane, whose deliveries go on
+    /// while it is written.
+    private var groupAt: Int { wide ? Self.groupSize / 2 : Self.groupSize }
+
+    /// In a wide lane, the group that came meanwhile once a commit is back: full, or holding a
+    /// dead outcome.
+    private mutating func nextGroup() -> Action? {
+        wide && !handOver && (urgent || unsaved.count >= groupAt) ? commit() : nil
     }
 
-    /// The outcomes of the last `.commit` are stored.
-    mutating func committed() {
+    /// The lane has no more jobs for now: what is unsaved is committed (once no commit is in
+    /// flight).
+    mutating func flush() -> Action? {
+        handOver || unsaved.isEmpty || !committing.isEmpty ? nil : commit()
+    }
+
+    /// The outcomes of the last `.commit` are stored. A wide lane answers the next group to
+    /// commit when one came meanwhile.
+    @discardableResult
+    mutating func committed() -> Action? {
         committing = []
+        return nextGroup()
     }
 
     /// The outcomes of the last `.commit` could not be stored: the lane starts nothing more (what
-    /// it delivered after would be repeated by the next run too); answers what was delivered.
-    mutating func commitFailed() -> Action {
+    /// it delivered after would be repeated by the next run too); answers what was delivered,
+    /// and in a wide lane the next group to commit, when one came meanwhile.
+    mutating func commitFailed() -> [Action] {
         halted = .notStored
-        defer { committing = [] }
         let delivered = committing.filter { $0.state == .delivered }
+        committing = []
         report.notStored += delivered.count
-        return .notStored(delivered: delivered)
+        return [.notStored(delivered: delivered)] + (nextGroup().map { [$0] } ?? [])
     }
 
     private mutating func commit() -> Action {
         committing = unsaved
         unsaved = []
+        urgent = false
         return .commit(committing)
     }
 }

@@ -22,8 +22,9 @@ final class TickRun {
     let context: Context
     let due: DueList
     let dispatcher: Dispatcher
-    /// Every sink delivers at once: plan a batch ahead beside the recording, and hand the lanes'
-    /// outcomes to the next transaction (docs/RULES.md, "Delivering beside recording").
+    /// Every sink delivers at once or is a wide lane: plan a batch ahead beside the recording,
+    /// hand the instant lanes' outcomes to the next transaction, and let the wide lanes commit
+    /// theirs beside (docs/RULES.md, "Delivering beside recording").
     let overlap: Bool
     /// Prints what each transaction recorded, off the recording thread, in order.
     let output = DispatchQueue(label: "streakd.output")
@@ -67,7 +68,7 @@ final class TickRun {
             batchSize = Self.batchSize
             first = 0
         }
-        overlap = Dispatcher.alwaysAtOnce(delivery)
+        overlap = Dispatcher.besideRecording(delivery)
         dispatcher = Dispatcher(
             context: context, delivery: delivery, owner: RunOwner.token(now: context.now), handOver: overlap)
     }
@@ -103,6 +104,19 @@ final class TickRun {
 
     private func recordAndDeliver() throws -> TickReport {
         report.streaks = due.streaks.count
+        // The store's upkeep of its log (SQLite's checkpoints) held back from the run's commits,
+        // done beside the lanes once the recording is over, and for what they committed since
+        // at the end, before the run's last commit (its summary), which then starts the log
+        // over (docs/ARCHITECTURE.md, "Checkpoints beside the lanes").
+        try store.holdUpkeep(true)
+        var upkeep: Background<Void>?
+        defer {
+            if let upkeep {
+                _ = try? upkeep.wait()
+                try? store.upkeep()
+            }
+            try? store.holdUpkeep(false)
+        }
         // Planning a transaction ahead, on a connection of its own (overlap only). A small first
         // batch: the run records nothing until it is planned.
         var ahead = overlap ? try planAhead(from: 0, count: min(batchSize, Self.overlapBatch / 4)) : nil
@@ -132,6 +146,7 @@ final class TickRun {
             if overlap { dispatcher.waitForFastLanes() }
             deliver(recorded)
         }
+        if report.sent + report.expired > 0 { upkeep = try Background { [store] in try store.upkeep() } }
         try dispatcher.drain()
         if overlap { try store.write { try dispatcher.writeHandedOver($0) } }
         if !context.stop.requested {

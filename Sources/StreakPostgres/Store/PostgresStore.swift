@@ -140,6 +140,9 @@ public final class PostgresStore: Store {
     public func readBeside<T>(_ body: (any StoreReader) throws -> T) throws -> T { try read(body) }
 
     public var concurrentClaims: Bool { true }
+    /// The server's own upkeep (its checkpoints, autovacuum): nothing of the process's to hold.
+    public func holdUpkeep(_ hold: Bool) throws {}
+    public func upkeep() throws {}
     public var location: String { url.description }
 
     public func clock() throws -> Instant? {
