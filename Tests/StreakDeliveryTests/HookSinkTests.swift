@@ -26,8 +26,7 @@ final class HookDir {
     /// Writes an executable script and returns its path.
     func script(_ name: String, _ body: String) throws -> String {
         let file = url.appendingPathComponent(name).path
-        try ("#!/bin/sh\n" + body + "\n").write(toFile: file, atomically: true, encoding: .utf8)
-        chmod(file, 0o755)
+        try writeFile(file, Array(("#!/bin/sh\n" + body + "\n").utf8), mode: 0o755)
         return file
     }
 

@@ -217,3 +217,22 @@ final class Flag: Sendable {
     func set() { value.store(true, ordering: .sequentiallyConsistent) }
     var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
 }
+
+/// Writes `bytes` to `path` (created as 0666 less the umask, or truncated; then `mode` when given,
+/// else an existing file keeps its own) through a descriptor that no child
+/// inherits (O_CLOEXEC). Foundation's writes open theirs without it, so a test's script could stay
+/// open for writing in a long-lived child another test spawned meanwhile, and running the script
+/// then fails with ETXTBSY ("text file busy") for as long as that child lives.
+public func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t? = nil) throws {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+    guard fd >= 0 else { throw SpawnFailure(description: "open \(path): \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var written = 0
+    while written < bytes.count {
+        let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { throw SpawnFailure(description: "write \(path): \(String(cString: strerror(errno)))") }
+        written += n
+    }
+    if let mode { fchmod(fd, mode) }
+}

@@ -117,7 +117,7 @@ final class Sandbox {
     func file(_ name: String, bytes: [UInt8]) throws -> String {
         let url = dir.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(bytes).write(to: url)
+        try writeFile(url.path, bytes)
         return url.path
     }
 
