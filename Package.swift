@@ -110,7 +110,7 @@ let package = Package(
         // tiers and prerequisites (README, "Tests").
         .target(
             name: "StreakTestKit",
-            dependencies: ["StreakCore", "StreakStore", "StreakSQLite", "StreakDelivery", "StreakJobs"],
+            dependencies: ["StreakCore", "StreakStore", "StreakSQLite", "StreakPostgres", "StreakDelivery", "StreakJobs"],
             path: "Tests/StreakTestKit", swiftSettings: strict),
         // Generators of random and mutated input for the parsers' fuzz tests.
         .target(

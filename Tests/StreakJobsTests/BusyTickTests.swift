@@ -13,8 +13,8 @@ import Testing
 @Suite(.fastTier) struct BusyTickTests {
     static let users = TickRun.overlapBatch * 2 + 500
 
-    @Test func eachReminderIsSentOnceAndMarkedDelivered() throws {
-        let (c, out) = try makeContext(now: "2026-11-21T10:00:00Z")
+    /// `users` users in UTC, each with a week of daily check-ins up to 2026-11-20.
+    static func seed(_ c: Context) throws {
         let t0 = RFC3339.parse("2026-11-21T10:00:00Z")!
         try c.store.write { w in
             for u in 0..<Self.users { _ = try w.addUser(User(id: "u\(u)", zone: "UTC"), at: t0) }
@@ -24,6 +24,11 @@ import Testing
                     days.map { NewCheckin(user: "u\(u)", streak: "daily", instant: $0, zone: "UTC") }
                 }, storedAt: t0)
         }
+    }
+
+    @Test func eachReminderIsSentOnceAndMarkedDelivered() throws {
+        let (c, out) = try makeContext(now: "2026-11-21T10:00:00Z")
+        try Self.seed(c)
         let sink = MemorySink()
         try at(c, "2026-11-21T12:00:00Z").tick(delivery: Delivery(sinks: [sink]))
         #expect(sink.received.isEmpty)
@@ -80,15 +85,7 @@ import Testing
     /// instant one: delivered beside the recording, its outcomes committed by its own lane.
     @Test func aWideSinkIsDeliveredBesideRecording() throws {
         let (c, _) = try makeContext(now: "2026-11-21T10:00:00Z")
-        let t0 = RFC3339.parse("2026-11-21T10:00:00Z")!
-        try c.store.write { w in
-            for u in 0..<Self.users { _ = try w.addUser(User(id: "u\(u)", zone: "UTC"), at: t0) }
-            let days = (14...20).map { RFC3339.parse("2026-11-\($0)T10:00:00Z")! }
-            _ = try w.insertCheckins(
-                (0..<Self.users).flatMap { u in
-                    days.map { NewCheckin(user: "u\(u)", streak: "daily", instant: $0, zone: "UTC") }
-                }, storedAt: t0)
-        }
+        try Self.seed(c)
         let (instant, wide) = (MemorySink(), WideSink())
         try at(c, "2026-11-21T12:00:00Z").tick(delivery: Delivery(sinks: [instant, wide]))
         #expect(Dispatcher.besideRecording(Delivery(sinks: [instant, wide])))

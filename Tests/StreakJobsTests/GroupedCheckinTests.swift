@@ -14,18 +14,7 @@ import Testing
 /// given twice in one group stored once; on PostgreSQL, groups of the same users at once (two
 /// hosts) neither deadlock nor store anything twice.
 @Suite(.fastTier) struct GroupedCheckinTests {
-    enum Engine: String, CaseIterable, CustomStringConvertible {
-        case sqlite
-        case postgres
-        var description: String { rawValue }
-
-        func open() throws -> any Store {
-            switch self {
-            case .sqlite: try SQLiteStore(path: NSTemporaryDirectory() + "grouped-\(UUID().uuidString)/s.sqlite")
-            case .postgres: try PostgresStore(url: try TestPostgres.freshDatabase())
-            }
-        }
-    }
+    typealias Engine = StoreEngine
 
     static let now = "2026-11-21T12:00:00Z"
 

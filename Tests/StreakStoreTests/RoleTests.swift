@@ -6,21 +6,9 @@ import StreakStore
 import StreakTestKit
 import Testing
 
-/// The store's roles keep their guarantees on every engine: a SQLite file and a PostgreSQL
-/// database (a fresh one per test, on the test kit's cluster).
-enum Engine: String, CaseIterable, CustomStringConvertible {
-    case sqlite
-    case postgres
+typealias Engine = StoreEngine
 
-    var description: String { rawValue }
-
-    func open() throws -> any Store {
-        switch self {
-        case .sqlite: try SQLiteStore(path: scratch() + "/s.sqlite")
-        case .postgres: try PostgresStore(url: try TestPostgres.freshDatabase())
-        }
-    }
-
+extension StoreEngine {
     /// The same store opened again, as another process would.
     func again(_ store: any Store) throws -> any Store {
         switch self {
@@ -30,6 +18,8 @@ enum Engine: String, CaseIterable, CustomStringConvertible {
     }
 }
 
+/// The store's roles keep their guarantees on every engine: a SQLite file and a PostgreSQL
+/// database (a fresh one per test, on the test kit's cluster).
 @Suite(.fastTier) struct RoleTests {
     static func at(_ seconds: Int64) -> Instant { Instant(seconds: t0.seconds + seconds) }
 
