@@ -26,8 +26,9 @@ public struct APIServer: Sendable {
     /// The threads the jobs run on (the store's calls block). On PostgreSQL a request's thread
     /// spends most of its time waiting for the server's answers (round trips), on a connection
     /// of its own: 64 threads (and up to 64 connections), so 64 clients' requests are in flight
-    /// at once rather than queued behind 16 (check-ins commit on `writes`' lanes instead). On SQLite the writes go through `writes`'
-    /// one thread and the reads through four connections: 16 are plenty.
+    /// at once rather than queued behind 16 (check-ins commit on `writes`' lanes instead). On
+    /// SQLite the writes go through `writes`' one thread and the reads through four
+    /// connections: 16 are plenty.
     let pool: NIOThreadPool
     /// How many threads `pool` has: as many store connections may be in use at once.
     public let threads: Int

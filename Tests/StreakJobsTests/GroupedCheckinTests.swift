@@ -57,7 +57,7 @@ import Testing
         let answers =
             together
             ? try c.store.write { w in try WriteGroups.run(works.map { .checkin($0) }, in: w) }
-            : try works.map { work in try c.store.write { w in try CheckinWork.store([work], in: w)[0] } }
+            : try works.map { work in try c.store.write { w in try Context.apiCheckins([work], in: w)[0] } }
         return answers.map { "\($0.made.status) \($0.made.body)" }
     }
 

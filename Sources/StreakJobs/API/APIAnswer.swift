@@ -139,11 +139,6 @@ public struct CheckinWork: Sendable {
 
     /// The `now` of its request: check-ins stored together share it (`WriteGroups`).
     public var now: Instant { context.now }
-
-    /// The check-ins of `works` (each with this `now`), stored together in `w`, each answered.
-    public static func store(_ works: [CheckinWork], in w: any StoreWriter) throws -> [APIAnswer] {
-        try Context.apiCheckins(works, in: w)
-    }
 }
 
 /// Who a request is, by its bearer token (SPEC §11).

@@ -6,7 +6,7 @@ import Synchronization
 /// share one commit"). The write steps of requests that arrive while a commit is under way wait
 /// together, then run in one transaction, on a thread of this one's own (a lane); each request's
 /// answer is given once that transaction has committed. The check-ins among them are one step
-/// together (`CheckinWork.store`: a group of N costs about the statements of one), the others
+/// together (`Context.apiCheckins`: a group of N costs about the statements of one), the others
 /// run one after another.
 ///
 /// On SQLite (one writer, a commit an fsync with `serve`'s durable setting) every write step is
@@ -104,7 +104,7 @@ public final class WriteGroups: Sendable {
         while let now = checkins.first?.1.now {
             let same = checkins.filter { $0.1.now == now }
             checkins.removeAll { $0.1.now == now }
-            for ((i, _), answer) in zip(same, try CheckinWork.store(same.map(\.1), in: w)) { answers[i] = answer }
+            for ((i, _), answer) in zip(same, try Context.apiCheckins(same.map(\.1), in: w)) { answers[i] = answer }
         }
         return answers.map { $0! }
     }
@@ -112,7 +112,7 @@ public final class WriteGroups: Sendable {
     private func alone(_ step: Step) -> APIAnswer {
         switch step {
         case .write(let write): alone(write)
-        case .checkin(let work): alone { w in try CheckinWork.store([work], in: w)[0] }
+        case .checkin(let work): alone { w in try Context.apiCheckins([work], in: w)[0] }
         }
     }
 
