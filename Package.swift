@@ -182,6 +182,16 @@ if ProcessInfo.processInfo.environment["STREAKD_BENCHMARKS"] != nil {
         .executableTarget(
             name: "api-bare", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Benchmarks/Sources/api-bare", swiftSettings: strict))
+    // Benchmarks/deliveries' reference for the webhook's client: AsyncHTTPClient alone.
+    package.products.append(.executable(name: "ahc-bare", targets: ["ahc-bare"]))
+    package.targets.append(
+        .executableTarget(
+            name: "ahc-bare",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/Sources/ahc-bare", swiftSettings: strict))
     // Benchmarks/deliveries' webhook receiver: checks each signature with swift-crypto (already
     // resolved for swift-nio-extras), not with streakd's own HMAC, and counts.
     package.dependencies.append(.package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"))
