@@ -27,9 +27,12 @@ public struct APIServer: Sendable {
     /// spends most of its time waiting for the server's answers (round trips), on a connection
     /// of its own: 64 threads (and up to 64 connections), so 64 clients' requests are in flight
     /// at once rather than queued behind 16 (check-ins commit on `writes`' lanes instead). On
-    /// SQLite the writes go through `writes`' one thread and the reads through four
-    /// connections: 16 are plenty.
+    /// SQLite the writes go through `writes`' one thread and the reads through `sqliteReaders`
+    /// connections: a thread each. Sixteen threads took turns on the four connections and
+    /// answered GETs 12 % slower on 2 cores (BENCHMARKS.md, the API's table).
     let pool: NIOThreadPool
+    /// The connections SQLite's reads take turns on, and the threads that make them.
+    public static let sqliteReaders = 4
     /// How many threads `pool` has: as many store connections may be in use at once.
     public let threads: Int
     /// The requests answered, for `GET /metrics`.
@@ -46,7 +49,7 @@ public struct APIServer: Sendable {
         self.logger = logger
         self.writes = writes
         self.context = context
-        threads = writes.shared ? 16 : 64
+        threads = writes.shared ? Self.sqliteReaders : 64
         pool = NIOThreadPool(numberOfThreads: threads)
         pool.start()
     }

@@ -76,8 +76,9 @@ extension GlobalOptions {
         let printer = try printer()
         let pinned = try pinnedNow(env)
         let config = try loadConfig(Paths(environment: env))
-        // Requests read side by side on four connections (SQLite; PostgreSQL pools its own).
-        let store = try openStore(namedStore(env), .write, durable: true, readers: 4, logger: logger)
+        // Requests read side by side on a few connections (SQLite; PostgreSQL pools its own).
+        let store = try openStore(
+            namedStore(env), .write, durable: true, readers: APIServer.sqliteReaders, logger: logger)
         let zones = ZoneBook(logger: logger)
         let clock = ServeClock(options: self, store: store)
         let contexts: @Sendable () throws -> Context = {
