@@ -29,7 +29,9 @@ public struct APIServer: Sendable {
     /// at once rather than queued behind 16 (check-ins commit on `writes`' lanes instead). On
     /// SQLite the writes go through `writes`' one thread and the reads through `sqliteReaders`
     /// connections: a thread each. Sixteen threads took turns on the four connections and
-    /// answered GETs 12 % slower on 2 cores (BENCHMARKS.md, the API's table).
+    /// answered GETs 12 % slower on 2 cores (BENCHMARKS.md, the API's table). The cost: while
+    /// four slow reads run (a scrape of a large store's metrics), a check-in's first step, which
+    /// reads nothing, waits for a thread too, not only the reads.
     let pool: NIOThreadPool
     /// The connections SQLite's reads take turns on, and the threads that make them.
     public static let sqliteReaders = 4
