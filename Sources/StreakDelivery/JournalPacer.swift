@@ -7,10 +7,10 @@
 /// another message of the service may have opened it earlier. So the pacer bounds every span
 /// of `interval`, wherever it starts: an entry is sent only once the entry `burst` places
 /// before it is more than `interval` old (one millisecond more, for the entries' way to journald).
-/// Fixed windows of our own, as before, let a journald window that opened mid-way through one of
-/// them take its end and the next one's start: up to twice the burst, which a journal at its cap
-/// (so at the floor of 10,000) dropped (220 of 100,000 entries in BurstTests). The default, 9,500
-/// per 30 s, leaves 500 entries of room for the service's other messages.
+/// Fixed windows of the pacer's own would let a journald window that opened mid-way through one
+/// take its end and the next one's start: up to twice the burst, past the floor of a journal at
+/// its cap. The default, 9,500 per 30 s, leaves 500 entries of room for the service's other
+/// messages.
 ///
 /// A pure state machine over an instant type (as Hummingbird's are generic over a `Clock`):
 /// it reads no clock and never sleeps; the caller passes `now` and does the waiting, so tests
