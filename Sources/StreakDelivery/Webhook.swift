@@ -94,7 +94,7 @@ public struct WebhookTarget: Equatable, Sendable {
         let body: [UInt8]
         switch format {
         case .json:
-            body = Array(n.json.text.utf8)
+            body = n.json.bytes
             headers.append(Header(name: "Content-Type", value: "application/json"))
         case .ntfy:
             body = Array(n.message.utf8)
@@ -109,7 +109,7 @@ public struct WebhookTarget: Equatable, Sendable {
                 ("title", .string(n.title ?? n.kind.englishTitle)), ("message", .string(n.message)),
                 ("priority", .int(Self.gotifyPriority(n.kind))),
             ])
-            body = Array(object.text.utf8)
+            body = object.bytes
             headers.append(Header(name: "Content-Type", value: "application/json"))
         }
         // Every format names the notification, so that a receiver can drop a repeat.
