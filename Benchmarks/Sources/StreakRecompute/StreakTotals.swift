@@ -111,9 +111,10 @@ extension Context {
         if paused { return nil }
         if let first = one.firstOtherEvent, first <= now { return nil }
         guard
-            let lengths = Engine.simpleLengths(
-                zone: try zones.zone(one.zone), instants: UnsafeMutableBufferPointer(rebasing: instants[..<n]),
-                freeze: freeze, now: now)
+            let lengths = try zones.with(one.zone, {
+                Engine.simpleLengths(
+                    zone: $0, instants: UnsafeMutableBufferPointer(rebasing: instants[..<n]), freeze: freeze, now: now)
+            })
         else { return nil }
         totals.checkins += one.checkins
         return lengths
@@ -136,7 +137,7 @@ private struct SettingsCache {
     init(context: Context) { self.context = context }
 
     mutating func info(_ id: UnsafeBufferPointer<UInt8>, in reader: any StoreReader) throws -> Info {
-        if let last, last.id.withUnsafeBufferPointer({ $0.elementsEqual(id) }) { return last.info }
+        if let last, last.id.withUnsafeBufferPointer({ sameBytes($0, id) }) { return last.info }
         let info = try info(named: String(decoding: id, as: UTF8.self), in: reader)
         last = (Array(id), info)
         return info
@@ -158,20 +159,26 @@ private struct SettingsCache {
     }
 }
 
-/// Zones by their name's bytes, each name made into a string once (`InternedStrings`): a million
-/// streaks over a few hundred zones.
+/// Zones by their name's bytes, each made once: a million streaks over a few hundred zones. A
+/// zone is found by its number in a `ByteTable`, not by a String made from the bytes and hashed
+/// again by a Dictionary, and lent to the caller, not copied (that lookup and the copies'
+/// retains were a quarter of the recomputation's time).
 private struct ZoneCache {
     let book: ZoneBook
-    var names = InternedStrings()
-    var zones: [String: Zone] = [:]
+    var names = ByteTable(capacity: 1024)
+    var zones: [Zone] = []
 
     init(book: ZoneBook) { self.book = book }
 
-    mutating func zone(_ name: UnsafeBufferPointer<UInt8>) throws -> Zone {
-        let text = names.string(name)
-        if let zone = zones[text] { return zone }
-        let zone = try book.stored(text)
-        zones[text] = zone
-        return zone
+    mutating func with<R>(_ name: UnsafeBufferPointer<UInt8>, _ body: (Zone) throws -> R) throws -> R {
+        let n: Int
+        if let found = names.value(name) {
+            n = Int(found)
+        } else {
+            n = zones.count
+            zones.append(try book.stored(String(decoding: name, as: UTF8.self)))
+            names.add(name, value: UInt64(n))
+        }
+        return try zones.withUnsafeBufferPointer { try body($0[n]) }
     }
 }
