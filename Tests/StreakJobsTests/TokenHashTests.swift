@@ -1,5 +1,5 @@
 import StreakCore
-import StreakJobs
+@testable import StreakJobs
 import StreakStore
 import StreakTestKit
 import Testing
@@ -41,6 +41,24 @@ import Testing
         #expect(matchingToken(stored[0].sha256, among: stored) == nil, "the hash itself is no token")
         #expect(SHA256.sameInConstantTime([1, 2], [1, 2]) && !SHA256.sameInConstantTime([1, 2], [1, 3]))
         #expect(!SHA256.sameInConstantTime([1, 2], [1, 2, 3]))
+    }
+
+    /// A transaction whose token read fails leaves the check to the request's next one; a read
+    /// that answers makes it, once.
+    @Test func aFailedTokenReadLeavesTheCheckUnmade() throws {
+        struct Reader: TokenReading {
+            var fails: Bool
+            func tokens() throws -> [StoredToken] { [] }
+            func token(sha256: String) throws -> StoredToken? {
+                if fails { throw StoreError(.unavailable, "the store is not there") }
+                return StoredToken(name: "a", scope: "read", sha256: sha256, created: Instant(seconds: 0))
+            }
+        }
+        let check = TokenCheck(sha256: SHA256.hex("streakd_one".utf8), tokens: APITokens())
+        #expect(throws: StoreError.self) { try check.verify(in: Reader(fails: true)) }
+        #expect(!check.made)
+        #expect(try check.verify(in: Reader(fails: false)) == nil)
+        #expect(check.made)
     }
 
     @Test func scopesAllowWhatTheyNameAndLess() {

@@ -84,9 +84,9 @@ public final class TokenCheck: Sendable {
     public var made: Bool { done.load(ordering: .acquiring) }
 
     /// Nil when the token is still stored; else the 401 to answer instead (nothing else done).
+    /// A read that fails leaves the check unmade: the request's next transaction makes it.
     public func verify(in r: some TokenReading) throws -> APIAnswer? {
-        defer { done.store(true, ordering: .releasing) }
-        return verify(among: Set(try r.token(sha256: sha256).map { [$0.sha256] } ?? []))
+        verify(among: Set(try r.token(sha256: sha256).map { [$0.sha256] } ?? []))
     }
 
     /// The same against the hashes of the tokens stored (read once for several requests).
