@@ -1,6 +1,7 @@
 /// HMAC-SHA256 (RFC 2104) over the project's `SHA256`: the webhooks' signatures (SPEC §12).
 public enum HMAC {
     /// The 32-byte authentication code of `message` under `key`.
+    ///
     /// Plain arrays, not generic collections: unspecialized across modules, the copies went a
     /// byte at a time.
     public static func sha256(key: [UInt8], message: [UInt8]) -> [UInt8] {

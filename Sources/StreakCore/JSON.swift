@@ -58,8 +58,8 @@ public enum JSON: Equatable, Sendable {
         }
     }
 
-    /// Written as bytes, not appended to a String: a String's appends were a third of a webhook
-    /// request's own CPU.
+    /// Written as bytes, not appended to a String: a String's appends were about a third of
+    /// building a webhook's request.
     func write(to out: inout [UInt8]) {
         switch self {
         case .string(let s): JSON.escape(s, into: &out)
@@ -85,7 +85,7 @@ public enum JSON: Equatable, Sendable {
         }
     }
 
-    /// A string in quotes, `"`, `\\` and control characters escaped. Only ASCII bytes are
+    /// A string in quotes, `"`, `\` and control characters escaped. Only ASCII bytes are
     /// escaped, so the bytes of a multi-byte scalar are copied as they are.
     static func escape(_ s: String, into out: inout [UInt8]) {
         let quote = UInt8(ascii: "\"")
