@@ -112,34 +112,11 @@ struct PreviewLines {
         byte(0x22)
     }
 
-    /// `JSON.escape` without the quotes: `"`, `\` and control characters escaped, the rest as is.
-    mutating func escaped(_ s: String) {
-        var s = s
-        s.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
-    }
+    /// `JSON.escape` without the quotes (`JSON.appendEscaped`).
+    mutating func escaped(_ s: String) { JSON.appendEscaped(s, to: &bytes) }
 
-    /// `escaped` of UTF-8 bytes: the runs between bytes to escape go in at once (a byte at a time,
-    /// each append checked the buffer's uniqueness: 7 % of a JSON preview).
-    mutating func escaped(_ utf8: UnsafeRawBufferPointer) {
-        var start = 0
-        for (i, b) in utf8.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
-            if i > start { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[start..<i])) }
-            start = i + 1
-            switch b {
-            case 0x22: ascii(#"\""#)
-            case 0x5C: ascii(#"\\"#)
-            case 0x0A: ascii(#"\n"#)
-            case 0x0D: ascii(#"\r"#)
-            case 0x09: ascii(#"\t"#)
-            default:
-                ascii(#"\u00"#)
-                let hex = Array("0123456789abcdef".utf8)
-                byte(hex[Int(b >> 4)])
-                byte(hex[Int(b & 15)])
-            }
-        }
-        if utf8.count > start { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[start...])) }
-    }
+    /// The same of UTF-8 bytes.
+    mutating func escaped(_ utf8: UnsafeRawBufferPointer) { JSON.appendEscaped(utf8, to: &bytes) }
 
     mutating func integer(_ value: Int) { ascii(String(value)) }
 
