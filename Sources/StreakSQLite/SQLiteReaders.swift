@@ -10,10 +10,6 @@ import Synchronization
 final class SQLiteReaders: Sendable {
     /// A reader's page cache, in SQLite's negative-KiB form (4 MB): several are open at once.
     static let cacheSize = -4096
-    /// How much of the file a reader maps (`PRAGMA mmap_size`): a page it has not cached is read
-    /// from the kernel's page cache in place, without a `pread` and a copy (GET a streak used 10 %
-    /// less CPU on a 28 MB store, BENCHMARKS.md). The map is shared by the readers and only read.
-    static let mapSize = 1 << 30
 
     private let path: String
     private let busy: BusyWait
@@ -32,15 +28,10 @@ final class SQLiteReaders: Sendable {
         defer { free.signal() }
         let connection =
             try idle.withLock { $0.popLast() }
-            ?? SQLiteStore.openForReading(path: path, configuration: configuration)
+            ?? SQLiteStore.openForReading(
+                path: path, configuration: SQLiteStore.besideConfiguration(busy, cacheSize: Self.cacheSize))
         defer { idle.withLock { $0.append(connection) } }
         return try connection.inDatabase { db in try Self.transaction(db, body) }
-    }
-
-    private var configuration: Configuration {
-        var config = SQLiteStore.besideConfiguration(busy, cacheSize: Self.cacheSize)
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA mmap_size = \(Self.mapSize)") }
-        return config
     }
 
     /// `body` in one read transaction, begun and ended by statements prepared once: GRDB's `read`
