@@ -36,6 +36,25 @@ func storeFromBefore(_ migration: String) throws -> (path: String, queue: Databa
         #expect(header[18] == 2 && header[19] == 2, "bytes 18-19 of the header are 2 in WAL mode")
     }
 
+    /// serve's readers begin and end each read themselves (SQLiteReaders): each read is a
+    /// snapshot of its own, so a read sees what was committed after the one before, and a read
+    /// that fails ends its transaction (a reader left in one would answer its old snapshot
+    /// for ever, or fail to begin the next).
+    @Test func readersEndEachReadAlsoOneThatFails() throws {
+        struct Failed: Error {}
+        let store = try SQLiteStore(path: scratch() + "/s.sqlite", readers: 1)
+        _ = try store.write { w in try w.addUser(User(id: "u1", zone: "Asia/Tokyo"), at: t0) }
+        #expect(try store.read { r in try r.users().map(\.id) } == ["u1"])
+        #expect(throws: Failed.self) {
+            try store.read { r in
+                _ = try r.users()
+                throw Failed()
+            }
+        }
+        _ = try store.write { w in try w.addUser(User(id: "u2", zone: "Asia/Tokyo"), at: t0) }
+        #expect(try store.read { r in try r.users().map(\.id) } == ["u1", "u2"])
+    }
+
     @Test func reopeningMigratesNothingTwiceAndKeepsData() throws {
         let path = scratch() + "/s.sqlite"
         _ = try SQLiteStore(path: path).write { w in try w.addUser(User(id: "u1", zone: "Asia/Tokyo"), at: t0) }
