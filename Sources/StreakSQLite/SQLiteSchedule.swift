@@ -178,6 +178,11 @@ extension SQLiteAccess {
             changed.sort { Self.before(streaks[$0], streaks[$1]) }
             guard inOrder(changed) else { return try streaks.map { try dueHistory(of: $0) } }  // one listed twice
         }
+        // Spread thin over their range of users (an API batch of random users on a large store),
+        // a range read would pass over more rows than it keeps: each alone then.
+        guard try fill(streaks[changed.first!], streaks[changed.last!], changed.count) else {
+            return try streaks.map { try dueHistory(of: $0) }
+        }
         // All of them changed (right after an import), in order: as read, not copied over one by one.
         if changed.elementsEqual(streaks.indices) { return try rangeHistories(of: streaks) }
         var result = [DueHistory?](repeating: nil, count: streaks.count)
@@ -188,6 +193,18 @@ extension SQLiteAccess {
 
     /// Changed streaks read by ranges from this many on.
     static let rangeReadFrom = 64
+
+    /// Whether `count` streaks from `first` to `last` are at least 1 in `rangeSpread` of the
+    /// streaks their users' range holds (counted up to that many: cheap either way).
+    func fill(_ first: DueStreak, _ last: DueStreak, _ count: Int) throws -> Bool {
+        let within = try Int.fetchOne(
+            db, sql: "SELECT count(*) FROM (SELECT 1 FROM schedule WHERE user_id BETWEEN ? AND ? LIMIT ?)",
+            arguments: [first.user, last.user, Self.rangeSpread * count]) ?? 0
+        return within < Self.rangeSpread * count
+    }
+
+    /// A range read keeps at least 1 in this many of the streaks it passes.
+    static let rangeSpread = 4
 
     /// Whether `a` comes strictly before `b` by user, then streak (the tables' order: ids are ASCII).
     static func before(_ a: DueStreak, _ b: DueStreak) -> Bool {

@@ -75,4 +75,38 @@ import Testing
             #expect(zip(order, mixed).allSatisfy { ranged[$0]?.stored == $1?.stored && ranged[$0]?.user == $1?.user })
         }
     }
+
+    /// Changed streaks spread thin over their users' range (an API batch of random users on a
+    /// large store) are read each alone, not by a range that passes over the many between them;
+    /// closer together, by the range. Either way each answer is the streak's own.
+    @Test func streaksSpreadThinAreReadEachAlone() throws {
+        let store = try SQLiteStore(path: scratch() + "/s.sqlite")
+        try store.write { w in
+            for n in 0..<400 {
+                _ = try w.addUser(User(id: "u\(n)", zone: Self.zones[n % 4]), at: t0)
+                _ = try w.insertCheckins(
+                    [NewCheckin(user: "u\(n)", streak: "daily", instant: Self.at(n * 600), zone: Self.zones[n % 4])],
+                    storedAt: Self.at(100))
+            }
+        }
+        var streaks: [DueStreak] = []
+        try store.read { r in try r.eachUnplannedStreak(every: true) { streaks += $0 } }
+        streaks.sort { SQLiteAccess.before($0, $1) }
+        #expect(streaks.count == 400)
+        try store.queue.read { db in
+            let access = SQLiteAccess(db: db)
+            for step in [5, 2] {
+                let asked = streaks.enumerated().filter { $0.offset % step == 0 }.map(\.element)
+                #expect(asked.count >= SQLiteAccess.rangeReadFrom)
+                // 80 of the range's 400 (1 in 5): alone; 200 (1 in 2): by the range.
+                #expect(try access.fill(asked.first!, asked.last!, asked.count) == (step == 2))
+                let read = try access.dueHistories(of: asked)
+                for (d, h) in zip(asked, read) {
+                    let alone = try access.dueHistory(of: d)
+                    #expect(h?.stored == alone?.stored && h?.user == alone?.user, "\(d.user)")
+                    #expect(h?.stored.checkins.count == 1)
+                }
+            }
+        }
+    }
 }
