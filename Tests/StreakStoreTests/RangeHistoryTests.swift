@@ -82,7 +82,7 @@ import Testing
     @Test func streaksSpreadThinAreReadEachAlone() throws {
         let store = try SQLiteStore(path: scratch() + "/s.sqlite")
         try store.write { w in
-            for n in 0..<400 {
+            for n in 0..<800 {
                 _ = try w.addUser(User(id: "u\(n)", zone: Self.zones[n % 4]), at: t0)
                 _ = try w.insertCheckins(
                     [NewCheckin(user: "u\(n)", streak: "daily", instant: Self.at(n * 600), zone: Self.zones[n % 4])],
@@ -92,13 +92,13 @@ import Testing
         var streaks: [DueStreak] = []
         try store.read { r in try r.eachUnplannedStreak(every: true) { streaks += $0 } }
         streaks.sort { SQLiteAccess.before($0, $1) }
-        #expect(streaks.count == 400)
+        #expect(streaks.count == 800)
         try store.queue.read { db in
             let access = SQLiteAccess(db: db)
-            for step in [5, 2] {
+            for step in [10, 2] {
                 let asked = streaks.enumerated().filter { $0.offset % step == 0 }.map(\.element)
                 #expect(asked.count >= SQLiteAccess.rangeReadFrom)
-                // 80 of the range's 400 (1 in 5): alone; 200 (1 in 2): by the range.
+                // 80 of the range's 800 (1 in 10): alone; 400 (1 in 2): by the range.
                 #expect(try access.fill(asked.first!, asked.last!, asked.count) == (step == 2))
                 let read = try access.dueHistories(of: asked)
                 for (d, h) in zip(asked, read) {
