@@ -1,3 +1,4 @@
+import GRDB
 import StreakCore
 import StreakStore
 
@@ -89,6 +90,21 @@ extension SQLiteAccess {
             return histories
         }
     }
+
+    /// Whether `count` streaks from `first` to `last` are at least 1 in `rangeSpread` of the
+    /// streaks their users' range holds (counted up to that many: cheap either way): a range
+    /// read then passes over few rows it does not keep.
+    func rangeWorthReading(_ first: DueStreak, _ last: DueStreak, count: Int) throws -> Bool {
+        let within =
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM (SELECT 1 FROM schedule WHERE user_id BETWEEN ? AND ? LIMIT ?)",
+                arguments: [first.user, last.user, Self.rangeSpread * count]) ?? 0
+        return within < Self.rangeSpread * count
+    }
+
+    /// A range read keeps at least 1 in this many of the streaks it passes: where reading each
+    /// alone costs the same (BENCHMARKS.md, after "A day's sync").
+    static let rangeSpread = 8
 
     /// `select` over the user ids (column `key`) from `first` to `last`, ordered by the user id,
     /// then `order`.

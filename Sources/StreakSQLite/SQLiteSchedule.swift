@@ -168,21 +168,13 @@ extension SQLiteAccess {
     func dueHistories(of streaks: [DueStreak]) throws -> [DueHistory?] {
         // Many changed streaks (an import planning what it changed) have no packed copy at their
         // version: read from the tables by ranges, in one pass, in the tables' order (an API
-        // batch's come as their rows were made); the others alone (their copy, by their row).
-        var changed = streaks.indices.filter { streaks[$0].marked }
-        guard changed.count >= Self.rangeReadFrom else { return try streaks.map { try dueHistory(of: $0) } }
-        func inOrder(_ at: [Int]) -> Bool {
-            zip(at, at.dropFirst()).allSatisfy { Self.before(streaks[$0], streaks[$1]) }
-        }
-        if !inOrder(changed) {
-            changed.sort { Self.before(streaks[$0], streaks[$1]) }
-            guard inOrder(changed) else { return try streaks.map { try dueHistory(of: $0) } }  // one listed twice
-        }
-        // Spread thin over their range of users (an API batch of random users on a large store),
-        // a range read would pass over more rows than it keeps: each alone then.
-        guard try fill(streaks[changed.first!], streaks[changed.last!], changed.count) else {
-            return try streaks.map { try dueHistory(of: $0) }
-        }
+        // batch's come as their rows were made), while they are close together in it (not an
+        // API batch of random users on a large store); the others alone (their copy, by their row).
+        let changed = streaks.indices.filter { streaks[$0].marked }.sorted { Self.before(streaks[$0], streaks[$1]) }
+        guard changed.count >= Self.rangeReadFrom,
+            zip(changed, changed.dropFirst()).allSatisfy({ Self.before(streaks[$0], streaks[$1]) }),  // none twice
+            try rangeWorthReading(streaks[changed.first!], streaks[changed.last!], count: changed.count)
+        else { return try streaks.map { try dueHistory(of: $0) } }
         // All of them changed (right after an import), in order: as read, not copied over one by one.
         if changed.elementsEqual(streaks.indices) { return try rangeHistories(of: streaks) }
         var result = [DueHistory?](repeating: nil, count: streaks.count)
@@ -193,20 +185,6 @@ extension SQLiteAccess {
 
     /// Changed streaks read by ranges from this many on.
     static let rangeReadFrom = 64
-
-    /// Whether `count` streaks from `first` to `last` are at least 1 in `rangeSpread` of the
-    /// streaks their users' range holds (counted up to that many: cheap either way). Where the
-    /// two ways cost the same: 10,000 streaks of a million, 1 in 8 of their range, took 1.22 s
-    /// to import by the range and 1.29 s each alone, 1 in 16 1.83 s and 1.69 s (BENCHMARKS.md).
-    func fill(_ first: DueStreak, _ last: DueStreak, _ count: Int) throws -> Bool {
-        let within = try Int.fetchOne(
-            db, sql: "SELECT count(*) FROM (SELECT 1 FROM schedule WHERE user_id BETWEEN ? AND ? LIMIT ?)",
-            arguments: [first.user, last.user, Self.rangeSpread * count]) ?? 0
-        return within < Self.rangeSpread * count
-    }
-
-    /// A range read keeps at least 1 in this many of the streaks it passes.
-    static let rangeSpread = 8
 
     /// Whether `a` comes strictly before `b` by user, then streak (the tables' order: ids are ASCII).
     static func before(_ a: DueStreak, _ b: DueStreak) -> Bool {
@@ -288,13 +266,21 @@ extension SQLiteAccess {
 
     func planChanged(_ runs: [PlannedRun]) throws {
         let find = try RawStatement(
-            db, "SELECT rowid, version, handled_through FROM schedule WHERE user_id = ? AND streak = ? AND next_at IS NOT NULL")
+            db,
+            "SELECT rowid, version, handled_through FROM schedule WHERE user_id = ? AND streak = ? AND next_at IS NOT NULL"
+        )
         let mark = try RawStatement(db, "UPDATE schedule SET next_at = \(ScheduleMark.planned) WHERE rowid = ?")
         // An import plans a million runs at ~1,000 instants: a cache that holds the queue's pages
         // where they grow (the import's own is SQLite's default 2 MB).
         let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
-        if runs.count > 256 && cache > SQLiteStore.cacheSize { try db.execute(sql: "PRAGMA cache_size = \(SQLiteStore.cacheSize)") }
-        defer { if runs.count > 256 && cache > SQLiteStore.cacheSize { try? db.execute(sql: "PRAGMA cache_size = \(cache)") } }
+        if runs.count > 256 && cache > SQLiteStore.cacheSize {
+            try db.execute(sql: "PRAGMA cache_size = \(SQLiteStore.cacheSize)")
+        }
+        defer {
+            if runs.count > 256 && cache > SQLiteStore.cacheSize {
+                try? db.execute(sql: "PRAGMA cache_size = \(cache)")
+            }
+        }
         for run in runs {
             var found: (row: Int64, version: Int, handled: Int64?)?
             if let row = run.streak.row, run.streak.marked {

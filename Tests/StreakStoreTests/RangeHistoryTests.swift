@@ -99,7 +99,7 @@ import Testing
                 let asked = streaks.enumerated().filter { $0.offset % step == 0 }.map(\.element)
                 #expect(asked.count >= SQLiteAccess.rangeReadFrom)
                 // 80 of the range's 800 (1 in 10): alone; 400 (1 in 2): by the range.
-                #expect(try access.fill(asked.first!, asked.last!, asked.count) == (step == 2))
+                #expect(try access.rangeWorthReading(asked.first!, asked.last!, count: asked.count) == (step == 2))
                 let read = try access.dueHistories(of: asked)
                 for (d, h) in zip(asked, read) {
                     let alone = try access.dueHistory(of: d)
