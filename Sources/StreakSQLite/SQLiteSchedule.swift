@@ -273,14 +273,9 @@ extension SQLiteAccess {
         // An import plans a million runs at ~1,000 instants: a cache that holds the queue's pages
         // where they grow (the import's own is SQLite's default 2 MB).
         let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
-        if runs.count > 256 && cache > SQLiteStore.cacheSize {
-            try db.execute(sql: "PRAGMA cache_size = \(SQLiteStore.cacheSize)")
-        }
-        defer {
-            if runs.count > 256 && cache > SQLiteStore.cacheSize {
-                try? db.execute(sql: "PRAGMA cache_size = \(cache)")
-            }
-        }
+        let grow = runs.count > 256 && cache > SQLiteStore.cacheSize
+        if grow { try db.execute(sql: "PRAGMA cache_size = \(SQLiteStore.cacheSize)") }
+        defer { if grow { try? db.execute(sql: "PRAGMA cache_size = \(cache)") } }
         for run in runs {
             var found: (row: Int64, version: Int, handled: Int64?)?
             if let row = run.streak.row, run.streak.marked {
