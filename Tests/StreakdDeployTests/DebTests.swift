@@ -46,7 +46,7 @@ struct DebTests {
             try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
         }
         for file in ["var/lib/dpkg/status", "var/lib/dpkg/available"] {
-            FileManager.default.createFile(atPath: root + "/" + file, contents: Data())
+            try Data().write(to: URL(fileURLWithPath: root + "/" + file))
         }
         // systemd's own catalog, as on any system (journalctl keeps a database it would empty).
         let systemd = "usr/lib/systemd/catalog/systemd.catalog"
