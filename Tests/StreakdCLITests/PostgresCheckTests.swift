@@ -7,6 +7,8 @@ import Testing
 @Suite(.fastTier, .requires(.postgres))
 struct PostgresCheckTests {
     @Test func storeCheckFindsADamagedPackedHistory() throws {
+        // The tick delivers to the journal (the default sink): without a journald it ends 75.
+        try Journal.ensureRunning()
         let s = try Sandbox()
         let url = try TestPostgres.freshDatabase()
         #expect(s.runBare(["user", "add", "u1", "--tz", "Europe/Berlin", "--store", url]).code == 0)
