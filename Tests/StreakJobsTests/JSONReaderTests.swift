@@ -158,6 +158,23 @@ import Testing
         }
     }
 
+    /// An HTTP request's body is not a line: the messages say "the body".
+    @Test(arguments: [
+        ("[1,2]", "malformed JSON: the body must be one object {...}"),
+        (#"{"a":1} {"b":2}"#, "malformed JSON at column 9: text after the object; the body must be one object {...}"),
+        (#"{"a":"x"#, "malformed JSON at column 6: the string is not closed: the body ends inside it"),
+        (
+            #"{"a":1"#,
+            "malformed JSON at column 7: expected ',' or '}' after the value of \"a\", found the end of the body"
+        ),
+    ])
+    func saysWhatIsWrongWithABody(body: String, message: String) {
+        switch JSONInput.object(body[...], in: .body) {
+        case .success(let o): Issue.record("\(body) was read as \(o)")
+        case .failure(let p): #expect(p.message == message, "\(body)")
+        }
+    }
+
     /// Random lines from pieces of JSON, some broken: whatever the reader
     /// accepts, `JSONDecoder` reads alike; what it refuses, it explains.
     @Test func randomLinesAgree() {

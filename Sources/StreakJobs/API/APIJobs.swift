@@ -183,7 +183,7 @@ extension Context {
             return .failure(.problem(400, "the body is not UTF-8 text"))
         }
         let parsed = Result { () throws -> T in
-            let o = body.isEmpty && emptyIsObject ? [:] : try JSONInput.object(text[...]).get()
+            let o = body.isEmpty && emptyIsObject ? [:] : try JSONInput.object(text[...], in: .body).get()
             if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
                 throw JSONInput.unknownField(unknown, valid: fields)
             }

@@ -25,10 +25,12 @@ enum JSONInput {
         }
     }
 
-    /// Parses one line holding one JSON object.
-    static func object(_ line: Substring) -> Result<[String: JSONInput], FieldProblem> {
+    /// Parses one line (or a request's body) holding one JSON object.
+    static func object(_ line: Substring, in holder: JSONReader.Holder = .line) -> Result<
+        [String: JSONInput], FieldProblem
+    > {
         var line = line
-        return line.withUTF8 { JSONReader.object($0) }
+        return line.withUTF8 { JSONReader.object($0, in: holder) }
     }
 
     /// A field no record has. One with an empty name says so: the message names it.

@@ -14,20 +14,38 @@ struct JSONReader {
     /// The top-level field whose value is being read; empty elsewhere.
     private var field = ""
 
-    private init(_ b: UnsafeBufferPointer<UInt8>) { self.b = b }
+    /// What holds the text, named in messages ("the line ends inside it").
+    private let holder: Holder
 
-    /// The object on the line, or what is wrong with it.
-    static func object(_ utf8: UnsafeBufferPointer<UInt8>) -> Result<[String: JSONInput], FieldProblem> {
-        var reader = JSONReader(utf8)
+    private init(_ b: UnsafeBufferPointer<UInt8>, in holder: Holder) {
+        self.b = b
+        self.holder = holder
+    }
+
+    /// What holds the object: a line of a file (import's JSON lines) or an HTTP request's body.
+    enum Holder: String {
+        case line, body
+    }
+
+    /// The object on the line (or in the body), or what is wrong with it.
+    static func object(_ utf8: UnsafeBufferPointer<UInt8>, in holder: Holder = .line) -> Result<
+        [String: JSONInput], FieldProblem
+    > {
+        var reader = JSONReader(utf8, in: holder)
         do throws(FieldProblem) {
             reader.skipSpace()
             guard reader.peek() == 123 else {  // {
-                throw FieldProblem(field: "", message: "malformed JSON: expected one object {...} per line")
+                let expected =
+                    holder == .line ? "expected one object {...} per line" : "the body must be one object {...}"
+                throw FieldProblem(field: "", message: "malformed JSON: " + expected)
             }
             let fields = try reader.object(depth: 1)
             reader.skipSpace()
             if reader.i < utf8.count {
-                throw reader.malformed("text after the object; write one object per line")
+                throw reader.malformed(
+                    holder == .line
+                        ? "text after the object; write one object per line"
+                        : "text after the object; the body must be one object {...}")
             }
             return .success(fields)
         } catch {
@@ -38,7 +56,7 @@ struct JSONReader {
     /// The objects of a JSON array of objects (a batch of the HTTP API), or what is wrong with
     /// it, naming the element (from 0) where the error is.
     static func objects(_ utf8: UnsafeBufferPointer<UInt8>) -> Result<[[String: JSONInput]], FieldProblem> {
-        var reader = JSONReader(utf8)
+        var reader = JSONReader(utf8, in: .body)
         var objects: [[String: JSONInput]] = []
         var started = false
         do throws(FieldProblem) {
@@ -80,7 +98,7 @@ struct JSONReader {
 
     private mutating func value(depth: Int) throws(FieldProblem) -> JSONInput {
         skipSpace()
-        guard let c = peek() else { throw malformed("the line ends where a value should be; " + Self.values) }
+        guard let c = peek() else { throw malformed("the \(holder) ends where a value should be; " + Self.values) }
         switch c {
         case 123: return .object(try object(depth: depth + 1))
         case 91: return try array(depth: depth + 1)
@@ -170,7 +188,7 @@ struct JSONReader {
         while true {
             guard i < b.count else {
                 throw malformed(
-                    "the string is not closed: the line ends inside it", at: open)
+                    "the string is not closed: the \(holder) ends inside it", at: open)
             }
             let c = b[i]
             switch c {
@@ -194,7 +212,7 @@ struct JSONReader {
     private mutating func escape(into text: inout [UInt8]) throws(FieldProblem) {
         let at = i
         i += 1
-        guard let c = peek() else { throw malformed("the line ends inside an escape", at: at) }
+        guard let c = peek() else { throw malformed("the \(holder) ends inside an escape", at: at) }
         i += 1
         switch c {
         case 34, 92, 47: text.append(c)  // " \ /
@@ -354,7 +372,7 @@ struct JSONReader {
     }
 
     /// The character at `i` for a message, or the end of the line.
-    private func found() -> String { i < b.count ? "'\(describe(at: i))'" : "the end of the line" }
+    private func found() -> String { i < b.count ? "'\(describe(at: i))'" : "the end of the \(holder)" }
 
     /// The character that starts at `at`, control characters as U+XXXX.
     private func describe(at: Int) -> String {
