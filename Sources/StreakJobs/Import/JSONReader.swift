@@ -34,19 +34,16 @@ struct JSONReader {
         var reader = JSONReader(utf8, in: holder)
         do throws(FieldProblem) {
             reader.skipSpace()
+            let rule = holder == .line ? "write one object per line" : "the body must be one object {...}"
             guard reader.peek() == 123 else {  // {
-                let expected =
-                    holder == .line ? "expected one object {...} per line" : "the body must be one object {...}"
-                throw FieldProblem(field: "", message: "malformed JSON: " + expected)
+                throw FieldProblem(
+                    field: "",
+                    message: holder == .line
+                        ? "malformed JSON: expected one object {...} per line" : "malformed JSON: " + rule)
             }
             let fields = try reader.object(depth: 1)
             reader.skipSpace()
-            if reader.i < utf8.count {
-                throw reader.malformed(
-                    holder == .line
-                        ? "text after the object; write one object per line"
-                        : "text after the object; the body must be one object {...}")
-            }
+            if reader.i < utf8.count { throw reader.malformed("text after the object; " + rule) }
             return .success(fields)
         } catch {
             return .failure(error)
