@@ -6,7 +6,7 @@ import Testing
 /// The API's document (docs/openapi.json) states the shapes of ids, metadata keys and reminder
 /// times as patterns, for clients and for schemathesis; each must accept exactly what the server's
 /// own checks (`Validate`) accept.
-@Suite struct DocumentPatternTests {
+@Suite(.fastTier) struct DocumentPatternTests {
     /// A schema of the document's components, by its path (nil: not there).
     static func schema(_ path: String...) -> [String: Any]? {
         let data = FileManager.default.contents(atPath: packageRoot + "/docs/openapi.json") ?? Data()
