@@ -19,7 +19,7 @@ import Testing
     /// Short texts over an alphabet of every kind of character the rules tell apart, and the
     /// edges of each length limit.
     static let samples: [String] = {
-        let alphabet = Array("aZ09._@-_ !~\u{7F}é\u{0}/:+") + ["\u{1F600}"]
+        let alphabet = Array("aZ09._@- !~\u{7F}é\u{0}/:+") + ["\u{1F600}"]
         var random = SplitMix64(state: 20_261_128)
         var texts = ["", "usual", "Usual", "20:00", "23:59", "24:00", "7:00", "07:60", "00:00", "0a:00", "20:00 "]
         for n in [1, 63, 64, 65, 127, 128, 129] {

@@ -17,14 +17,15 @@ struct JSONReader {
     /// What holds the text, named in messages ("the line ends inside it").
     private let holder: Holder
 
-    private init(_ b: UnsafeBufferPointer<UInt8>, in holder: Holder) {
-        self.b = b
-        self.holder = holder
-    }
+    private init(_ b: UnsafeBufferPointer<UInt8>, in holder: Holder) { (self.b, self.holder) = (b, holder) }
 
     /// What holds the object: a line of a file (import's JSON lines) or an HTTP request's body.
     enum Holder: String {
         case line, body
+
+        /// What a holder must hold, said where it holds something else.
+        var rule: String { self == .line ? "write one object per line" : "the body must be one object {...}" }
+        var expected: String { self == .line ? "expected one object {...} per line" : rule }
     }
 
     /// The object on the line (or in the body), or what is wrong with it.
@@ -34,16 +35,12 @@ struct JSONReader {
         var reader = JSONReader(utf8, in: holder)
         do throws(FieldProblem) {
             reader.skipSpace()
-            let rule = holder == .line ? "write one object per line" : "the body must be one object {...}"
             guard reader.peek() == 123 else {  // {
-                throw FieldProblem(
-                    field: "",
-                    message: holder == .line
-                        ? "malformed JSON: expected one object {...} per line" : "malformed JSON: " + rule)
+                throw FieldProblem(field: "", message: "malformed JSON: " + holder.expected)
             }
             let fields = try reader.object(depth: 1)
             reader.skipSpace()
-            if reader.i < utf8.count { throw reader.malformed("text after the object; " + rule) }
+            if reader.i < utf8.count { throw reader.malformed("text after the object; " + holder.rule) }
             return .success(fields)
         } catch {
             return .failure(error)
@@ -95,7 +92,9 @@ struct JSONReader {
 
     private mutating func value(depth: Int) throws(FieldProblem) -> JSONInput {
         skipSpace()
-        guard let c = peek() else { throw malformed("the \(holder) ends where a value should be; " + Self.values) }
+        guard let c = peek() else {
+            throw malformed("the \(holder.rawValue) ends where a value should be; " + Self.values)
+        }
         switch c {
         case 123: return .object(try object(depth: depth + 1))
         case 91: return try array(depth: depth + 1)
@@ -185,7 +184,7 @@ struct JSONReader {
         while true {
             guard i < b.count else {
                 throw malformed(
-                    "the string is not closed: the \(holder) ends inside it", at: open)
+                    "the string is not closed: the \(holder.rawValue) ends inside it", at: open)
             }
             let c = b[i]
             switch c {
@@ -209,7 +208,7 @@ struct JSONReader {
     private mutating func escape(into text: inout [UInt8]) throws(FieldProblem) {
         let at = i
         i += 1
-        guard let c = peek() else { throw malformed("the \(holder) ends inside an escape", at: at) }
+        guard let c = peek() else { throw malformed("the \(holder.rawValue) ends inside an escape", at: at) }
         i += 1
         switch c {
         case 34, 92, 47: text.append(c)  // " \ /
@@ -368,8 +367,8 @@ struct JSONReader {
         String(decoding: UnsafeBufferPointer(rebasing: b[r.clamped(to: 0..<b.count)]), as: UTF8.self)
     }
 
-    /// The character at `i` for a message, or the end of the line.
-    private func found() -> String { i < b.count ? "'\(describe(at: i))'" : "the end of the \(holder)" }
+    /// The character at `i` for a message, or the end of the line (or body).
+    private func found() -> String { i < b.count ? "'\(describe(at: i))'" : "the end of the \(holder.rawValue)" }
 
     /// The character that starts at `at`, control characters as U+XXXX.
     private func describe(at: Int) -> String {
