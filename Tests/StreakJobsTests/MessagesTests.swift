@@ -277,4 +277,34 @@ import Testing
                 """
         }
     }
+    /// A `[[webhooks]]` table's problems are all reported too, not only its first.
+    @Test func everyWebhookProblemIsReported() {
+        let text = """
+            [[webhooks]]
+            name = "phone"
+            url = "ftp://example.com/x"
+            secret = "short"
+            format = "xml"
+            concurrency = 0
+            kinds = ["at_risk", "soon"]
+            [[webhooks]]
+            url = "https://example.com/y"
+            colour = "blue"
+            """
+        #expect {
+            _ = try ConfigLoader.parse(text, file: "c.toml")
+        } throws: { error in
+            (error as? StreakdError)?.message == """
+                c.toml:3: webhooks[1].url: "ftp://example.com/x" is not an http or https URL
+                c.toml:4: webhooks[1].secret: is not a secret of at least 16 bytes: a whsec_ secret (Standard Webhooks: whsec_ and base64) or any text
+                c.toml:5: webhooks[1].format: "xml" is not a format; use one of "json", "ntfy", "gotify"
+                c.toml:6: webhooks[1].concurrency: must be a whole number from 1 to 256
+                c.toml:7: webhooks[1].kinds: "soon" is not a kind; must be a list of kinds from \(NotificationKind.allCases.map(\.rawValue).joined(separator: ", "))
+                c.toml:8: webhooks[2]: every webhook needs a name = "…" of 1 to 32 characters of a-z, 0-9, '_' and '-'
+                c.toml:8: webhooks[2]: this webhook of format "json" needs a secret = "whsec_…" or secret_file = "/…" to sign its requests
+                c.toml:10: webhooks[2].colour: unknown setting; valid in [[webhooks]]: name, url, secret, secret_file, format, headers, timeout_seconds, concurrency, kinds, ca_file
+                8 problems in c.toml
+                """
+        }
+    }
 }

@@ -20,109 +20,151 @@ extension ConfigLoader {
             return
         }
         for (i, item) in array.enumerated() {
-            reader.attempt {
-                guard let t = item.table else {
-                    throw reader.error("webhooks", nil, "must be an array of tables, each under a [[webhooks]] header")
-                }
-                let webhook = try readWebhook(t, index: i, reader: reader, checkFiles: checkFiles)
-                if config.webhooks.contains(where: { $0.name == webhook.name }) {
-                    throw reader.error(
-                        "webhooks", "name", "\(quoted(webhook.name)) names two webhooks; give each its own name",
-                        occurrence: i)
-                }
-                config.webhooks.append(webhook)
+            guard let t = item.table else {
+                reader.note(
+                    reader.error(
+                        "webhooks", nil, "must be an array of tables, each under a [[webhooks]] header", occurrence: i))
+                continue
             }
+            guard let webhook = readWebhook(t, index: i, reader: reader, checkFiles: checkFiles) else { continue }
+            if config.webhooks.contains(where: { $0.name == webhook.name }) {
+                reader.note(
+                    reader.error(
+                        "webhooks", "name", "\(quoted(webhook.name)) names two webhooks; give each its own name",
+                        occurrence: i))
+                continue
+            }
+            config.webhooks.append(webhook)
         }
     }
 
-    static func readWebhook(_ t: TOMLTable, index i: Int, reader: TableReader, checkFiles: Bool) throws
-        -> WebhookTarget
-    {
-        func fail(_ key: String?, _ message: String) -> StreakdError {
-            reader.error("webhooks", key, message, occurrence: i)
+    /// One `[[webhooks]]` table, or nil when it has problems: each is noted (`config check`
+    /// reports every one of them, not only the first), as for `[[hooks]]`.
+    static func readWebhook(_ t: TOMLTable, index i: Int, reader: TableReader, checkFiles: Bool) -> WebhookTarget? {
+        var problems = 0
+        func fail(_ key: String?, _ message: String) {
+            reader.note(reader.error("webhooks", key, message, occurrence: i))
+            problems += 1
         }
-        func string(_ key: String) throws -> String? {
+        func string(_ key: String) -> String? {
             guard let v = t[key] else { return nil }
-            guard v.type == .string, let s = v.string else { throw fail(key, "must be a string") }
-            if s.utf8.contains(0) { throw fail(key, TableReader.nulRule) }
+            guard v.type == .string, let s = v.string else {
+                fail(key, "must be a string")
+                return nil
+            }
+            if s.utf8.contains(0) {
+                fail(key, TableReader.nulRule)
+                return nil
+            }
             return s
         }
-        for key in t.keys where !webhookKeys.contains(key) {
-            throw fail(key, "unknown setting; valid in [[webhooks]]: \(webhookKeys.joined(separator: ", "))")
+        for key in t.keys.sorted() where !webhookKeys.contains(key) {
+            fail(key, "unknown setting; valid in [[webhooks]]: \(webhookKeys.joined(separator: ", "))")
         }
-        guard let name = try string("name"), isHookName(name) else {
-            throw fail(t["name"] == nil ? nil : "name", "every webhook needs a name = \"…\" of \(hookNameRule)")
+        let name = string("name")
+        if let name, !isHookName(name) {
+            fail("name", "every webhook needs a name = \"…\" of \(hookNameRule)")
+        } else if name == nil && t["name"] == nil {
+            fail(nil, "every webhook needs a name = \"…\" of \(hookNameRule)")
         }
-        guard let url = try string("url") else {
-            throw fail(nil, "webhook \(quoted(name)) needs a url = \"https://…\"")
+        let called = name.map { "webhook \(quoted($0))" } ?? "this webhook"
+        let url = string("url")
+        if let url, let problem = urlProblem(url) {
+            fail("url", "\(quoted(url)) \(problem)")
+        } else if t["url"] == nil {
+            fail(nil, "\(called) needs a url = \"https://…\"")
         }
-        if let problem = urlProblem(url) { throw fail("url", "\(quoted(url)) \(problem)") }
-        var format = WebhookTarget.Format.json
-        if let f = try string("format") {
-            guard let known = WebhookTarget.Format(rawValue: f) else {
+        var format: WebhookTarget.Format? = .json
+        if let f = string("format") {
+            format = WebhookTarget.Format(rawValue: f)
+            if format == nil {
                 let names = WebhookTarget.Format.allCases.map { quoted($0.rawValue) }.joined(separator: ", ")
-                throw fail("format", "\(quoted(f)) is not a format; use one of \(names)")
+                fail("format", "\(quoted(f)) is not a format; use one of \(names)")
             }
-            format = known
         }
-        var target = WebhookTarget(name: name, url: url, format: format)
+        var target = WebhookTarget(name: name ?? "", url: url ?? "", format: format ?? .json)
         let secretRule =
             "a secret of at least 16 bytes: a whsec_ secret (Standard Webhooks: whsec_ and base64) or any text"
-        if let s = try string("secret") {
-            guard let bytes = WebhookTarget.secretBytes(s), bytes.count >= 16, bytes.count <= 1024 else {
-                throw fail("secret", "is not \(secretRule)")
+        if let s = string("secret") {
+            if let bytes = WebhookTarget.secretBytes(s), bytes.count >= 16, bytes.count <= 1024 {
+                target.secret = bytes
+            } else {
+                fail("secret", "is not \(secretRule)")
             }
-            target.secret = bytes
         }
-        if let file = try string("secret_file") {
-            guard target.secret == nil else { throw fail("secret_file", "give secret or secret_file, not both") }
-            guard file.hasPrefix("/") else { throw fail("secret_file", "\(quoted(file)) is not an absolute path") }
-            if checkFiles {
-                do {
-                    let bytes = try WebhookTarget.secret(inFile: file)
-                    guard bytes.count >= 16 else {
-                        throw WebhookSetupError(message: "\(file) holds a secret shorter than 16 bytes")
-                    }
-                } catch {
-                    throw fail("secret_file", "cannot be used: \(Self.reason(error)); it must hold \(secretRule)")
-                }
+        if let file = string("secret_file") {
+            if t["secret"] != nil {
+                fail("secret_file", "give secret or secret_file, not both")
+            } else if !file.hasPrefix("/") {
+                fail("secret_file", "\(quoted(file)) is not an absolute path")
+            } else if checkFiles, let reason = secretFileProblem(file) {
+                fail("secret_file", "cannot be used: \(reason); it must hold \(secretRule)")
             }
             target.secretFile = file
         }
-        if format == .json && target.secret == nil && target.secretFile == nil {
-            throw fail(
+        if format == .json && t["secret"] == nil && t["secret_file"] == nil {
+            fail(
                 nil,
-                "webhook \(quoted(name)) of format \"json\" needs a secret = \"whsec_…\" or secret_file = \"/…\" to sign its requests"
+                "\(called) of format \"json\" needs a secret = \"whsec_…\" or secret_file = \"/…\" to sign its requests"
             )
         }
-        if let h = t["headers"] {
-            guard h.type == .table, let headers = h.table else {
-                throw fail("headers", "must be a table of header names and strings, such as { X-Priority = \"high\" }")
+        target.headers = readHeaders(t, fail: fail)
+        func int(_ key: String, _ range: ClosedRange<Int>) -> Int? {
+            guard let v = t[key] else { return nil }
+            guard v.type == .int, let n = v.int, range.contains(n) else {
+                fail(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+                return nil
             }
-            guard headers.count <= webhookHeadersAtMost else {
-                throw fail("headers", "has more than \(webhookHeadersAtMost) headers")
-            }
-            for key in headers.keys.sorted() {
-                guard let value = headers[key]?.string, headers[key]?.type == .string else {
-                    throw fail("headers", "\(quoted(key)) must be a string")
-                }
-                if let problem = headerProblem(key, value) { throw fail("headers", "\(quoted(key)) \(problem)") }
-                target.headers.append(.init(name: key, value: value))
-            }
+            return n
         }
-        if let timeout = try readInt(t, "timeout_seconds", range: 1...600, fail: fail) {
-            target.timeout = Double(timeout)
-        }
-        target.concurrency = try readInt(t, "concurrency", range: 1...256, fail: fail) ?? target.concurrency
-        if t["kinds"] != nil { target.kinds = try readKinds(t, fail: fail) }
-        if let ca = try string("ca_file") {
-            guard ca.hasPrefix("/") else { throw fail("ca_file", "\(quoted(ca)) is not an absolute path") }
-            if checkFiles && !FileManager.default.isReadableFile(atPath: ca) {
-                throw fail("ca_file", "\(quoted(ca)) cannot be read; give a PEM file of certificate authorities")
+        if let timeout = int("timeout_seconds", 1...600) { target.timeout = Double(timeout) }
+        target.concurrency = int("concurrency", 1...256) ?? target.concurrency
+        if t["kinds"] != nil { target.kinds = readKinds(t, fail: fail) }
+        if let ca = string("ca_file") {
+            if !ca.hasPrefix("/") {
+                fail("ca_file", "\(quoted(ca)) is not an absolute path")
+            } else if checkFiles && !FileManager.default.isReadableFile(atPath: ca) {
+                fail("ca_file", "\(quoted(ca)) cannot be read; give a PEM file of certificate authorities")
             }
             target.caFile = ca
         }
-        return target
+        return problems == 0 ? target : nil
+    }
+
+    /// Why a secret file cannot be used, or nil.
+    static func secretFileProblem(_ file: String) -> String? {
+        do {
+            let bytes = try WebhookTarget.secret(inFile: file)
+            return bytes.count >= 16 ? nil : "\(file) holds a secret shorter than 16 bytes"
+        } catch {
+            return reason(error)
+        }
+    }
+
+    /// A webhook's extra `headers`, each checked; the problems noted.
+    static func readHeaders(_ t: TOMLTable, fail: (String?, String) -> Void) -> [WebhookTarget.Header] {
+        guard let h = t["headers"] else { return [] }
+        guard h.type == .table, let headers = h.table else {
+            fail("headers", "must be a table of header names and strings, such as { X-Priority = \"high\" }")
+            return []
+        }
+        guard headers.count <= webhookHeadersAtMost else {
+            fail("headers", "has more than \(webhookHeadersAtMost) headers")
+            return []
+        }
+        var list: [WebhookTarget.Header] = []
+        for key in headers.keys.sorted() {
+            guard let value = headers[key]?.string, headers[key]?.type == .string else {
+                fail("headers", "\(quoted(key)) must be a string")
+                continue
+            }
+            if let problem = headerProblem(key, value) {
+                fail("headers", "\(quoted(key)) \(problem)")
+                continue
+            }
+            list.append(.init(name: key, value: value))
+        }
+        return list
     }
 
     /// An error's words: a POSIX error's text (a missing or unreadable file), else its own.
@@ -172,13 +214,17 @@ extension ConfigLoader {
         return nil
     }
 
-    static func readKinds(_ t: TOMLTable, fail: (String?, String) -> StreakdError) throws -> Set<NotificationKind> {
+    static func readKinds(_ t: TOMLTable, fail: (String?, String) -> Void) -> Set<NotificationKind>? {
         let rule = "must be a list of kinds from \(NotificationKind.allCases.map(\.rawValue).joined(separator: ", "))"
-        guard let k = t["kinds"], k.type == .array, let list = k.array else { throw fail("kinds", rule) }
+        guard let k = t["kinds"], k.type == .array, let list = k.array else {
+            fail("kinds", rule)
+            return nil
+        }
         var kinds: Set<NotificationKind> = []
         for item in list {
             guard let s = item.string, let kind = NotificationKind(rawValue: s) else {
-                throw fail("kinds", "\(item.string.map(quoted) ?? "a value") is not a kind; \(rule)")
+                fail("kinds", "\(item.string.map(quoted) ?? "a value") is not a kind; \(rule)")
+                continue
             }
             kinds.insert(kind)
         }
