@@ -57,6 +57,9 @@ struct ServeResourceTests {
         #expect(body["stored"] as? Int == 0)
         let rejected = try #require(body["rejected"] as? [[String: Any]])
         #expect(rejected.count == 1 && rejected[0]["index"] as? Int == 2, "blank lines are no items: \(rejected)")
+        // An app is told the request that adds a user, not a command.
+        let errors = try #require(rejected[0]["errors"] as? [[String: Any]])
+        #expect(errors.first?["detail"] as? String == ServeTests.unknownUser("nobody"), "\(errors)")
         #expect(try s.statusObject("u1")["total_checkins"] as? Int == 0, "nothing stored")
 
         let skipped = try server.request(

@@ -140,7 +140,7 @@ struct ServeTests {
         #expect(array.status == 400, "\(array)")
         #expect(try jsonObject(array.body)["detail"] as? String == "malformed JSON: the body must be one object {...}")
         let unknown = try problem(server.request("POST", "/v1/users/nobody/checkins", token: token, json: "{}"))
-        #expect(unknown.status == 422)
+        #expect(unknown.status == 422 && unknown.detail == Self.unknownUser("nobody"), "\(unknown)")
         let text = try server.request(
             "POST", path, token: token, body: "{}", headers: ["Content-Type: text/plain"])
         #expect(text.status == 415, "\(text)")
@@ -154,7 +154,7 @@ struct ServeTests {
         #expect(try jsonObject(method.body)["detail"] as? String == "/v1/users/u1/checkins takes POST, not DELETE")
         #expect(try server.request("POST", "/v1/health").header("allow") == "GET")
         let nobody = try server.request("GET", "/v1/users/nobody/streaks/daily", token: token)
-        #expect(nobody.status == 404, "\(nobody)")
+        #expect(try nobody.status == 404 && problem(nobody).detail == Self.unknownUser("nobody"), "\(nobody)")
         #expect(try s.statusObject()["total_checkins"] as? Int == 0, "nothing refused was stored")
         server.stop()
     }
@@ -203,6 +203,11 @@ struct ServeTests {
         }
         #expect(counts.allSatisfy { ($0 ?? 0) >= 1 && ($0 ?? 0) <= 6 } && counts.contains(6), "\(counts)")
         server.stop()
+    }
+
+    /// The API's word for an unknown user: the request that adds one.
+    static func unknownUser(_ id: String) -> String {
+        #"unknown user "\#(id)"; add it first with PUT /v1/users/\#(id) and a body such as {"tz":"Europe/Berlin"} (a token of scope admin)"#
     }
 
     static func token(_ s: Sandbox, _ name: String, _ scope: String) throws -> String {

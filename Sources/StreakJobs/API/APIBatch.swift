@@ -79,6 +79,7 @@ extension Context {
     ) {
         var rules = CheckinRules(zones: zones, now: now)
         rules.names = [:]
+        rules.unknownUser = .request
         // The users named, each looked up once; a line read whole here is not read again.
         var plain = PlainCheckinLine()
         var fields = RowFields()

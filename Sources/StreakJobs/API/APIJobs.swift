@@ -61,7 +61,7 @@ extension Context {
             case .unknownUser:
                 answers[i] = .problem(
                     422, "the check-in cannot be stored",
-                    errors: [.init(parameter: "user", detail: StreakdError.unknownUser(input.user).message)])
+                    errors: [.init(parameter: "user", detail: UnknownUser.request.message(input.user))])
             case .refused(let problem): answers[i] = Self.checkinProblem(problem, input)
             case .stored(let o):
                 let object = c.streakObject(user: o.user, streak: o.streak, history: o.history, streaks: o.streaks)
@@ -85,7 +85,7 @@ extension Context {
                 guard Validate.userID(id) == nil, let user = try r.user(id) else {
                     return .problem(
                         404, "no such user",
-                        errors: [.init(parameter: "user", detail: StreakdError.unknownUser(id).message)])
+                        errors: [.init(parameter: "user", detail: UnknownUser.request.message(id))])
                 }
                 let history = try history(of: user, streak: streak, in: r)
                 return .json(200, try streakObject(user: user, streak: streak, history: history, in: r))

@@ -171,6 +171,6 @@ extension Context {
     }
 
     static func noSuchUser(_ id: String) -> APIAnswer {
-        .problem(404, "no such user", errors: [.init(parameter: "user", detail: StreakdError.unknownUser(id).message)])
+        .problem(404, "no such user", errors: [.init(parameter: "user", detail: UnknownUser.request.message(id))])
     }
 }

@@ -36,6 +36,8 @@ struct CheckinRules {
     let now: Instant
     /// Field names as the input spells them (JSON keys, CSV columns or options).
     var names = ["user": "user", "streak": "streak", "at": "at", "tz": "tz", "id": "id", "meta": "meta"]
+    /// What an unknown user's message says to do: the API's batch names its request.
+    var unknownUser = UnknownUser.command
 
     static let futureSlack = Engine.clockSkew
     static let maxAge: Int64 = 365 * Instant.day
@@ -49,10 +51,7 @@ struct CheckinRules {
             return fail("user", "\(quoted(input.user)) is not a user id; use \(problem)")
         }
         guard let userZone = userZone(input.user) else {
-            return fail(
-                "user",
-                "unknown user \(quoted(input.user)); add it first with: streakd user add \(input.user) --tz ZONE",
-                malformed: false)
+            return fail("user", unknownUser.message(input.user), malformed: false)
         }
         let streak = input.streakID
         if let problem = Validate.streakID(streak) {

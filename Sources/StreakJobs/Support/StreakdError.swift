@@ -27,8 +27,21 @@ public struct StreakdError: Error, CustomStringConvertible, Sendable {
     public static func usage(_ message: String) -> StreakdError { StreakdError(.usage, message) }
     public static func config(_ message: String) -> StreakdError { StreakdError(.config, message) }
 
-    public static func unknownUser(_ id: String) -> StreakdError {
-        .data("unknown user \"\(id)\"; add it first with: streakd user add \(id) --tz ZONE")
+    public static func unknownUser(_ id: String) -> StreakdError { .data(UnknownUser.command.message(id)) }
+}
+
+/// What a message about an unknown user says to do first: run the command that adds one, or,
+/// to an app talking to the API, send the request that does.
+enum UnknownUser: Sendable {
+    case command, request
+
+    func message(_ id: String) -> String {
+        switch self {
+        case .command: "unknown user \(quoted(id)); add it first with: streakd user add \(id) --tz ZONE"
+        case .request:
+            "unknown user \(quoted(id)); add it first with PUT /v1/users/\(id) and a body such as "
+                + "{\"tz\":\"Europe/Berlin\"} (a token of scope admin)"
+        }
     }
 }
 
