@@ -307,4 +307,29 @@ import Testing
                 """
         }
     }
+    /// A `[[badges]]` table's problems are all reported, as a hook's and a webhook's are.
+    @Test func everyBadgeProblemIsReported() {
+        let text = """
+            [[badges]]
+            id = "Bad Id"
+            category = "x y"
+            requirement = "nope"
+            value = 0
+            xp = -1
+            """
+        let idRule = "1 to 64 characters of a-z, 0-9 and '_'"
+        #expect {
+            _ = try ConfigLoader.parse(text, file: "c.toml")
+        } throws: { error in
+            (error as? StreakdError)?.message == """
+                c.toml:1: badges[1]: badge "Bad Id" needs a title = "…"
+                c.toml:2: badges[1].id: "Bad Id" is not a badge id; use \(idRule)
+                c.toml:3: badges[1].category: "x y" is not a category; use \(idRule)
+                c.toml:4: badges[1].requirement: "nope" is not a requirement; use streak_days, total_checkins, tagged_checkins
+                c.toml:5: badges[1].value: must be a whole number from 1 to 1000000
+                c.toml:6: badges[1].xp: must be a whole number from 0 to 1000000
+                6 problems in c.toml
+                """
+        }
+    }
 }

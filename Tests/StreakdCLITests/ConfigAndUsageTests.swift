@@ -81,7 +81,8 @@ struct ConfigAndUsageTests {
             "b.toml:9: badges[2].id: \"a\" names two badges; give each badge its own id"
         ),
         (
-            "k.toml", "[[badges]]\nid = \"a\"\nkind = \"social\"\n",
+            "k.toml",
+            "[[badges]]\nid = \"a\"\nkind = \"social\"\ntitle = \"A\"\ncategory = \"c\"\nrequirement = \"streak_days\"\nvalue = 3\n",
             "k.toml:3: badges[1].kind: unknown setting; valid in [[badges]]: id, title, description, category, requirement, value, streak, meta, xp"
         ),
         (

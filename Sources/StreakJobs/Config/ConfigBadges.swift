@@ -42,115 +42,151 @@ extension ConfigLoader {
         guard let array = value.array, value.type == .array else { throw reader.error("badges", nil, arrayRule) }
         var badges: [BadgeDefinition] = []
         for (i, item) in array.enumerated() {
-            reader.attempt {
-                guard let t = item.table else { throw reader.error("badges", nil, arrayRule) }
-                let badge = try readBadge(t, index: i, reader: reader)
-                if badges.contains(where: { $0.id == badge.id }) {
-                    throw reader.error(
-                        "badges", "id", "\(quoted(badge.id)) names two badges; give each badge its own id",
-                        occurrence: i)
-                }
-                badges.append(badge)
+            guard let t = item.table else {
+                reader.note(reader.error("badges", nil, arrayRule, occurrence: i))
+                continue
             }
+            guard let badge = readBadge(t, index: i, reader: reader) else { continue }
+            if badges.contains(where: { $0.id == badge.id }) {
+                reader.note(
+                    reader.error(
+                        "badges", "id", "\(quoted(badge.id)) names two badges; give each badge its own id",
+                        occurrence: i))
+                continue
+            }
+            badges.append(badge)
         }
         config.achievements.badges = badges
     }
 
-    static func readBadge(_ t: TOMLTable, index i: Int, reader: TableReader) throws -> BadgeDefinition {
-        func fail(_ key: String?, _ message: String) -> StreakdError {
-            reader.error("badges", key, message, occurrence: i)
+    /// One `[[badges]]` table, or nil when it has problems: each is noted (`config check`
+    /// reports every one of them), as for `[[hooks]]`.
+    static func readBadge(_ t: TOMLTable, index i: Int, reader: TableReader) -> BadgeDefinition? {
+        var problems = 0
+        func fail(_ key: String?, _ message: String) {
+            reader.note(reader.error("badges", key, message, occurrence: i))
+            problems += 1
         }
-        for key in t.keys where !badgeKeys.contains(key) {
-            throw fail(key, "unknown setting; valid in [[badges]]: \(badgeKeys.joined(separator: ", "))")
+        for key in t.keys.sorted() where !badgeKeys.contains(key) {
+            fail(key, "unknown setting; valid in [[badges]]: \(badgeKeys.joined(separator: ", "))")
         }
-        guard let id = t["id"]?.string, t["id"]?.type == .string else {
-            throw fail(t["id"] == nil ? nil : "id", "every badge needs an id = \"…\" of \(BadgeDefinition.idRule)")
+        let id = t["id"]?.type == .string ? t["id"]?.string : nil
+        if let id, !BadgeDefinition.validID(id) {
+            fail("id", "\(quoted(id)) is not a badge id; use \(BadgeDefinition.idRule)")
+        } else if id == nil {
+            fail(t["id"] == nil ? nil : "id", "every badge needs an id = \"…\" of \(BadgeDefinition.idRule)")
         }
-        guard BadgeDefinition.validID(id) else {
-            throw fail("id", "\(quoted(id)) is not a badge id; use \(BadgeDefinition.idRule)")
-        }
-        func text(_ key: String, required: Bool, most: Int) throws -> String? {
+        let called = id.map { "badge \(quoted($0))" } ?? "this badge"
+        func text(_ key: String, required: Bool, most: Int) -> String? {
             let rule = "must be a string of \(required ? 1 : 0) to \(most) characters, on one line"
             guard let v = t[key] else {
-                if required { throw fail(nil, "badge \(quoted(id)) needs a \(key) = \"…\"") }
+                if required { fail(nil, "\(called) needs a \(key) = \"…\"") }
                 return nil
             }
             guard v.type == .string, let s = v.string, (required ? 1 : 0)...most ~= s.count,
                 !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-            else { throw fail(key, rule) }
+            else {
+                fail(key, rule)
+                return nil
+            }
             return s
         }
-        let title = try text("title", required: true, most: 100) ?? ""
-        let description = try text("description", required: false, most: 500) ?? ""
-        let category = try text("category", required: true, most: 64) ?? ""
-        guard BadgeDefinition.validID(category) else {
-            throw fail("category", "\(quoted(category)) is not a category; use \(BadgeDefinition.idRule)")
+        let title = text("title", required: true, most: 100)
+        let description = text("description", required: false, most: 500) ?? ""
+        let category = text("category", required: true, most: 64)
+        if let category, !BadgeDefinition.validID(category) {
+            fail("category", "\(quoted(category)) is not a category; use \(BadgeDefinition.idRule)")
         }
         let requirementRule = "use " + BadgeDefinition.Requirement.names.joined(separator: ", ")
-        guard let r = t["requirement"] else {
-            throw fail(nil, "badge \(quoted(id)) needs a requirement = \"…\"; \(requirementRule)")
+        var name: String?
+        if let r = t["requirement"] {
+            if r.type == .string, let n = r.string, BadgeDefinition.Requirement.names.contains(n) {
+                name = n
+            } else {
+                fail(
+                    "requirement", "\(r.string.map(quoted) ?? "a value that") is not a requirement; \(requirementRule)")
+            }
+        } else {
+            fail(nil, "\(called) needs a requirement = \"…\"; \(requirementRule)")
         }
-        guard r.type == .string, let name = r.string, BadgeDefinition.Requirement.names.contains(name) else {
-            throw fail(
-                "requirement", "\(r.string.map(quoted) ?? "a value that") is not a requirement; \(requirementRule)")
+        func int(_ key: String, _ range: ClosedRange<Int>) -> Int? {
+            guard let v = t[key] else { return nil }
+            guard v.type == .int, let n = v.int, range.contains(n) else {
+                fail(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+                return nil
+            }
+            return n
         }
-        guard t["value"] != nil else { throw fail(nil, "badge \(quoted(id)) needs a value = N (1 to 1000000)") }
-        let value = try readInt(t, "value", range: 1...1_000_000, fail: fail) ?? 1
+        if t["value"] == nil { fail(nil, "\(called) needs a value = N (1 to 1000000)") }
+        let value = int("value", 1...1_000_000)
         var streak: String?
         if let s = t["streak"] {
-            guard s.type == .string, let text = s.string, Validate.streakID(text) == nil else {
-                throw fail(
+            if s.type == .string, let text = s.string, Validate.streakID(text) == nil {
+                streak = text
+            } else {
+                fail(
                     "streak",
                     "\(s.string.map(quoted) ?? "a value that") is not a streak id; use \(Validate.streakIDRule)")
             }
-            streak = text
         }
-        let requirement: BadgeDefinition.Requirement
+        var requirement: BadgeDefinition.Requirement?
         switch name {
         case "streak_days": requirement = .streakDays
         case "total_checkins": requirement = .totalCheckins
-        default: requirement = .taggedCheckins(try readMeta(t, id: id, fail: fail))
+        case "tagged_checkins": requirement = readMeta(t, called: called, fail: fail).map { .taggedCheckins($0) }
+        default: break
         }
-        if name != "tagged_checkins" && t["meta"] != nil {
-            throw fail("meta", "only tagged_checkins badges take meta; this one's requirement is \(name)")
+        if let name, name != "tagged_checkins" && t["meta"] != nil {
+            fail("meta", "only tagged_checkins badges take meta; this one's requirement is \(name)")
         }
-        let xp = try readInt(t, "xp", range: 0...1_000_000, fail: fail) ?? BadgeDefinition.defaultXP
+        let xp = int("xp", 0...1_000_000) ?? BadgeDefinition.defaultXP
+        guard problems == 0, let id, let title, let category, let requirement, let value else { return nil }
         return BadgeDefinition(
             id: id, title: title, description: description, category: category, requirement: requirement,
             value: value, streak: streak, xp: xp)
     }
 
-    /// `meta = {kind = "social"}`: the keys and values a tagged check-in must carry (SPEC §1 shapes).
-    static func readMeta(
-        _ t: TOMLTable, id: String, fail: (String?, String) -> StreakdError
-    ) throws -> [String: MetaValue] {
+    /// `meta = {kind = "social"}`: the keys and values a tagged check-in must carry (SPEC §1
+    /// shapes), or nil after noting what is wrong.
+    static func readMeta(_ t: TOMLTable, called: String, fail: (String?, String) -> Void) -> [String: MetaValue]? {
         let rule =
             "must be a table of metadata keys and values (strings, true/false or whole numbers), such as {kind = \"social\"}"
         guard let m = t["meta"] else {
-            throw fail(
+            fail(
                 nil,
-                "badge \(quoted(id)) needs meta = {key = value, …}: tagged_checkins counts the check-ins whose metadata has each of them"
+                "\(called) needs meta = {key = value, …}: tagged_checkins counts the check-ins whose metadata has each of them"
             )
+            return nil
         }
-        guard m.type == .table, let table = m.table, !table.keys.isEmpty else { throw fail("meta", rule) }
+        guard m.type == .table, let table = m.table, !table.keys.isEmpty else {
+            fail("meta", rule)
+            return nil
+        }
         var result: [String: MetaValue] = [:]
+        var bad = false
         for key in table.keys.sorted() {
             if let problem = Validate.metaKey(key) {
-                throw fail("meta", "\(quoted(key)) is not a metadata key; use \(problem)")
+                fail("meta", "\(quoted(key)) is not a metadata key; use \(problem)")
+                bad = true
+                continue
             }
             guard let v = table[key] else { continue }
             switch v.type {
             case .string:
                 guard let s = v.string, s.utf8.count <= Validate.maxMetaString else {
-                    throw fail("meta", "\(key): must be a string of at most \(Validate.maxMetaString) bytes")
+                    fail("meta", "\(key): must be a string of at most \(Validate.maxMetaString) bytes")
+                    bad = true
+                    continue
                 }
                 result[key] = .string(s)
             case .bool: result[key] = v.bool.map { .bool($0) }
             case .int: result[key] = v.int.map { .integer(Int64($0)) }
-            default: throw fail("meta", "\(key): must be a string, true/false or a whole number")
+            default:
+                fail("meta", "\(key): must be a string, true/false or a whole number")
+                bad = true
             }
         }
-        return result
+        return bad ? nil : result
     }
 }
 

@@ -215,16 +215,6 @@ extension ConfigLoader {
         }
         return argv
     }
-
-    static func readInt(
-        _ t: TOMLTable, _ key: String, range: ClosedRange<Int>, fail: (String?, String) -> StreakdError
-    ) throws -> Int? {
-        guard let v = t[key] else { return nil }
-        guard v.type == .int, let i = v.int, range.contains(i) else {
-            throw fail(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return i
-    }
 }
 
 extension TableReader {
