@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -37,7 +38,10 @@ enum APIRoutes {
         }
     }
 
-    static func methods(of path: String) -> String? { route(of: path)?.methods }
+    /// The methods a path takes, for `Allow`: HEAD wherever GET is (the router answers it).
+    static func methods(of path: String) -> String? {
+        route(of: path).map { $0.methods.replacingOccurrences(of: "GET", with: "GET, HEAD") }
+    }
 
     /// The largest body a path takes.
     static func bodyLimit(of path: String) -> Int {
@@ -47,7 +51,8 @@ enum APIRoutes {
 
 extension APIServer {
     func router() -> Router<BasicRequestContext> {
-        let router = Router()
+        // HEAD wherever GET is (RFC 9110 §9.1): the GET's answer without its body.
+        let router = Router(options: .autoGenerateHeadEndpoints)
         router.middlewares.add(ProblemMiddleware(logger: logger))
         router.get("/v1/health") { request, _ in
             try await answer(request, needs: nil) { c in c.apiHealth() }
@@ -94,7 +99,7 @@ extension APIServer {
         router.post("/v1/users/:user/checkins") { request, context in
             var request = request
             let body = try await request.collectBody(upTo: Context.apiBodyLimit)
-            let user = context.parameters.get("user") ?? ""
+            let user = context.path("user")
             let contentType = request.headers[.contentType]
             let key = request.headers[Self.idempotencyKey]
             return try await answer(
@@ -105,13 +110,13 @@ extension APIServer {
                 })
         }
         router.get("/v1/users/:user") { request, context in
-            let user = context.parameters.get("user") ?? ""
+            let user = context.path("user")
             return try await answer(request, needs: .read) { c in c.apiUser(user: user) }
         }
         router.put("/v1/users/:user") { request, context in
             var request = request
             let body = try await request.collectBody(upTo: Context.apiBodyLimit)
-            let user = context.parameters.get("user") ?? ""
+            let user = context.path("user")
             let contentType = request.headers[.contentType]
             let ifNoneMatch = request.headers[.ifNoneMatch]
             return try await answer(
@@ -123,20 +128,20 @@ extension APIServer {
                 })
         }
         router.delete("/v1/users/:user") { request, context in
-            let user = context.parameters.get("user") ?? ""
+            let user = context.path("user")
             return try await answer(request, needs: .admin, work: { c in c.apiDeleteUser(user: user) })
         }
         router.get("/v1/users/:user/streaks") { request, context in
-            let user = context.parameters.get("user") ?? ""
+            let user = context.path("user")
             return try await answer(request, needs: .read) { c in c.apiStreaks(user: user) }
         }
         router.get("/v1/users/:user/streaks/:streak") { request, context in
-            let user = context.parameters.get("user") ?? ""
-            let streak = context.parameters.get("streak") ?? ""
+            let user = context.path("user")
+            let streak = context.path("streak")
             return try await answer(request, needs: .read) { c in c.apiStreak(user: user, streak: streak) }
         }
         router.get("/v1/users/:user/badges") { request, context in
-            let user = context.parameters.get("user") ?? ""
+            let user = context.path("user")
             return try await answer(request, needs: .read) { c in c.apiBadges(user: user) }
         }
         router.post("/v1/users/:user/streaks/:streak/freezes") { request, context in
@@ -150,7 +155,7 @@ extension APIServer {
             }
         }
         router.delete("/v1/users/:user/pauses/current") { request, context in
-            let user = context.parameters.get("user") ?? ""
+            let user = context.path("user")
             let query = request.uri.queryParameters
             let streak = query["streak"].map(String.init)
             let all = query["all"].map(String.init)
@@ -196,8 +201,8 @@ extension APIServer {
         var request = request
         let collected = try await request.collectBody(upTo: Context.apiBodyLimit)
         let body = RouteBody(
-            bytes: Array(collected.readableBytesView), user: context.parameters.get("user") ?? "",
-            streak: context.parameters.get("streak") ?? "", contentType: request.headers[.contentType])
+            bytes: Array(collected.readableBytesView), user: context.path("user"),
+            streak: context.path("streak"), contentType: request.headers[.contentType])
         return try await answer(request, needs: .admin) { c, author in job(c, author, body) }
     }
 }
@@ -225,5 +230,16 @@ final class RequestCounts: Sendable {
                 "streakd_api_requests_total", .counter, help: "Requests this serve answered, by route and status.",
                 samples: samples)
         ]
+    }
+}
+
+extension BasicRequestContext {
+    /// A path's parameter as the client meant it, percent-decoded (`eve%40example.com` is
+    /// `eve@example.com`, as a client that encodes each path segment sends it); "" where the
+    /// path has none. A sequence that does not decode stays as it came, and the id's check
+    /// refuses it.
+    func path(_ name: String) -> String {
+        guard let raw = parameters.get(name) else { return "" }
+        return raw.removingPercentEncoding ?? raw
     }
 }

@@ -147,7 +147,8 @@ public struct APIServer: Sendable {
 
     static func response(_ answer: APIAnswer) -> Response {
         var headers = HTTPFields()
-        headers[.contentType] = answer.contentType
+        // None on an answer without content (204).
+        if !answer.contentType.isEmpty { headers[.contentType] = answer.contentType }
         for (name, value) in answer.headers {
             if let name = HTTPField.Name(name) { headers.append(HTTPField(name: name, value: value)) }
         }

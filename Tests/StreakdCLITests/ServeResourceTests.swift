@@ -33,9 +33,19 @@ struct ServeResourceTests {
         #expect(forbidden.status == 403)
         let got = try server.request("GET", "/v1/users/ana", token: read)
         #expect(got.status == 200 && got.body == updated.body)
-        #expect(try server.request("DELETE", "/v1/users/ana", token: admin).status == 204)
+        // A client that percent-encodes each path segment: `%40` is `@`, `%61` is `a`.
+        let mail = try server.request("PUT", "/v1/users/eve%40example.com", token: admin, json: #"{"tz":"UTC"}"#)
+        #expect(mail.status == 201 && mail.body.contains(#""user":"eve@example.com""#), "\(mail)")
+        #expect(try server.request("GET", "/v1/users/eve@example.com", token: read).status == 200)
+        #expect(try server.request("GET", "/v1/users/%61na", token: read).body == updated.body)
+        // HEAD wherever GET is: the GET's status and headers, no body.
+        let head = try server.request("HEAD", "/v1/users/ana", token: read)
+        #expect(head.status == 200 && head.header("content-type") == "application/json", "\(head)")
+        let deleted = try server.request("DELETE", "/v1/users/ana", token: admin)
+        #expect(deleted.status == 204 && deleted.header("content-type") == nil, "no content, so no type: \(deleted)")
         #expect(try server.request("GET", "/v1/users/ana", token: read).status == 404)
         #expect(try server.request("DELETE", "/v1/users/ana", token: admin).status == 404)
+        #expect(try server.request("DELETE", "/v1/users/eve%40example.com", token: admin).status == 204)
         #expect(s.run(["user", "list", "-o", "json"]).out.isEmpty, "all the user's data gone")
     }
 

@@ -152,7 +152,7 @@ struct ServeTests {
         let method = try server.request("DELETE", path, token: token)
         #expect(method.status == 405 && method.header("allow") == "POST", "\(method)")
         #expect(try jsonObject(method.body)["detail"] as? String == "/v1/users/u1/checkins takes POST, not DELETE")
-        #expect(try server.request("POST", "/v1/health").header("allow") == "GET")
+        #expect(try server.request("POST", "/v1/health").header("allow") == "GET, HEAD")
         let nobody = try server.request("GET", "/v1/users/nobody/streaks/daily", token: token)
         #expect(try nobody.status == 404 && problem(nobody).detail == Self.unknownUser("nobody"), "\(nobody)")
         #expect(try s.statusObject()["total_checkins"] as? Int == 0, "nothing refused was stored")
@@ -297,7 +297,9 @@ final class Server {
         _ method: String, _ path: String, token: String? = nil, json: String? = nil, body: String? = nil,
         headers: [String] = []
     ) throws -> (String, Spawned) {
-        var args = reach + ["-sS", "--max-time", "20", "-X", method, "-D", "/dev/stderr", "-o", "/dev/stdout"]
+        // curl's -I, not -X HEAD, which would wait for the body the length announces.
+        var args = reach + ["-sS", "--max-time", "20"] + (method == "HEAD" ? ["-I"] : ["-X", method])
+        args += ["-D", "/dev/stderr", "-o", "/dev/stdout"]
         if let token { args += ["-H", "Authorization: Bearer " + token] }
         for h in headers { args += ["-H", h] }
         if let payload = json ?? body {
