@@ -10,6 +10,7 @@ struct Checkin: ParsableCommand {
     @Argument(help: "The user's id.", completion: Completions.users) var id: String
     @Option(help: "The streak.", completion: Completions.streaks) var streak = "daily"
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "When it happened: RFC 3339, or as log --since takes it (\"yesterday 21:00\", \"2 hours ago\"; local times "
                 + "in the check-in's zone); default now.", valueName: "time"))

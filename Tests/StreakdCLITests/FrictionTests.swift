@@ -44,6 +44,9 @@ import Testing
         var status = try s.statusObject()
         #expect(status["last_qualifying_date"] as? String == "2026-11-20" && status["today_count"] as? Int == 0)
         #expect(s.run(["checkin", "u1", "--at", "2 hours ago", "--id", "t"]).code == 0)
+        // A value with a leading dash is the option's, as log --since takes it.
+        let dash = s.run(["checkin", "u1", "--at", "-3h", "--id", "d", "-o", "json"])
+        #expect(dash.code == 0 && dash.out.contains(#""today_count":2"#), "\(dash)")
         status = try s.statusObject()
         #expect(status["last_qualifying_date"] as? String == "2026-11-21" && status["current"] as? Int == 2)
         // The same words mean the instant of another zone with --tz: 21:00 in Tokyo on the 20th is
