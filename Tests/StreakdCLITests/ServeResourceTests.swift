@@ -1,4 +1,5 @@
 import Foundation
+import StreakCore
 import StreakTestKit
 import Testing
 
@@ -124,7 +125,8 @@ struct ServeResourceTests {
             batch.body.hasPrefix(#"{"stored":4,"duplicates":1,"rejected":[{"index":4,"errors":[{"pointer":"/at""#),
             "\(batch)")
         let cli = try sandbox()
-        #expect(cli.run(["import", "--skip-invalid", try cli.file("b.jsonl", lines.joined(separator: "\n"))]).code == 0)
+        #expect(
+            cli.run(["import", "--skip-invalid", try cli.file("b.jsonl", lines.joined(separator: "\n"))]).code == 0)
         for (user, streak) in [("u1", "daily"), ("u1", "gym"), ("u2", "daily")] {
             #expect(api.status(user, streak: streak) == cli.status(user, streak: streak), "\(user)/\(streak)")
         }
@@ -195,6 +197,19 @@ struct ServeResourceTests {
         let document = try server.request("GET", "/openapi.json")
         let file = try String(contentsOfFile: packageRoot + "/docs/openapi.json", encoding: .utf8)
         #expect(document.status == 200 && document.body == file, "docs/openapi.json, as it is")
+        // The document names every member a streak object has, and every kind preview takes.
+        let schemas = try #require((try jsonObject(file)["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let streakSchema = try #require(schemas["Streak"] as? [String: Any])
+        let streak = try jsonObject(server.request("GET", "/v1/users/u1/streaks/daily", token: read).body)
+        let properties = try #require(streakSchema["properties"] as? [String: Any])
+        #expect(
+            Set(properties.keys) == Set(streak.keys)
+                && Set(streakSchema["required"] as? [String] ?? []) == Set(streak.keys))
+        for kind in NotificationKind.allCases {
+            #expect(
+                try server.request("GET", "/v1/preview?kind=\(kind.rawValue)", token: read).status == 200
+                    && file.contains(#""\#(kind.rawValue)""#), "\(kind)")
+        }
     }
 
     /// A history stored over HTTP notifies exactly as the same history from `streakd checkin`: the
