@@ -45,7 +45,11 @@ struct ServeResourceTests {
         let deleted = try server.request("DELETE", "/v1/users/ana", token: admin)
         #expect(deleted.status == 204 && deleted.header("content-type") == nil, "no content, so no type: \(deleted)")
         #expect(try server.request("GET", "/v1/users/ana", token: read).status == 404)
-        #expect(try server.request("DELETE", "/v1/users/ana", token: admin).status == 404)
+        let gone = try server.request("DELETE", "/v1/users/ana", token: admin)
+        #expect(
+            gone.status == 404 && gone.body.contains(#""detail":"unknown user \"ana\""}"#), "no hint to add: \(gone)")
+        let notAnID = try server.request("GET", "/v1/users/-bad", token: read)
+        #expect(notAnID.status == 404 && notAnID.body.contains(#"\"-bad\" is not a user id; use"#), "\(notAnID)")
         #expect(try server.request("DELETE", "/v1/users/eve%40example.com", token: admin).status == 204)
         #expect(s.run(["user", "list", "-o", "json"]).out.isEmpty, "all the user's data gone")
     }
@@ -182,6 +186,8 @@ struct ServeResourceTests {
         let bad = try server.request("GET", "/v1/preview?until=soon", token: read)
         #expect(bad.status == 400 && bad.body.contains(#""parameter":"until""#), "\(bad)")
         #expect(try server.request("GET", "/v1/preview?user=nobody", token: read).status == 404)
+        let badUser = try server.request("GET", "/v1/preview?user=-bad", token: read)
+        #expect(badUser.status == 400 && badUser.body.contains(#""parameter":"user""#), "\(badUser)")
 
         #expect(try server.request("GET", "/v1/health").status == 200)
         let metrics = try server.request("GET", "/metrics", token: read)

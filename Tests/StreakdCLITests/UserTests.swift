@@ -185,7 +185,7 @@ struct UserTests {
 
         let twice = s.run(["user", "remove", "u1"])
         #expect(twice.code == 65)
-        #expect(twice.err == error(#"unknown user "u1"; add it first with: streakd user add u1 --tz ZONE"#))
+        #expect(twice.err == error(#"unknown user "u1"; nothing was removed"#))
 
         // Added again, the user starts from nothing: no check-ins, no streaks, ids free again.
         s.addUser("u1")

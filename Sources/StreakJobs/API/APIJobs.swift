@@ -82,11 +82,7 @@ extension Context {
         }
         do {
             return try store.read { r -> APIAnswer in
-                guard Validate.userID(id) == nil, let user = try r.user(id) else {
-                    return .problem(
-                        404, "no such user",
-                        errors: [.init(parameter: "user", detail: UnknownUser.request.message(id))])
-                }
+                guard Validate.userID(id) == nil, let user = try r.user(id) else { return Self.noSuchUser(id) }
                 let history = try history(of: user, streak: streak, in: r)
                 return .json(200, try streakObject(user: user, streak: streak, history: history, in: r))
             }

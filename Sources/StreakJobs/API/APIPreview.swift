@@ -23,8 +23,9 @@ extension Context {
             return bad("kind", "\(quoted(kind)) is not a kind; use one of \(kinds)")
         }
         guard let user else { return nil }
+        if let rule = Validate.userID(user) { return bad("user", "\(quoted(user)) is not a user id; use \(rule)") }
         do {
-            guard Validate.userID(user) == nil, try store.read({ try $0.user(user) }) != nil else {
+            guard try store.read({ try $0.user(user) }) != nil else {
                 return Self.noSuchUser(user)
             }
         } catch {

@@ -79,7 +79,8 @@ extension Context {
     public func apiDeleteUser(user id: String) -> APIWork {
         guard Validate.userID(id) == nil else { return .answer(Self.noSuchUser(id)) }
         return .write { w in
-            try w.removeUser(id) ? APIAnswer(status: 204, contentType: "", body: "") : Self.noSuchUser(id)
+            try w.removeUser(id)
+                ? APIAnswer(status: 204, contentType: "", body: "") : Self.noSuchUser(id, adding: false)
         }
     }
 
@@ -170,7 +171,12 @@ extension Context {
         }
     }
 
-    static func noSuchUser(_ id: String) -> APIAnswer {
-        .problem(404, "no such user", errors: [.init(parameter: "user", detail: UnknownUser.request.message(id))])
+    /// 404 for a path's user: an id that is none says what one is; an unknown one, how to add
+    /// it (`adding`: not where the request removes it).
+    static func noSuchUser(_ id: String, adding: Bool = true) -> APIAnswer {
+        let detail =
+            Validate.userID(id).map { "\(quoted(id)) is not a user id; use \($0)" }
+            ?? (adding ? UnknownUser.request.message(id) : "unknown user \(quoted(id))")
+        return .problem(404, "no such user", errors: [.init(parameter: "user", detail: detail)])
     }
 }

@@ -62,7 +62,8 @@ extension Context {
             throw StreakdError.usage("\(quoted(id)) is not a user id; use \(problem)")
         }
         let removed = try store.write { w in try w.removeUser(id) }
-        guard removed else { throw StreakdError.unknownUser(id) }
+        // Nothing to remove: adding the user first is not what was asked.
+        guard removed else { throw StreakdError.data("unknown user \(quoted(id)); nothing was removed") }
         printer.record(
             .object([("user", .string(id)), ("removed", .bool(true))]), short: "removed user \(id) and all their data")
     }
