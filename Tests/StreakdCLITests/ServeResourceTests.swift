@@ -28,6 +28,14 @@ struct ServeResourceTests {
         #expect(noZone.status == 422 && noZone.body.contains(#""pointer":"/tz""#), "\(noZone)")
         let badZone = try server.request("PUT", "/v1/users/bo", token: admin, json: #"{"tz":"Europe/Berln"}"#)
         #expect(badZone.status == 422 && badZone.body.contains(#""pointer":"/tz""#), "\(badZone)")
+        // SPEC §11: a value that does not parse is 400, one that parses and is refused 422.
+        for (body, status, pointer) in [
+            (#"{"tz":"UTC","remind_at":"8:00"}"#, 400, "/remind_at"), (#"{"tz":"UTC","lang":"!!"}"#, 400, "/lang"),
+            (#"{"tz":"UTC","remind_at":"20:07"}"#, 422, "/remind_at"), (#"{"tz":"UTC","lang":"fr"}"#, 422, "/lang"),
+        ] {
+            let r = try server.request("PUT", "/v1/users/bo", token: admin, json: body)
+            #expect(r.status == status && r.body.contains(#""pointer":"\#(pointer)""#), "\(body): \(r)")
+        }
         let unknownField = try server.request("PUT", "/v1/users/bo", token: admin, json: #"{"zone":"UTC"}"#)
         #expect(unknownField.status == 400 && unknownField.body.contains(#""pointer":"/zone""#), "\(unknownField)")
         let forbidden = try server.request("PUT", "/v1/users/bo", token: read, json: #"{"tz":"UTC"}"#)

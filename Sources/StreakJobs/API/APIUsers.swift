@@ -55,9 +55,7 @@ extension Context {
             var user: User
             switch checked {
             case .success(let u): user = u
-            case .failure(let p):
-                return .problem(
-                    422, "the user cannot be stored", errors: [.init(pointer: "/" + p.field, detail: p.message)])
+            case .failure(let p): return Self.userProblem(p, remindAt: remindAt, lang: lang)
             }
             if lang == nil { user.language = existing?.language }
             user = try inForce(user, in: w)
@@ -68,6 +66,21 @@ extension Context {
             }
             return .json(existing == nil ? 201 : 200, userJSON(user))
         }
+    }
+
+    /// A user field refused (SPEC §11): 400 when its value does not parse (a time that is not
+    /// HH:MM, a language that is no tag), 422 when it parses and is refused (a zone tzdata does not
+    /// have, as for a check-in; a time between the timer's firings; a language without messages).
+    static func userProblem(_ p: FieldProblem, remindAt: String?, lang: String?) -> APIAnswer {
+        let parses =
+            switch p.field {
+            case "remind_at": remindAt.map { $0 == "usual" || Validate.wallTime($0) != nil } ?? true
+            case "lang": lang.map { LanguageTag.canonical($0) != nil } ?? true
+            default: true
+            }
+        return .problem(
+            parses ? 422 : 400, parses ? "the user cannot be stored" : "the body is not a valid user",
+            errors: [.init(pointer: "/" + p.field, detail: p.message)])
     }
 
     /// `GET /v1/users/{user}`: the user object of `user list -o json`.
