@@ -117,6 +117,18 @@ public final class WebhookSink: Sink {
         return first.isEmpty ? line : line + ": " + first
     }
 
+    /// A socket's error in words (NIO's own text reads "connection reset (error set): Connection
+    /// refused) (errno: 111)" for a port nobody listens on).
+    static func socket(_ code: CInt) -> String {
+        switch code {
+        case ECONNREFUSED: "connection refused: nothing listens at the webhook's address and port"
+        case ECONNRESET: "connection reset by the server"
+        case EHOSTUNREACH, ENETUNREACH: "no route to the host"
+        case ETIMEDOUT: "connection timed out"
+        default: String(cString: strerror(code)).lowercased()
+        }
+    }
+
     /// What went wrong, for people: a time-out, a refused connection, a TLS failure.
     static func reason(_ error: any Error, timeout: Double) -> String {
         if let e = error as? HTTPClientError {
@@ -129,6 +141,7 @@ public final class WebhookSink: Sink {
             if e == .bodyLengthMismatch { return "the server's answer was cut short" }
         }
         if error is NIOSSLError || error is BoringSSLError { return "TLS: \(error)" }
+        if let io = error as? IOError { return socket(io.errnoCode) }
         if String(describing: error).contains("ResponseTooBig") {
             return "the server's answer is longer than \(answerBytesAtMost) bytes"
         }
