@@ -69,7 +69,11 @@ public struct APIServer: Sendable {
         var configuration = ServiceGroupConfiguration(
             services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(10)
-        try await ServiceGroup(configuration: configuration).run()
+        do {
+            try await ServiceGroup(configuration: configuration).run()
+        } catch let error as IOError {
+            throw ListenError(errno: error.errnoCode)
+        }
     }
 
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
@@ -197,6 +201,21 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             return APIServer.response(.failed(error))
+        }
+    }
+}
+
+/// Why a socket could not be listened on, in words (NIO's own text reads "bind(descriptor:ptr:
+/// bytes:): Address already in use) (errno: 98)").
+struct ListenError: Error, CustomStringConvertible {
+    var errno: CInt
+
+    var description: String {
+        switch errno {
+        case EADDRINUSE: "the address is in use by another process (ss -ltnp shows which)"
+        case EACCES: "permission denied (ports below 1024 need privileges; a socket file, write access to its folder)"
+        case EADDRNOTAVAIL: "this host has no such address"
+        default: String(cString: strerror(errno)).lowercased()
         }
     }
 }

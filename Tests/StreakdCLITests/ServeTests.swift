@@ -172,7 +172,10 @@ struct ServeTests {
         let server = try Server(s, listen: "127.0.0.1:0")
         let taken = try s.run(
             ["serve", "--listen", String(server.base.dropFirst("http://".count))], within: .seconds(60))
-        #expect(taken.code == 69 && taken.err.contains("serve: cannot listen on 127.0.0.1:"), "\(taken)")
+        #expect(
+            taken.code == 69 && taken.err.contains("serve: cannot listen on 127.0.0.1:")
+                && taken.err.hasSuffix(": the address is in use by another process (ss -ltnp shows which)\n"),
+            "\(taken)")
         #expect(try server.request("GET", "/v1/health").status == 200, "the first server goes on")
         server.stop()
     }
