@@ -21,7 +21,7 @@ struct Pause: ParsableCommand {
     @Argument(help: "The user's id.", completion: Completions.users) var id: String
     @Option(help: "The streak (default daily).", completion: Completions.streaks) var streak: String?
     @Flag(help: "Every streak of the user.") var all = false
-    @Option(help: ArgumentHelp("The first paused date (today or later).", valueName: "yyyy-mm-dd")) var from: String
+    @Option(help: ArgumentHelp("The first paused date (today or up to a year ahead).", valueName: "yyyy-mm-dd")) var from: String
     @Option(help: ArgumentHelp("The last paused date.", valueName: "yyyy-mm-dd")) var until: String
 
     func validate() throws {

@@ -21,6 +21,9 @@ struct ForgivenessCLITests {
             ["--from", "2026-11-20", "--until", "2026-11-22"],
             "u1 (daily): --from 2026-11-20 is in the past; a pause begins today (2026-11-21) or later")
         refused(
+            ["--from", "9999-06-01", "--until", "9999-06-02"],
+            "u1 (daily): --from 9999-06-01 is more than a year ahead; a pause begins by 2027-11-21")
+        refused(
             ["--from", "2026-11-22", "--until", "2026-12-05"],
             "u1 (daily): 14 days is too long a pause; at most 10 days (pause.max_days)")
         refused(["--from", "2026-11-31", "--until", "2026-12-05"], "--from: \"2026-11-31\" is not a date; use YYYY-MM-DD", code: 64)

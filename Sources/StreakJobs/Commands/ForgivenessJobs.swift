@@ -198,6 +198,13 @@ public enum PauseRules {
                 field: "from",
                 reason: "\(names.from)\(span.from) is in the past; a pause begins today (\(today)) or later")
         }
+        // Not in SPEC §14: a pause is planned within the year ahead, as a freeze is used and the
+        // year's allowance counted (docs/RULES.md, "Pause dates").
+        if span.from > today + 365 {
+            return Refusal(
+                field: "from",
+                reason: "\(names.from)\(span.from) is more than a year ahead; a pause begins by \(today + 365)")
+        }
         if span.until < span.from {
             return Refusal(
                 field: "until",
