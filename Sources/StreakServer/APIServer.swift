@@ -174,6 +174,11 @@ public struct APIServer: Sendable {
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
 
+    /// `64 KiB`, `16 MiB`: a limit as the documents give it.
+    static func size(_ bytes: Int) -> String {
+        bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes >> 10) KiB"
+    }
+
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
@@ -190,7 +195,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             let detail =
                 switch status {
                 case 404: "no such path: \(request.method.rawValue) \(request.uri.path)"
-                case 413: "the body is larger than \(APIRoutes.bodyLimit(of: request.uri.path) / 1024) KiB"
+                case 413: "the body is larger than \(Self.size(APIRoutes.bodyLimit(of: request.uri.path)))"
                 default: "\(error)"
                 }
             return APIServer.response(.problem(status, detail))

@@ -147,6 +147,7 @@ struct ServeTests {
         let large = try server.request(
             "POST", path, token: token, json: #"{"id":""# + String(repeating: "x", count: 70_000) + #""}"#)
         #expect(large.status == 413 && large.header("content-type") == "application/problem+json", "\(large)")
+        #expect(try jsonObject(large.body)["detail"] as? String == "the body is larger than 64 KiB")
         let lost = try server.request("GET", "/v2/nothing", token: token)
         #expect(lost.status == 404 && lost.header("content-type") == "application/problem+json", "\(lost)")
         let method = try server.request("DELETE", path, token: token)

@@ -148,8 +148,10 @@ struct WebhookTests {
         #expect(s.run(["deliveries", "list", "--state", "dead", "--config", config]).out.isEmpty)
         r = s.run(["tick", "--config", config])
         #expect(r.code == 0, "\(r)")
-        r = s.run(["deliveries", "retry", "--config", config])
-        #expect(r.out == "0 dead deliveries are pending again; the next tick sends them\n", "\(r)")
+        r = s.run(["deliveries", "retry", "--config", config, "-o", "json"])
+        #expect(r.out == #"{"retried":0}"# + "\n", "\(r)")
+        r = s.run(["deliveries", "retry", "--user", "zed", "--config", config])
+        #expect(r.code == 65 && r.err == error(#"--user: unknown user "zed""#), "\(r)")
         s.now = "2026-11-21T19:45:00Z"
         #expect(s.run(["tick", "--config", config]).code == 0)
         let delivered = try receiver.requests().filter { $0["status"] as? Int == 200 }

@@ -56,9 +56,13 @@ extension Context {
             }
             filter.since = at
         }
-        let count = try store.write { w in try w.reviveDead(filter) }
-        printer.out(
-            count == 1
+        let count = try store.write { w -> Int in
+            if let user, try w.user(user) == nil { throw StreakdError.data("--user: unknown user \(quoted(user))") }
+            return try w.reviveDead(filter)
+        }
+        printer.record(
+            .object([("retried", .int(count))]),
+            short: count == 1
                 ? "1 dead delivery is pending again; the next tick sends it"
                 : "\(count) dead deliveries are pending again; the next tick sends them")
     }
