@@ -12,10 +12,7 @@ import Testing
 /// Issue 31 (10): nothing a hook starts outlives it, however it leaves (`HookCgroup` where
 /// streakd may make a cgroup, the subreaper's orphans elsewhere, `HookOrphans`).
 @Suite(.fastTier) struct HookLeftoversTests {
-    let sample = Notification(
-        kind: .atRisk, user: "u1", streak: "daily", localDate: LocalDate("2026-11-21")!,
-        due: RFC3339.parse("2026-11-21T19:00:00Z")!, timezone: "Europe/Berlin", localDue: "2026-11-21T20:00:00+01:00",
-        streakLength: 7, message: "Your 7-day streak is at risk! Check in today to keep it going.")
+    let sample = StreakCore.Notification.sample
 
     func sink(_ argv: [String], timeout: Double) -> HookSink {
         HookSink(command: HookCommand(name: "test", argv: argv, timeout: timeout))

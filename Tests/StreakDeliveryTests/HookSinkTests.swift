@@ -11,6 +11,14 @@ import Testing
     import Glibc
 #endif
 
+extension StreakCore.Notification {
+    /// An at-risk notification as the sinks' tests send it.
+    static let sample = Notification(
+        kind: .atRisk, user: "u1", streak: "daily", localDate: LocalDate("2026-11-21")!,
+        due: RFC3339.parse("2026-11-21T19:00:00Z")!, timezone: "Europe/Berlin", localDue: "2026-11-21T20:00:00+01:00",
+        streakLength: 7, message: "Your 7-day streak is at risk! Check in today to keep it going.")
+}
+
 /// A throwaway directory of `#!/bin/sh` hooks, removed when the test ends.
 final class HookDir {
     let url: URL
@@ -63,10 +71,7 @@ func isGone(_ pid: pid_t, within seconds: Double = 2) -> Bool {
 }
 
 @Suite(.fastTier) struct HookSinkTests {
-    let sample = Notification(
-        kind: .atRisk, user: "u1", streak: "daily", localDate: LocalDate("2026-11-21")!,
-        due: RFC3339.parse("2026-11-21T19:00:00Z")!, timezone: "Europe/Berlin", localDue: "2026-11-21T20:00:00+01:00",
-        streakLength: 7, message: "Your 7-day streak is at risk! Check in today to keep it going.")
+    let sample = StreakCore.Notification.sample
 
     func sink(_ argv: [String], timeout: Double = 5, kinds: Set<NotificationKind>? = nil) -> HookSink {
         HookSink(command: HookCommand(name: "test", argv: argv, timeout: timeout, kinds: kinds))
@@ -113,7 +118,13 @@ func isGone(_ pid: pid_t, within seconds: Double = 2) -> Bool {
         let dir = try HookDir()
         let hook = try dir.script("touch", #"touch "$(dirname "$0")/ran""#)
         let asked = Mutex(0)
-        #expect(sink([hook]).deliver(sample, startingBefore: { asked.withLock { $0 += 1 }; return nil }) == nil)
+        #expect(
+            sink([hook]).deliver(
+                sample,
+                startingBefore: {
+                    asked.withLock { $0 += 1 }
+                    return nil
+                }) == nil)
         #expect(asked.withLock { $0 } == 1)
         #expect(!dir.exists("ran"))
         #expect(sink([hook]).deliver(sample, startingBefore: { Int64.max }) == .delivered)

@@ -11,10 +11,7 @@ import Testing
 
 /// What a webhook's failure says, where the receiver cannot be reached at all.
 @Suite(.fastTier) struct WebhookSinkTests {
-    let sample = Notification(
-        kind: .atRisk, user: "u1", streak: "daily", localDate: LocalDate("2026-11-21")!,
-        due: RFC3339.parse("2026-11-21T19:00:00Z")!, timezone: "Europe/Berlin", localDue: "2026-11-21T20:00:00+01:00",
-        streakLength: 7, message: "Your 7-day streak is at risk! Check in today to keep it going.")
+    let sample = StreakCore.Notification.sample
 
     /// A loopback port nobody listens on: bound by the kernel's choice, then closed.
     func closedPort() throws -> Int {

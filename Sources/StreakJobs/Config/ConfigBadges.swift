@@ -109,14 +109,7 @@ extension ConfigLoader {
         } else {
             fail(nil, "\(called) needs a requirement = \"…\"; \(requirementRule)")
         }
-        func int(_ key: String, _ range: ClosedRange<Int>) -> Int? {
-            guard let v = t[key] else { return nil }
-            guard v.type == .int, let n = v.int, range.contains(n) else {
-                fail(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-                return nil
-            }
-            return n
-        }
+        func int(_ key: String, _ range: ClosedRange<Int>) -> Int? { readInt(t, key, range, fail: fail) }
         if t["value"] == nil { fail(nil, "\(called) needs a value = N (1 to 1000000)") }
         let value = int("value", 1...1_000_000)
         var streak: String?

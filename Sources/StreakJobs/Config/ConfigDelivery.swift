@@ -116,48 +116,17 @@ extension ConfigLoader {
             fail(t["name"] == nil ? nil : "name", "every hook needs a name = \"…\" of \(hookNameRule)")
         }
         let argv = readCommand(t, name: name, fail: fail)
-        var timeout = 10
-        if let v = t["timeout_seconds"] {
-            if v.type == .int, let n = v.int, (1...3600).contains(n) {
-                timeout = n
-            } else {
-                fail("timeout_seconds", "must be a whole number from 1 to 3600")
-            }
-        }
-        var kinds: Set<NotificationKind>?
-        if let k = t["kinds"] {
-            let rule =
-                "must be a list of kinds from \(NotificationKind.allCases.map(\.rawValue).joined(separator: ", "))"
-            if k.type == .array, let list = k.array {
-                kinds = []
-                for item in list {
-                    if let s = item.string, let kind = NotificationKind(rawValue: s) {
-                        kinds?.insert(kind)
-                    } else {
-                        fail("kinds", "\(item.string.map(quoted) ?? "a value") is not a kind; \(rule)")
-                    }
-                }
-            } else {
-                fail("kinds", rule)
-            }
-        }
+        let timeout = readInt(t, "timeout_seconds", 1...3600, fail: fail) ?? 10
+        let kinds = t["kinds"] == nil ? nil : readKinds(t, fail: fail)
         // SPEC §12: processes at once, and notifications one process takes.
-        var sizes = ["concurrency": 1, "batch": 1]
-        for (key, range) in [("concurrency", 1...64), ("batch", 1...10_000)] {
-            guard let v = t[key] else { continue }
-            if v.type == .int, let n = v.int, range.contains(n) {
-                sizes[key] = n
-            } else {
-                fail(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-            }
-        }
+        let concurrency = readInt(t, "concurrency", 1...64, fail: fail) ?? 1
+        let batch = readInt(t, "batch", 1...10_000, fail: fail) ?? 1
         if let argv, checkPrograms, let reason = cannotRun(argv[0]) {
             fail("command", "\(quoted(argv[0])) cannot be run: \(reason); give the path of an executable file")
         }
         guard problems == 0, let name, let argv else { return nil }
         return HookCommand(
-            name: name, argv: argv, timeout: Double(timeout), kinds: kinds, concurrency: sizes["concurrency"]!,
-            batch: sizes["batch"]!)
+            name: name, argv: argv, timeout: Double(timeout), kinds: kinds, concurrency: concurrency, batch: batch)
     }
 
     /// A hook's `command`: an argv array whose program is an absolute path (SPEC §5), or nil
@@ -214,6 +183,18 @@ extension ConfigLoader {
             return nil
         }
         return argv
+    }
+
+    /// A table's whole number in `range`, or nil (absent, or noted through `fail`).
+    static func readInt(
+        _ t: TOMLTable, _ key: String, _ range: ClosedRange<Int>, fail: (String?, String) -> Void
+    ) -> Int? {
+        guard let v = t[key] else { return nil }
+        guard v.type == .int, let n = v.int, range.contains(n) else {
+            fail(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            return nil
+        }
+        return n
     }
 }
 

@@ -109,14 +109,7 @@ extension ConfigLoader {
             )
         }
         target.headers = readHeaders(t, fail: fail)
-        func int(_ key: String, _ range: ClosedRange<Int>) -> Int? {
-            guard let v = t[key] else { return nil }
-            guard v.type == .int, let n = v.int, range.contains(n) else {
-                fail(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-                return nil
-            }
-            return n
-        }
+        func int(_ key: String, _ range: ClosedRange<Int>) -> Int? { readInt(t, key, range, fail: fail) }
         if let timeout = int("timeout_seconds", 1...600) { target.timeout = Double(timeout) }
         target.concurrency = int("concurrency", 1...256) ?? target.concurrency
         if t["kinds"] != nil { target.kinds = readKinds(t, fail: fail) }
