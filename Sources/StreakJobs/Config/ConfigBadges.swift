@@ -18,7 +18,7 @@ extension ConfigLoader {
                 try reader.int(t, "per_day", in: "xp", range: 0...1_000_000) ?? config.achievements.xpPerDay
         }
         reader.attempt { try readLevels(table, reader: reader, into: &config) }
-        reader.attempt { try readBadges(table, reader: reader, into: &config) }
+        readBadges(table, reader: reader, into: &config)
     }
 
     static func readLevels(_ table: TOMLTable, reader: TableReader, into config: inout Config) throws {
@@ -35,28 +35,14 @@ extension ConfigLoader {
         }
     }
 
-    static func readBadges(_ table: TOMLTable, reader: TableReader, into config: inout Config) throws {
+    static func readBadges(_ table: TOMLTable, reader: TableReader, into config: inout Config) {
         // A [[badges]] list, even an empty `badges = []`, replaces the defaults entirely.
-        guard let value = table["badges"] else { return }
-        let arrayRule = "must be an array of tables, each under a [[badges]] header (or badges = [] for none)"
-        guard let array = value.array, value.type == .array else { throw reader.error("badges", nil, arrayRule) }
-        var badges: [BadgeDefinition] = []
-        for (i, item) in array.enumerated() {
-            guard let t = item.table else {
-                reader.note(reader.error("badges", nil, arrayRule, occurrence: i))
-                continue
-            }
-            guard let badge = readBadge(t, index: i, reader: reader) else { continue }
-            if badges.contains(where: { $0.id == badge.id }) {
-                reader.note(
-                    reader.error(
-                        "badges", "id", "\(quoted(badge.id)) names two badges; give each badge its own id",
-                        occurrence: i))
-                continue
-            }
-            badges.append(badge)
-        }
-        config.achievements.badges = badges
+        let badges = reader.arrayOfTables(
+            table, "badges",
+            rule: "must be an array of tables, each under a [[badges]] header (or badges = [] for none)",
+            name: \BadgeDefinition.id, twice: { ("id", "\(quoted($0)) names two badges; give each badge its own id") },
+            read: { t, i in readBadge(t, index: i, reader: reader) })
+        if let badges { config.achievements.badges = badges }
     }
 
     /// One `[[badges]]` table, or nil when it has problems: each is noted (`config check`

@@ -50,28 +50,11 @@ extension ConfigLoader {
             config.leaseSeconds =
                 try reader.int(t, "lease_seconds", in: "runs", range: 5...86_400) ?? config.leaseSeconds
         }
-        guard let value = table["hooks"] else { return }
-        guard let array = value.array, value.type == .array else {
-            reader.note(reader.error("hooks", nil, "must be an array of tables, each under a [[hooks]] header"))
-            return
-        }
-        for (i, item) in array.enumerated() {
-            guard let t = item.table else {
-                reader.note(
-                    reader.error(
-                        "hooks", nil, "must be an array of tables, each under a [[hooks]] header", occurrence: i))
-                continue
-            }
-            guard let hook = readHook(t, index: i, reader: reader, checkPrograms: checkPrograms) else { continue }
-            if config.hooks.contains(where: { $0.name == hook.name }) {
-                reader.note(
-                    reader.error(
-                        "hooks", "name", "\(quoted(hook.name)) names two hooks; give each hook its own name",
-                        occurrence: i))
-                continue
-            }
-            config.hooks.append(hook)
-        }
+        let hooks = reader.arrayOfTables(
+            table, "hooks", rule: "must be an array of tables, each under a [[hooks]] header", name: \HookCommand.name,
+            twice: { ("name", "\(quoted($0)) names two hooks; give each hook its own name") },
+            read: { t, i in readHook(t, index: i, reader: reader, checkPrograms: checkPrograms) })
+        if let hooks { config.hooks += hooks }
     }
 
     /// Why a program at an absolute path cannot be run from here, or nil.
@@ -234,5 +217,34 @@ extension TableReader {
         }
         let name = "\(section)[\(occurrence + 1)]" + (key.map { "." + $0 } ?? "")
         return .config("\(file):\(found ?? 1): \(name): \(message)")
+    }
+
+    /// The tables of `[[section]]`, each read by `read` (nil: it had problems, noted), those whose
+    /// `name` repeats one before them left out with `twice`'s message; nil when the file has no
+    /// `section` or it is no array. Every problem is noted (`config check` reports them all).
+    func arrayOfTables<T>(
+        _ table: TOMLTable, _ section: String, rule: String, name: (T) -> String,
+        twice: (String) -> (key: String, message: String), read: (TOMLTable, Int) -> T?
+    ) -> [T]? {
+        guard let value = table[section] else { return nil }
+        guard let array = value.array, value.type == .array else {
+            note(error(section, nil, rule))
+            return nil
+        }
+        var items: [T] = []
+        for (i, element) in array.enumerated() {
+            guard let t = element.table else {
+                note(error(section, nil, rule, occurrence: i))
+                continue
+            }
+            guard let item = read(t, i) else { continue }
+            if items.contains(where: { name($0) == name(item) }) {
+                let (key, message) = twice(name(item))
+                note(error(section, key, message, occurrence: i))
+                continue
+            }
+            items.append(item)
+        }
+        return items
     }
 }

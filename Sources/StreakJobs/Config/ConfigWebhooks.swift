@@ -14,28 +14,11 @@ extension ConfigLoader {
     static let headerBytesAtMost = 4096
 
     static func readWebhooks(_ table: TOMLTable, reader: TableReader, into config: inout Config, checkFiles: Bool) {
-        guard let value = table["webhooks"] else { return }
-        guard let array = value.array, value.type == .array else {
-            reader.note(reader.error("webhooks", nil, "must be an array of tables, each under a [[webhooks]] header"))
-            return
-        }
-        for (i, item) in array.enumerated() {
-            guard let t = item.table else {
-                reader.note(
-                    reader.error(
-                        "webhooks", nil, "must be an array of tables, each under a [[webhooks]] header", occurrence: i))
-                continue
-            }
-            guard let webhook = readWebhook(t, index: i, reader: reader, checkFiles: checkFiles) else { continue }
-            if config.webhooks.contains(where: { $0.name == webhook.name }) {
-                reader.note(
-                    reader.error(
-                        "webhooks", "name", "\(quoted(webhook.name)) names two webhooks; give each its own name",
-                        occurrence: i))
-                continue
-            }
-            config.webhooks.append(webhook)
-        }
+        let webhooks = reader.arrayOfTables(
+            table, "webhooks", rule: "must be an array of tables, each under a [[webhooks]] header",
+            name: \WebhookTarget.name, twice: { ("name", "\(quoted($0)) names two webhooks; give each its own name") },
+            read: { t, i in readWebhook(t, index: i, reader: reader, checkFiles: checkFiles) })
+        if let webhooks { config.webhooks += webhooks }
     }
 
     /// One `[[webhooks]]` table, or nil when it has problems: each is noted (`config check`
