@@ -82,7 +82,7 @@ struct FreezeTests {
         #expect(use.out == "froze 2026-11-22 for u1 (daily); 0 freezes left\n")
         let twice = s.run(["freeze", "use", "u1", "--date", "2026-11-22"])
         #expect(twice.code == 65)
-        #expect(twice.err == error("2026-11-22 is frozen already"))
+        #expect(twice.err == error("--date: 2026-11-22 is frozen already"))
         let none = s.run(["freeze", "use", "u1"])
         #expect(none.code == 65)
         #expect(none.err == error("u1 has no freeze left for daily"))

@@ -169,6 +169,11 @@ struct ServeResourceTests {
         let added = try server.request("POST", freezes, token: admin, json: #"{"action":"add"}"#)
         #expect(added.status == 200 && added.body == s.status(), "\(added)")
         #expect(try jsonObject(added.body)["freezes"] as? Int == 1)
+        let again = try server.request("POST", freezes, token: admin, json: #"{"action":"use","date":"2026-11-22"}"#)
+        #expect(
+            again.status == 422
+                && again.body.contains(#""errors":[{"pointer":"/date","detail":"2026-11-22 is frozen already"}]"#),
+            "the date is what is refused: \(again)")
         let past = try server.request("POST", freezes, token: admin, json: #"{"action":"use","date":"2026-11-01"}"#)
         #expect(past.status == 422, "\(past)")
         #expect(

@@ -75,7 +75,7 @@ extension Context {
     /// reads it), against the users the batch names (read once each); the valid ones held
     /// sorted, the checker that numbered them, and the problems of the others by their index.
     func checkBatch(_ items: BatchItems, _ body: UnsafeBufferPointer<UInt8>, in r: some UserReading) throws -> (
-        SortedCheckins, ImportChecker, [(Int, FieldProblem)]
+        SortedCheckins, ImportChecker, [(Int, [FieldProblem])]
     ) {
         var rules = CheckinRules(zones: zones, now: now)
         rules.names = [:]
@@ -106,11 +106,15 @@ extension Context {
         }
         var checker = ImportChecker(rules: rules, users: known)
         let rows = SortedCheckins(now: now, expectedRows: items.count)
-        var rejected: [(Int, FieldProblem)] = []
+        var rejected: [(Int, [FieldProblem])] = []
         func add(_ index: Int, _ record: Result<CheckinInput, FieldProblem>) throws {
-            switch record.flatMap({ checker.check($0) }) {
-            case .success(let c): guard rows.append(c, &checker, nil) else { throw BatchTooLarge() }
-            case .failure(let p): rejected.append((index, p))
+            switch record {
+            case .failure(let p): rejected.append((index, [p]))
+            case .success(let input):
+                switch checker.check(input) {
+                case .success(let c): guard rows.append(c, &checker, nil) else { throw BatchTooLarge() }
+                case .failure: rejected.append((index, checker.problems(input)))
+                }
             }
         }
         switch items {
@@ -176,16 +180,22 @@ extension Context {
 
     /// `{"stored","duplicates","rejected":[{"index","errors"}]}`; as problem details when refused
     /// (422: those members beside `type`, `title`, `status` and `detail`).
-    static func batchAnswer(_ status: Int, _ result: InsertResult, _ rejected: [(Int, FieldProblem)]) -> APIAnswer {
+    static func batchAnswer(_ status: Int, _ result: InsertResult, _ rejected: [(Int, [FieldProblem])]) -> APIAnswer {
         var fields: [(String, JSON)] = [
             ("stored", .int(result.inserted)), ("duplicates", .int(result.duplicates)),
             (
                 "rejected",
                 .array(
-                    rejected.map { index, p in
+                    rejected.map { index, problems in
                         .object([
                             ("index", .int(index)),
-                            ("errors", .array([APIAnswer.FieldError(pointer: "/" + p.field, detail: p.message).json])),
+                            (
+                                "errors",
+                                .array(
+                                    problems.map {
+                                        APIAnswer.FieldError(pointer: "/" + $0.field, detail: $0.message).json
+                                    })
+                            ),
                         ])
                     })
             ),

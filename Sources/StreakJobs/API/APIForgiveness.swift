@@ -13,29 +13,22 @@ extension Context {
     /// array); 422 when the rules refuse it (for any streak: then nothing is recorded).
     public func apiPause(user id: String, contentType: String?, body: [UInt8], author: String) -> APIWork {
         if let problem = Self.jsonContentProblem(contentType) { return .answer(problem) }
-        let parsed = Self.bodyObject(body, fields: Self.apiPauseFields, what: "a valid pause") {
-            o -> (streak: String?, all: Bool, span: DateSpan) in
-            let streak = try JSONInput.string(o, "streak", required: false).get()
+        let parsed = Self.bodyObject(body, fields: Self.apiPauseFields, what: "a valid pause") { b in
+            let streak = b.string("streak")
             if let streak, let problem = Validate.streakID(streak) {
-                throw FieldProblem(field: "streak", message: "\(quoted(streak)) is not a streak id; use \(problem)")
+                b.refuse("streak", "\(quoted(streak)) is not a streak id; use \(problem)")
             }
-            let all: Bool
-            switch o["all"] {
-            case nil, .null?: all = false
-            case .bool(let b)?: all = b
-            case let other?: throw FieldProblem(field: "all", message: "must be true or false, not \(other.kind)")
-            }
-            if all && streak != nil {
-                throw FieldProblem(field: "all", message: "a pause names one streak or all of them, not both")
-            }
-            func date(_ name: String) throws -> LocalDate {
-                let text = try JSONInput.string(o, name, required: true).get()!
+            let all = b.bool("all") ?? false
+            if all && streak != nil { b.refuse("all", "a pause names one streak or all of them, not both") }
+            func date(_ name: String) -> LocalDate {
+                guard let text = b.string(name, required: true) else { return LocalDate(day: 0) }
                 guard let d = LocalDate(text) else {
-                    throw FieldProblem(field: name, message: "\(quoted(text)) is not a date; use YYYY-MM-DD")
+                    b.refuse(name, "\(quoted(text)) is not a date; use YYYY-MM-DD")
+                    return LocalDate(day: 0)
                 }
                 return d
             }
-            return (streak, all, DateSpan(from: try date("from"), until: try date("until")))
+            return (streak: streak, all: all, span: DateSpan(from: date("from"), until: date("until")))
         }
         let (streak, all, span): (String?, Bool, DateSpan)
         switch parsed {
@@ -104,7 +97,7 @@ extension Context {
     {
         if !body.isEmpty, let problem = Self.jsonContentProblem(contentType) { return .answer(problem) }
         if case .failure(let problem) = Self.bodyObject(
-            body, fields: [], what: "a valid repair request", emptyIsObject: true, { _ in () })
+            body, fields: [], what: "a valid repair request", emptyIsObject: true, { _ in })
         {
             return .answer(problem)
         }

@@ -62,7 +62,7 @@ extension Context {
                 answers[i] = .problem(
                     422, "the check-in cannot be stored",
                     errors: [.init(parameter: "user", detail: UnknownUser.request.message(input.user))])
-            case .refused(let problem): answers[i] = Self.checkinProblem(problem, input)
+            case .refused(let problems): answers[i] = Self.checkinProblem(problems, input)
             case .stored(let o):
                 let object = c.streakObject(user: o.user, streak: o.streak, history: o.history, streaks: o.streaks)
                 let status = o.stored ? 201 : 200
@@ -144,76 +144,29 @@ extension Context {
         }
     }
 
-    /// A body's content type: JSON (any parameters, such as a charset) or a 415.
-    static func jsonContentProblem(_ contentType: String?) -> APIAnswer? {
-        guard mediaType(contentType) != "application/json" else { return nil }
-        return .problem(
-            415, "the body must be JSON: Content-Type: application/json (got \(quoted(contentType ?? "none")))")
-    }
-
-    /// A content type's media type, lowercased, without parameters.
-    static func mediaType(_ contentType: String?) -> String {
-        (contentType ?? "").split(separator: ";").first.map { $0.trimmed().lowercased() } ?? ""
-    }
-
     /// A check-in's body: a JSON object of `apiCheckinFields`, all optional (an empty body is
-    /// `{}`), read as import reads a line; or a 400 naming the field.
+    /// `{}`), read as import reads a line; or a 400 naming each bad field.
     static func checkinBody(user: String, _ body: [UInt8]) -> Result<CheckinInput, APIAnswer> {
-        bodyObject(body, fields: apiCheckinFields, what: "a valid check-in", emptyIsObject: true) { o in
+        bodyObject(body, fields: apiCheckinFields, what: "a valid check-in", emptyIsObject: true) { b in
             CheckinInput(
-                user: user, streak: try JSONInput.string(o, "streak", required: false).get(),
-                at: try JSONInput.string(o, "at", required: false).get(),
-                tz: try JSONInput.string(o, "tz", required: false).get(),
-                id: try JSONInput.string(o, "id", required: false).get(), meta: try JSONInput.meta(o["meta"]).get())
+                user: user, streak: b.string("streak"), at: b.string("at"), tz: b.string("tz"), id: b.string("id"),
+                meta: b.meta("meta"))
         }
     }
 
-    /// A body that is one JSON object of `fields` (an empty body is `{}` when `emptyIsObject`),
-    /// read by import's reader and then by `read`; or the 400 naming the field (a JSON pointer)
-    /// and saying the body is not `what`.
-    static func bodyObject<T>(
-        _ body: [UInt8], fields: [String], what: String, emptyIsObject: Bool = false,
-        _ read: ([String: JSONInput]) throws -> T
-    ) -> Result<T, APIAnswer> {
-        guard let text = String(validating: body, as: UTF8.self) else {
-            return .failure(.problem(400, "the body is not UTF-8 text"))
-        }
-        let parsed = Result { () throws -> T in
-            let o = body.isEmpty && emptyIsObject ? [:] : try JSONInput.object(text[...], in: .body).get()
-            if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
-                throw JSONInput.unknownField(unknown, valid: fields)
+    /// A check-in the rules refused: 400 when a value does not parse or has the wrong shape (an
+    /// `at` that is no RFC 3339 instant, a streak or event id, metadata), else 422, the rules
+    /// refusing it (an instant outside SPEC §1's window, an unknown zone); each field named.
+    static func checkinProblem(_ problems: [FieldProblem], _ input: CheckinInput) -> APIAnswer {
+        let malformed = problems.contains { p in
+            switch p.field {
+            case "/at": input.at.flatMap(RFC3339.parse) == nil
+            case "/tz": false
+            default: true
             }
-            return try read(o)
-        }
-        return parsed.mapError { error in
-            let p = error as? FieldProblem ?? FieldProblem(field: "", message: "\(error)")
-            return p.field.isEmpty
-                ? .problem(400, p.message)
-                : .problem(400, "the body is not \(what)", errors: [.init(pointer: "/" + p.field, detail: p.message)])
-        }
-    }
-
-    /// A check-in the rules refused: 400 for a value that does not parse or has the wrong shape
-    /// (an `at` that is no RFC 3339 instant, a streak or event id, metadata), 422 for one the rules
-    /// refuse (an instant outside SPEC §1's window, an unknown zone).
-    static func checkinProblem(_ problem: FieldProblem, _ input: CheckinInput) -> APIAnswer {
-        let refused: Bool
-        switch problem.field {
-        case "/at": refused = input.at.flatMap(RFC3339.parse) != nil
-        case "/tz": refused = true
-        default: refused = false
         }
         return .problem(
-            refused ? 422 : 400, refused ? "the check-in cannot be stored" : "the body is not a valid check-in",
-            errors: [.init(pointer: problem.field, detail: problem.message)])
-    }
-}
-
-extension Substring {
-    fileprivate func trimmed() -> Substring {
-        var s = self
-        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
-        while s.last == " " || s.last == "\t" { s = s.dropLast() }
-        return s
+            malformed ? 400 : 422, malformed ? "the body is not a valid check-in" : "the check-in cannot be stored",
+            errors: problems.map { .init(pointer: $0.field, detail: $0.message) })
     }
 }

@@ -18,16 +18,8 @@ extension Context {
                 404, "no such path: not a user id",
                 errors: [.init(parameter: "user", detail: "\(quoted(id)) is not a user id; use \(problem)")])
         }
-        let parsed = Self.bodyObject(body, fields: Self.apiUserFields, what: "a valid user") {
-            o -> (tz: String?, remindAt: String?, lang: String?, remind: Bool?) in
-            let tz = try JSONInput.string(o, "tz", required: false).get()
-            let remindAt = try JSONInput.string(o, "remind_at", required: false).get()
-            let lang = try JSONInput.string(o, "lang", required: false).get()
-            switch o["remind"] {
-            case nil, .null?: return (tz, remindAt, lang, nil)
-            case .bool(let b)?: return (tz, remindAt, lang, b)
-            case let other?: throw FieldProblem(field: "remind", message: "must be true or false, not \(other.kind)")
-            }
+        let parsed = Self.bodyObject(body, fields: Self.apiUserFields, what: "a valid user") { b in
+            (tz: b.string("tz"), remindAt: b.string("remind_at"), lang: b.string("lang"), remind: b.bool("remind"))
         }
         let (tz, remindAt, lang, remindGiven): (String?, String?, String?, Bool?)
         switch parsed {
@@ -47,15 +39,23 @@ extension Context {
                         .init(pointer: "/tz", detail: "missing; a new user needs a zone, such as Europe/Berlin")
                     ])
             }
-            let checked = checkedUser(
-                id: id, tz: zone,
-                remindAt: remindAt ?? existing.map(remindAtText) ?? "20:00",
-                remind: remindGiven ?? existing?.remind ?? true, fields: ("user", "tz", "remind_at"),
-                language: lang, languageField: "lang", onGrid: existing == nil || remindAt != nil)
+            let at = remindAt ?? existing.map(remindAtText) ?? "20:00"
+            func checked(leftOut: Set<String> = []) -> Result<User, FieldProblem> {
+                checkedUser(
+                    id: id, tz: leftOut.contains("tz") ? "UTC" : zone,
+                    remindAt: leftOut.contains("remind_at") ? "20:00" : at,
+                    remind: remindGiven ?? existing?.remind ?? true, fields: ("user", "tz", "remind_at"),
+                    language: leftOut.contains("lang") ? nil : lang, languageField: "lang",
+                    onGrid: existing == nil || remindAt != nil)
+            }
             var user: User
-            switch checked {
+            switch checked() {
             case .success(let u): user = u
-            case .failure(let p): return Self.userProblem(p, remindAt: remindAt, lang: lang)
+            case .failure:
+                let problems = FieldProblem.every { leftOut in
+                    if case .failure(let p) = checked(leftOut: leftOut) { p } else { nil }
+                }
+                return Self.userProblem(problems, remindAt: remindAt, lang: lang)
             }
             if lang == nil { user.language = existing?.language }
             user = try inForce(user, in: w)
@@ -68,19 +68,21 @@ extension Context {
         }
     }
 
-    /// A user field refused (SPEC §11): 400 when its value does not parse (a time that is not
-    /// HH:MM, a language that is no tag), 422 when it parses and is refused (a zone tzdata does not
-    /// have, as for a check-in; a time between the timer's firings; a language without messages).
-    static func userProblem(_ p: FieldProblem, remindAt: String?, lang: String?) -> APIAnswer {
-        let parses =
+    /// User fields refused (SPEC §11), each named: 400 when a value does not parse (a time that is
+    /// not HH:MM, a language that is no tag), else 422, each parsing and refused (a zone tzdata
+    /// does not have, as for a check-in; a time between the timer's firings; a language without
+    /// messages).
+    static func userProblem(_ problems: [FieldProblem], remindAt: String?, lang: String?) -> APIAnswer {
+        let malformed = problems.contains { p in
             switch p.field {
-            case "remind_at": remindAt.map { $0 == "usual" || Validate.wallTime($0) != nil } ?? true
-            case "lang": lang.map { LanguageTag.canonical($0) != nil } ?? true
-            default: true
+            case "remind_at": remindAt.map { $0 != "usual" && Validate.wallTime($0) == nil } ?? false
+            case "lang": lang.map { LanguageTag.canonical($0) == nil } ?? false
+            default: false
             }
+        }
         return .problem(
-            parses ? 422 : 400, parses ? "the user cannot be stored" : "the body is not a valid user",
-            errors: [.init(pointer: "/" + p.field, detail: p.message)])
+            malformed ? 400 : 422, malformed ? "the body is not a valid user" : "the user cannot be stored",
+            errors: problems.map { .init(pointer: "/" + $0.field, detail: $0.message) })
     }
 
     /// `GET /v1/users/{user}`: the user object of `user list -o json`.
@@ -128,20 +130,18 @@ extension Context {
                 404, "no such streak",
                 errors: [.init(parameter: "streak", detail: "\(quoted(streak)) is not a streak id; use \(problem)")])
         }
-        let parsed = Self.bodyObject(body, fields: ["action", "date"], what: "a valid freeze request") {
-            o -> (action: String, date: String?) in
-            let action = try JSONInput.string(o, "action", required: true).get()!
-            guard action == "add" || action == "use" else {
-                throw FieldProblem(field: "action", message: "\(quoted(action)) is not an action; use add or use")
+        let parsed = Self.bodyObject(body, fields: ["action", "date"], what: "a valid freeze request") { b in
+            let action = b.string("action", required: true)
+            if let action, action != "add" && action != "use" {
+                b.refuse("action", "\(quoted(action)) is not an action; use add or use")
             }
-            let date = try JSONInput.string(o, "date", required: false).get()
+            let date = b.string("date")
             if let date, LocalDate(date) == nil {
-                throw FieldProblem(field: "date", message: "\(quoted(date)) is not a date; use YYYY-MM-DD")
+                b.refuse("date", "\(quoted(date)) is not a date; use YYYY-MM-DD")
+            } else if action == "add", date != nil {
+                b.refuse("date", "only a freeze used takes a date; leave it out to add one")
             }
-            if action == "add", date != nil {
-                throw FieldProblem(field: "date", message: "only a freeze used takes a date; leave it out to add one")
-            }
-            return (action, date)
+            return (action: action ?? "", date: date)
         }
         let (action, date): (String, String?)
         switch parsed {

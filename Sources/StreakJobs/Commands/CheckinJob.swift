@@ -19,7 +19,7 @@ extension Context {
             }
             switch stored[0] {
             case .unknownUser: throw StreakdError.unknownUser(id)
-            case .refused(let problem): throw problem.asError
+            case .refused(let problems): throw problems[0].asError
             case .stored(let outcome): return outcome
             }
         }

@@ -67,9 +67,11 @@ extension Context {
                 "\(field): \(day) has begun or ended already; freeze today (\(state.today)) or a coming date")
         }
         guard day <= state.today + 366 else { throw StreakdError.usage("\(field): \(day) is more than a year ahead") }
-        guard state.mark(day) != .frozen else { throw StreakdError.data("\(day) is frozen already") }
+        // A date given is named as the option (or the body's field) that gave it.
+        let named = date == nil ? "" : "\(field): "
+        guard state.mark(day) != .frozen else { throw StreakdError.data("\(named)\(day) is frozen already") }
         guard state.mark(day) != .qualifying else {
-            throw StreakdError.data("\(day) qualifies already; it needs no freeze")
+            throw StreakdError.data("\(named)\(day) qualifies already; it needs no freeze")
         }
         guard state.current >= settings.freeze.minStreak else {
             throw StreakdError.data(

@@ -5,8 +5,8 @@ import StreakStore
 enum CheckinStored {
     /// No user of that id (or no user id at all).
     case unknownUser
-    /// The rules refused it: the field (as the input names it) and what would be valid.
-    case refused(FieldProblem)
+    /// The rules refused it: each field (as the input names it) and what would be valid; one at least.
+    case refused([FieldProblem])
     case stored(CheckinOutcome)
 }
 
@@ -75,11 +75,12 @@ extension Context {
             // The user's zone stands for a missing tz: one that is no zone is the store's damage
             // (74), not input's.
             if input.tz == nil { _ = try currentZone(of: user) }
-            switch rules.check(input, userZone: { $0 == user.id ? user.zone : nil }) {
+            let userZone = { (id: String) in id == user.id ? user.zone : nil }
+            switch rules.check(input, userZone: userZone) {
             case .success(let c):
                 checkins.append(c)
                 of.append(i)
-            case .failure(let problem): result[i] = .refused(problem)
+            case .failure: result[i] = .refused(rules.problems(input, userZone: userZone))
             }
         }
         guard !checkins.isEmpty else { return result }

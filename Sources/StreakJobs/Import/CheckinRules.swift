@@ -28,6 +28,16 @@ struct FieldProblem: Error {
     var asError: StreakdError {
         StreakdError(malformed ? .usage : .dataError, field.isEmpty ? message : "\(field): \(message)")
     }
+
+    /// Every field's problem, not only the first (the API names each, SPEC §11): `check` runs
+    /// again with each field that failed left out, until it passes or a field left out fails
+    /// again (one that has no stand-in, such as the user).
+    static func every(_ check: (_ leftOut: Set<String>) -> FieldProblem?) -> [FieldProblem] {
+        var problems: [FieldProblem] = []
+        var leftOut: Set<String> = []
+        while let p = check(leftOut), leftOut.insert(p.field).inserted { problems.append(p) }
+        return problems
+    }
 }
 
 /// The rules every check-in must meet at the boundary (SPEC §1).
@@ -42,10 +52,33 @@ struct CheckinRules {
     static let futureSlack = Engine.clockSkew
     static let maxAge: Int64 = 365 * Instant.day
 
+    /// A field's name as the input spells it.
+    func name(_ field: String) -> String { names[field] ?? field }
+
+    /// Every problem of a check-in `check` refuses: a field left out is what leaving it out of
+    /// the input means (no streak is daily, no instant now, no zone the user's).
+    func problems(_ input: CheckinInput, userZone: (String) -> String?) -> [FieldProblem] {
+        FieldProblem.every { leftOut in
+            var input = input
+            for field in leftOut {
+                switch field {
+                case name("streak"): input.streak = nil
+                case name("at"): input.at = nil
+                case name("tz"): input.tz = nil
+                case name("id"): input.id = nil
+                case name("meta"): input.meta = []
+                default: break
+                }
+            }
+            if case .failure(let p) = check(input, userZone: userZone) { return p }
+            return nil
+        }
+    }
+
     /// Checks a check-in; `userZone` answers a known user's current zone.
     func check(_ input: CheckinInput, userZone: (String) -> String?) -> Result<NewCheckin, FieldProblem> {
         func fail(_ field: String, _ message: String, malformed: Bool = true) -> Result<NewCheckin, FieldProblem> {
-            .failure(FieldProblem(field: names[field] ?? field, message: message, malformed: malformed))
+            .failure(FieldProblem(field: name(field), message: message, malformed: malformed))
         }
         if let problem = Validate.userID(input.user) {
             return fail("user", "\(quoted(input.user)) is not a user id; use \(problem)")

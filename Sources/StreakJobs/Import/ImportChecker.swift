@@ -61,6 +61,11 @@ struct ImportChecker: Sendable {
         return result
     }
 
+    /// Every problem of a check-in `check` refused (`CheckinRules.problems`).
+    func problems(_ input: CheckinInput) -> [FieldProblem] {
+        rules.problems(input) { id in users.value(id).map { zones.key(Int($0 & 0xFFFF_FFFF)) } }
+    }
+
     /// The check-ins of plain CSV rows that pass every rule on their bytes; nil
     /// where a row needs `check` (which then says what is wrong). The rows'
     /// users are looked up together (`ByteTable.values`).
@@ -152,7 +157,9 @@ struct ImportChecker: Sendable {
     /// A checked check-in given as strings (the full path's), in numbers: its user's, its
     /// streak's and its zone's (the zone added when new: the rules found it valid).
     mutating func numbers(of c: NewCheckin) -> (user: UInt32, streak: Int, zone: Int)? {
-        guard let user = users.value(c.user).map({ UInt32($0 >> 32) }), let streak = streaks.value(c.streak) else { return nil }
+        guard let user = users.value(c.user).map({ UInt32($0 >> 32) }), let streak = streaks.value(c.streak) else {
+            return nil
+        }
         if let zone = zones.value(c.zone) { return (user, Int(streak), Int(zone)) }
         zoneIsValid.append(true)
         return (user, Int(streak), zones.intern(c.zone))
