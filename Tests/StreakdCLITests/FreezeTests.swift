@@ -65,8 +65,9 @@ struct FreezeTests {
         s.addUser()
         try s.importLines(sevenDays)
 
+        // A date the rules refuse is 65, as a pause's (SPEC §14); one that does not parse 64.
         let past = s.run(["freeze", "use", "u1", "--date", "2026-11-20"])
-        #expect(past.code == 64)
+        #expect(past.code == 65)
         #expect(
             past.err
                 == error("--date: 2026-11-20 has begun or ended already; freeze today (2026-11-21) or a coming date"))
@@ -74,7 +75,7 @@ struct FreezeTests {
         #expect(garbage.code == 64)
         #expect(garbage.err == error(#"--date: "11/24" is not a date; use YYYY-MM-DD"#))
         let far = s.run(["freeze", "use", "u1", "--date", "2027-12-01"])
-        #expect(far.code == 64)
+        #expect(far.code == 65)
         #expect(far.err == error("--date: 2027-12-01 is more than a year ahead"))
 
         let use = s.run(["freeze", "use", "u1", "--date", "2026-11-22"])

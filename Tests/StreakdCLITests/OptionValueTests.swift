@@ -67,8 +67,6 @@ import Testing
         row("freeze use", "id", ["bad id"]),
         row("freeze use", "--streak", ["u1", "--streak", "Daily"]),
         row("freeze use", "--date", ["u1", "--date", "2026-13-01"]),
-        row("freeze use", "--date", ["u1", "--date", "2020-01-01"]),
-        row("freeze use", "--date", ["u1", "--date", "2030-01-01"]),
         row("preview", "--until", ["--until", "soon"]),
         row("preview", "--user", ["--user", "bad id"]),
         row("preview", "--kind", ["--kind", "atrisk"]),
@@ -174,7 +172,7 @@ import Testing
         var list: [String] { lock.withLock { items } }
     }
 
-    /// What a well-formed value names stays 65: an unknown user, a name taken.
+    /// What a well-formed value names stays 65: an unknown user, a name taken, a date refused.
     @Test func wellFormedValuesTheDataRefusesStay65() throws {
         let s = try Sandbox()
         s.addUser("u1")
@@ -183,6 +181,8 @@ import Testing
             ["user", "remove", "ghost"],
             ["checkin", "u1", "--at", "2027-01-01T00:00:00Z"], ["checkin", "u1", "--at", "2020-01-01T00:00:00Z"],
             ["preview", "--user", "ghost"],
+            // A freeze's date the rules refuse, as a pause's (SPEC §14).
+            ["freeze", "use", "u1", "--date", "2020-01-01"], ["freeze", "use", "u1", "--date", "2030-01-01"],
         ] {
             let r = s.run(args)
             #expect(r.code == 65, "\(args): \(r)")

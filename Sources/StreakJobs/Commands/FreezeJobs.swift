@@ -63,10 +63,10 @@ extension Context {
             day = d
         }
         guard day >= state.today else {
-            throw StreakdError.usage(
+            throw StreakdError.data(
                 "\(field): \(day) has begun or ended already; freeze today (\(state.today)) or a coming date")
         }
-        guard day <= state.today + 366 else { throw StreakdError.usage("\(field): \(day) is more than a year ahead") }
+        guard day <= state.today + 366 else { throw StreakdError.data("\(field): \(day) is more than a year ahead") }
         // A date given is named as the option (or the body's field) that gave it.
         let named = date == nil ? "" : "\(field): "
         guard state.mark(day) != .frozen else { throw StreakdError.data("\(named)\(day) is frozen already") }
