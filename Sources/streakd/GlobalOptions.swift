@@ -132,14 +132,23 @@ struct CommonOptions<Format: OutputFormats>: ParsableArguments {
     {
         let location = try storeLocation(name)
         logger.debug("opening store", metadata: ["store": "\(location)", "access": "\(access)"])
-        switch location {
-        case .sqlite(let path):
-            // A writer waiting for another process's lock gives up within seconds of a SIGTERM.
-            return try SQLiteStore(
-                path: path, access: access, anyVersion: anyVersion, durable: durable, readers: readers,
-                stopping: { StopSignals.token.requested })
-        case .postgres(let url):
-            return try PostgresStore(url: url, access: access, anyVersion: anyVersion)
+        do {
+            switch location {
+            case .sqlite(let path):
+                // A writer waiting for another process's lock gives up within seconds of a SIGTERM.
+                return try SQLiteStore(
+                    path: path, access: access, anyVersion: anyVersion, durable: durable, readers: readers,
+                    stopping: { StopSignals.token.requested })
+            case .postgres(let url):
+                return try PostgresStore(url: url, access: access, anyVersion: anyVersion)
+            }
+        } catch let error as StoreError
+            where error.kind == .missing && store == nil
+            && ProcessInfo.processInfo.environment["STREAKD_STORE"].map({ !$0.isEmpty }) == true
+        {
+            // The message's "check --store": the store was named by the environment instead.
+            throw StoreError(
+                .missing, error.description.replacingOccurrences(of: "check --store", with: "check STREAKD_STORE"))
         }
     }
 

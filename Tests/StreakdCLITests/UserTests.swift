@@ -9,6 +9,10 @@ struct UserTests {
         // A read command creates no store (issue 17): the first writing command does.
         let missing = s.run(["user", "list"])
         #expect(missing.code == 66 && missing.err.contains("no store at \(s.store)"))
+        #expect(missing.err.hasSuffix("; check --store\n"), "\(missing)")
+        // Named by the environment, the message says which setting to check.
+        let fromEnv = s.runBare(["user", "list"], env: ["STREAKD_STORE": s.store])
+        #expect(fromEnv.code == 66 && fromEnv.err.hasSuffix("; check STREAKD_STORE\n"), "\(fromEnv)")
         _ = s.run(["user", "remove", "nobody"])
         let empty = s.run(["user", "list"])
         #expect(empty.code == 0)
@@ -59,7 +63,8 @@ struct UserTests {
         let s = try Sandbox()
         let first = try s.file(
             "a.jsonl",
-            #"{"user":"li","tz":"Asia/Shanghai","lang":"zh-hans"}"# + "\n" + #"{"user":"ann","tz":"Europe/London"}"# + "\n")
+            #"{"user":"li","tz":"Asia/Shanghai","lang":"zh-hans"}"# + "\n" + #"{"user":"ann","tz":"Europe/London"}"#
+                + "\n")
         let r = s.run(["user", "import", first])
         #expect(r.code == 0, "\(r)")
         // Again without lang: li keeps zh-Hans; ann gets en-GB.
@@ -68,9 +73,10 @@ struct UserTests {
             #"{"user":"li","tz":"Asia/Tokyo"}"# + "\n" + #"{"user":"ann","tz":"Europe/London","lang":"en-GB"}"# + "\n")
         #expect(s.run(["user", "import", again]).code == 0)
         let users = try jsonLines(s.run(["user", "list", "-o", "json"]).out)
-        #expect(users.map { "\($0["user"]!) \($0["timezone"]!) \($0["language"] as? String ?? "-")" } == [
-            "ann Europe/London en-GB", "li Asia/Tokyo zh-Hans",
-        ])
+        #expect(
+            users.map { "\($0["user"]!) \($0["timezone"]!) \($0["language"] as? String ?? "-")" } == [
+                "ann Europe/London en-GB", "li Asia/Tokyo zh-Hans",
+            ])
         let bad = try s.file("c.jsonl", #"{"user":"x","tz":"UTC","lang":"english"}"# + "\n")
         let refused = s.run(["user", "import", bad])
         #expect(refused.code == 65 && refused.err.contains("c.jsonl:1: field \"lang\""), "\(refused)")
