@@ -58,6 +58,13 @@ struct ServeProblemTests {
         let rejected = try jsonObject(batch.body)["rejected"] as? [[String: Any]]
         let errors = rejected?.first?["errors"] as? [[String: Any]]
         #expect(errors?.compactMap { $0["pointer"] as? String } == ["/at", "/tz", "/id"], "\(batch)")
+        // A line that is not JSON is the whole item: the pointer is "", not "/" (a member named "").
+        let line = try server.request(
+            "POST", "/v1/checkins", token: admin, body: "{\"user\":\"u1\"}\nnot json",
+            headers: ["Content-Type: application/x-ndjson"])
+        let lineErrors =
+            (try jsonObject(line.body)["rejected"] as? [[String: Any]])?.last?["errors"] as? [[String: Any]]
+        #expect(line.status == 422 && lineErrors?.first?["pointer"] as? String == "", "\(line)")
         #expect(try s.statusObject()["total_checkins"] as? Int == 0, "nothing refused was stored")
         #expect(s.run(["user", "list"]).out.contains("bo") == false)
         server.stop()

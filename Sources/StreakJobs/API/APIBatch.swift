@@ -174,9 +174,12 @@ extension Context {
             return .failure(
                 .problem(
                     400, "the body is not a JSON array of check-ins",
-                    errors: [.init(pointer: p.field.isEmpty ? "" : "/" + p.field, detail: p.message)]))
+                    errors: [.init(pointer: Self.pointer(p.field), detail: p.message)]))
         }
     }
+
+    /// A field's JSON pointer into its item; no field is the whole item (a line that is not JSON).
+    static func pointer(_ field: String) -> String { field.isEmpty ? "" : "/" + field }
 
     /// `{"stored","duplicates","rejected":[{"index","errors"}]}`; as problem details when refused
     /// (422: those members beside `type`, `title`, `status` and `detail`).
@@ -193,7 +196,7 @@ extension Context {
                                 "errors",
                                 .array(
                                     problems.map {
-                                        APIAnswer.FieldError(pointer: "/" + $0.field, detail: $0.message).json
+                                        APIAnswer.FieldError(pointer: Self.pointer($0.field), detail: $0.message).json
                                     })
                             ),
                         ])
