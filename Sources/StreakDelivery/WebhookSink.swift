@@ -19,10 +19,15 @@ public final class WebhookSink: Sink {
     /// The request without its headers and body: the URL is parsed once, not for each request.
     private let template: Result<HTTPClient.Request, any Error>
 
+    /// The requests in flight, cancelled `HookSink.stopGrace` after the run is asked to stop
+    /// (SIGTERM): a stopped run exits within seconds, as with a hook, whatever the time-out.
+    private let inFlight: InFlightRequests
+
     /// The most of a server's answer that is read: its start names the error.
     static let answerBytesAtMost = 16 * 1024
 
-    public init(target: WebhookTarget) {
+    public init(target: WebhookTarget, stopRequested: @escaping @Sendable () -> Bool = { false }) {
+        inFlight = InFlightRequests(stopRequested: stopRequested)
         var target = target
         do {
             if let file = target.secretFile { target.secret = try WebhookTarget.secret(inFile: file) }
@@ -91,7 +96,10 @@ public final class WebhookSink: Sink {
         // Any event loop of the client's: a sink's requests all on one loop (`.delegate(on:)`)
         // went at two thirds of the rate on 2 cores (one thread for all of them).
         let task = client.execute(request: request, delegate: delegate, deadline: deadline)
+        let inFlight = self.inFlight
+        let id = inFlight.add(task)
         task.futureResult.whenComplete { result in
+            inFlight.remove(id)
             switch result {
             case .success(let response):
                 let now = Int64(Date().timeIntervalSince1970)
@@ -102,6 +110,8 @@ public final class WebhookSink: Sink {
                         status: status,
                         retryAfter: RetryAfter.seconds(response.headers.first(name: "Retry-After"), now: now),
                         detail: (200..<300).contains(status) ? "" : Self.detail(response)))
+            case .failure(let error) where inFlight.cancelled && (error as? HTTPClientError) == .cancelled:
+                done(.interrupted("stopped by a signal to streakd after \(HookSink.seconds(HookSink.stopGrace))s more"))
             case .failure(let error):
                 done(.failed(Self.reason(error, timeout: timeout)))
             }

@@ -13,29 +13,29 @@ import Testing
 @Suite(.fastTier) struct WebhookSinkTests {
     let sample = StreakCore.Notification.sample
 
-    /// A loopback port nobody listens on: bound by the kernel's choice, then closed.
-    func closedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
+    /// SPEC §5: a stopped run exits within a few seconds. A request in flight to a receiver that
+    /// never answers is cancelled `stopGrace` after the stop, not at its 30 s time-out, and is
+    /// interrupted (pending again, the attempt not counted), as a hook in flight is.
+    @Test(.timeLimit(.minutes(1))) func aStopCancelsARequestInFlightAfterTheGrace() throws {
+        let (fd, port) = try #require(loopbackSocket(listening: true))
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        try #require(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
+        let target = WebhookTarget(
+            name: "phone", url: "http://127.0.0.1:\(port)/hook", secret: Array("0123456789abcdef".utf8), timeout: 30)
+        let started = ContinuousClock.now
+        let sink = WebhookSink(target: target, stopRequested: { ContinuousClock.now > started + .milliseconds(300) })
+        let outcome = sink.deliver(sample)
+        let took = ContinuousClock.now - started
+        #expect(outcome == .interrupted("stopped by a signal to streakd after 2s more"), "\(outcome)")
+        #expect(took >= .seconds(2) && took < .seconds(5), "\(took)")
     }
 
     /// A refused connection is said in words, not as NIO's "connection reset (error set):
     /// Connection refused) (errno: 111)", which `deliveries list` and `status` show.
     @Test func aRefusedConnectionSaysSo() throws {
+        let (fd, port) = try #require(loopbackSocket(listening: false))
+        close(fd)
         let target = WebhookTarget(
-            name: "phone", url: "http://127.0.0.1:\(try closedPort())/hook", secret: Array("0123456789abcdef".utf8),
+            name: "phone", url: "http://127.0.0.1:\(port)/hook", secret: Array("0123456789abcdef".utf8),
             timeout: 5)
         #expect(
             WebhookSink(target: target).deliver(sample)

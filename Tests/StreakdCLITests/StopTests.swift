@@ -76,6 +76,32 @@ struct StopTests {
         #expect(after == Dictionary(uniqueKeysWithValues: ids.map { ("at_risk/\($0)/daily/2026-11-21", 1) }))
     }
 
+    /// A webhook that never answers does not hold a stopped tick for its time-out: its request
+    /// is cancelled after the grace, pending again with the attempt not counted (SPEC §5).
+    @Test func sigtermCancelsAWebhookThatNeverAnswers() throws {
+        let s = try Sandbox()
+        _ = try users(s, 1)
+        let (fd, port) = try #require(loopbackSocket(listening: true))
+        defer { close(fd) }
+        let config = try s.file(
+            "streakd.toml",
+            """
+            [[webhooks]]
+            name = "phone"
+            url = "http://127.0.0.1:\(port)/hook"
+            secret = "0123456789abcdef0123"
+            timeout_seconds = 60
+            kinds = ["at_risk"]
+            """)
+        s.now = "2026-11-21T19:00:00Z"
+        let (r, took) = stop(try s.spawn(["tick", "--config", config]), after: 1.5)
+        #expect(r.code == 75 && r.err.contains("stopped by a signal"), "\(r)")
+        #expect(took < 5, "exit \(took)s after SIGTERM")
+        let list = s.run(["deliveries", "list", "-o", "json"])
+        #expect(list.out.contains(#""state":"pending""#) && list.out.contains(#""attempts":0"#), "\(list)")
+        #expect(list.out.contains("stopped by a signal to streakd after 2s more"), "\(list)")
+    }
+
     @Test func sigtermEndsAHookPastTheGraceAndRefillExits75() throws {
         let s = try Sandbox()
         let ids = try users(s, 3)

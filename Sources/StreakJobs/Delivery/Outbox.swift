@@ -46,7 +46,7 @@ extension Context {
     /// The sinks of the configuration: the journal always (its entries carry the store's
     /// identity), the desktop for its users, the hooks.
     public func standardDelivery() throws -> Delivery {
-        // A stop (SIGTERM) ends a wait for the journal's pace, and a hook in flight after a grace.
+        // A stop (SIGTERM) ends a wait for the journal's pace, and a hook or webhook in flight after a grace.
         let stop: @Sendable () -> Bool = { [stop = self.stop] in stop.requested }
         let journal = JournalSink(
             pacer: JournalPacer(burst: config.journalBurst, interval: .seconds(config.journalInterval)),
@@ -54,7 +54,7 @@ extension Context {
         var sinks: [any Sink] = [journal]
         if !config.desktopUsers.isEmpty { sinks.append(DesktopSink(users: Set(config.desktopUsers))) }
         sinks += config.hooks.map { HookSink(command: $0, stopRequested: stop) }
-        sinks += config.webhooks.map { WebhookSink(target: $0) }
+        sinks += config.webhooks.map { WebhookSink(target: $0, stopRequested: stop) }
         return Delivery(
             sinks: sinks,
             recordDead: { n, sink, attempts, error in
