@@ -100,4 +100,23 @@ struct FreezeTests {
         #expect(qualifies.code == 65)
         #expect(qualifies.err == error("2026-11-21 qualifies already; it needs no freeze"))
     }
+
+    /// A rest or paused date is bridged (SPEC §14): a freeze used on it would be given back, so it
+    /// is refused as on a date that qualifies (it said "0 freezes left" and kept the freeze).
+    @Test func aRestOrPausedDateNeedsNoFreeze() throws {
+        let s = try Sandbox()
+        s.addUser()
+        try s.importLines(sevenDays)
+        #expect(s.run(["pause", "u1", "--from", "2026-11-23", "--until", "2026-11-24"]).code == 0)
+        let paused = s.run(["freeze", "use", "u1", "--date", "2026-11-24"])
+        #expect(paused.code == 65, "\(paused)")
+        #expect(
+            paused.err == error("--date: 2026-11-24 is paused (from 2026-11-23 through 2026-11-24); it needs no freeze")
+        )
+        let config = try s.file("rest.toml", "[streaks.daily]\nrest_days = [\"sat\", \"sun\"]\n")
+        let rest = s.run(["freeze", "use", "u1", "--date", "2026-11-22", "--config", config])
+        #expect(rest.code == 65 && rest.err == error("--date: 2026-11-22 is a rest day of daily; it needs no freeze"))
+        #expect(try s.statusObject()["freezes"] as? Int == 1, "the freeze is kept")
+        #expect(s.run(["freeze", "use", "u1", "--date", "2026-11-25"]).code == 0, "a plain date takes it")
+    }
 }

@@ -54,7 +54,8 @@ extension Context {
         let id = user.id
         let settings = config.settings(for: streak)
         try w.lockStreak(user: id, streak: streak)
-        let state = Engine.evaluate(try history(of: user, streak: streak, in: w), at: now)
+        let history = try history(of: user, streak: streak, in: w)
+        let state = Engine.evaluate(history, at: now)
         var day = state.today
         if let date {
             guard let d = LocalDate(date) else {
@@ -72,6 +73,14 @@ extension Context {
         guard state.mark(day) != .frozen else { throw StreakdError.data("\(named)\(day) is frozen already") }
         guard state.mark(day) != .qualifying else {
             throw StreakdError.data("\(named)\(day) qualifies already; it needs no freeze")
+        }
+        // A rest or paused date is bridged (SPEC §14): a freeze used on it would be given back.
+        if let pause = history.pauses.first(where: { $0.contains(day) }) {
+            throw StreakdError.data(
+                "\(named)\(day) is paused (from \(pause.from) through \(pause.until)); it needs no freeze")
+        }
+        guard !history.settings.restDays.contains(day) else {
+            throw StreakdError.data("\(named)\(day) is a rest day of \(streak); it needs no freeze")
         }
         guard state.current >= settings.freeze.minStreak else {
             throw StreakdError.data(
