@@ -12,7 +12,9 @@ struct ForgivenessCLITests {
         let s = try Sandbox()
         s.addUser()
         try s.file("config/streakd/streakd.toml", "[pause]\nmax_days = 10\ndays_per_year = 12\n")
-        func refused(_ args: [String], _ reason: String, code: Int32 = 65, sourceLocation: SourceLocation = #_sourceLocation) {
+        func refused(
+            _ args: [String], _ reason: String, code: Int32 = 65, sourceLocation: SourceLocation = #_sourceLocation
+        ) {
             let r = s.run(["pause", "u1"] + args, env: ann)
             #expect(r.code == code && r.out.isEmpty, "\(r)", sourceLocation: sourceLocation)
             #expect(r.err == error(reason), sourceLocation: sourceLocation)
@@ -26,7 +28,9 @@ struct ForgivenessCLITests {
         refused(
             ["--from", "2026-11-22", "--until", "2026-12-05"],
             "u1 (daily): 14 days is too long a pause; at most 10 days (pause.max_days)")
-        refused(["--from", "2026-11-31", "--until", "2026-12-05"], "--from: \"2026-11-31\" is not a date; use YYYY-MM-DD", code: 64)
+        refused(
+            ["--from", "2026-11-31", "--until", "2026-12-05"], "--from: \"2026-11-31\" is not a date; use YYYY-MM-DD",
+            code: 64)
         let ok = s.run(["pause", "u1", "--from", "2026-11-21", "--until", "2026-11-27", "-o", "json"], env: ann)
         #expect(ok.code == 0, "\(ok)")
         let record = try jsonObject(ok.out)
@@ -40,11 +44,17 @@ struct ForgivenessCLITests {
             "u1 (daily): 13 days paused within 365 consecutive dates would be over the allowance of 12 days "
                 + "(pause.days_per_year)")
         // Another streak is not affected; --all is all or nothing.
-        #expect(s.run(["pause", "u1", "--streak", "workout", "--from", "2026-12-20", "--until", "2026-12-25"]).code == 0)
+        #expect(
+            s.run(["pause", "u1", "--streak", "workout", "--from", "2026-12-20", "--until", "2026-12-25"]).code == 0)
         refused(
             ["--all", "--from", "2026-12-24", "--until", "2026-12-26"],
             "u1 (workout): it overlaps the pause from 2026-12-20 through 2026-12-25")
         #expect(try s.statusObject()["paused_until"] as? String == "2026-11-27")
+        // Back to back, two pauses are one absence: paused_until is the last paused date.
+        #expect(s.run(["pause", "u1", "--from", "2026-11-28", "--until", "2026-11-29"]).code == 0)
+        #expect(try s.statusObject()["paused_until"] as? String == "2026-11-29")
+        let short = s.run(["status", "u1"]).out
+        #expect(short.contains("paused           through 2026-11-29"), "\(short)")
     }
 
     @Test func aPauseShowsInStatusAndCalendarAndResumeEndsIt() throws {
@@ -99,7 +109,9 @@ struct ForgivenessCLITests {
         refused("u1 (daily): nothing broken: the streak has no break to repair")
         // A second break within 720 hours: none left.
         s.now = "2026-11-22T12:00:00Z"
-        refused("u1 (daily): none left: 1 repair within 720 hours (repair.per_30_days = 1); the next from 2026-12-21T20:00:00Z")
+        refused(
+            "u1 (daily): none left: 1 repair within 720 hours (repair.per_30_days = 1); the next from 2026-12-21T20:00:00Z"
+        )
         // The check-in for the broken date, stored later, gives the repair back.
         try s.importLines([checkinLine("2026-11-20T18:00:00+01:00", id: "late")], name: "late.jsonl")
         #expect(try s.statusObject()["repairs_left"] as? Int == 1)
@@ -114,7 +126,9 @@ struct ForgivenessCLITests {
         s.addUser("u1", tz: "UTC")
         s.now = "2026-11-20T12:00:00Z"
         for day in 16...20 {
-            let r = s.run(["checkin", "u1", "--streak", "weekend", "--at", "2026-11-\(day)T10:00:00Z", "--config", config])
+            let r = s.run([
+                "checkin", "u1", "--streak", "weekend", "--at", "2026-11-\(day)T10:00:00Z", "--config", config,
+            ])
             #expect(r.code == 0, "\(r)")
         }
         #expect(s.run(["tick", "--config", config]).code == 0)
@@ -122,7 +136,9 @@ struct ForgivenessCLITests {
         let preview = s.run(["preview", "--until", "72h", "--config", config])
         let lines = preview.out.split(separator: "\n").filter { $0.contains("u1/weekend") }
         #expect(preview.code == 0 && lines.count == 2, "\(preview)")
-        #expect(lines.first?.hasPrefix("2026-11-23T20:00:00Z at_risk u1/weekend 2026-11-23: Your 5-day") == true, "\(lines)")
+        #expect(
+            lines.first?.hasPrefix("2026-11-23T20:00:00Z at_risk u1/weekend 2026-11-23: Your 5-day") == true, "\(lines)"
+        )
         #expect(lines.last?.hasPrefix("2026-11-24T00:00:00Z freeze_used u1/weekend 2026-11-23") == true, "\(lines)")
     }
 
@@ -140,8 +156,12 @@ struct ForgivenessCLITests {
             let preview = s.run(["preview", "--until", "96h"])
             let lines = preview.out.split(separator: "\n").filter { $0.contains("u1/daily") }
             #expect(preview.code == 0 && lines.count == 2, "\(state): \(preview)")
-            #expect(lines.first?.hasPrefix("2026-11-23T20:00:00Z at_risk u1/daily 2026-11-23: Your 5-day") == true, "\(state): \(lines)")
-            #expect(lines.last?.hasPrefix("2026-11-24T00:00:00Z freeze_used u1/daily 2026-11-23") == true, "\(state): \(lines)")
+            #expect(
+                lines.first?.hasPrefix("2026-11-23T20:00:00Z at_risk u1/daily 2026-11-23: Your 5-day") == true,
+                "\(state): \(lines)")
+            #expect(
+                lines.last?.hasPrefix("2026-11-24T00:00:00Z freeze_used u1/daily 2026-11-23") == true,
+                "\(state): \(lines)")
         }
     }
 
@@ -151,8 +171,11 @@ struct ForgivenessCLITests {
         let r = s.run(["config", "check", "--config", path])
         #expect(r.code == 78)
         #expect(r.err.contains("c.toml:3: streaks.workout.rest_days: \"Sonntag\" is not a weekday"), "\(r.err)")
-        let good = try s.file("d.toml", "[streaks.workout]\nrest_days = [\"SAT\", \"sunday\"]\n[pause]\nmax_days = 14\n")
+        let good = try s.file(
+            "d.toml", "[streaks.workout]\nrest_days = [\"SAT\", \"sunday\"]\n[pause]\nmax_days = 14\n")
         let ok = s.run(["config", "check", "--config", good])
-        #expect(ok.code == 0 && ok.out.contains("rest_days = [\"sat\", \"sun\"]") && ok.out.contains("max_days = 14"), "\(ok)")
+        #expect(
+            ok.code == 0 && ok.out.contains("rest_days = [\"sat\", \"sun\"]") && ok.out.contains("max_days = 14"),
+            "\(ok)")
     }
 }

@@ -41,8 +41,10 @@ extension Context {
             ? Planner.next(
                 history: history, remindAt: user.remindAt, policy: ReminderPolicy(days: config.reminderDays), now: now,
                 stateNow: state) : nil
-        // SPEC §14: the pause in force today, else the next one ahead; the repairs left.
-        let pause = history.pauses.first { $0.until >= state.today }
+        // SPEC §14: the pause in force today, else the next one ahead, through the last paused
+        // date (pauses back to back are one absence); the repairs left.
+        var pause = history.pauses.first { $0.until >= state.today }
+        for next in history.pauses where pause != nil && next.from == pause!.until + 1 { pause!.until = next.until }
         let repairsLeft = RepairRules.left(history, state: state, now: now, per30Days: config.repair.per30Days)
         let reminderJSON: JSON =
             next.map { r in
@@ -99,7 +101,8 @@ extension Context {
         var forgiveness: [String] = []
         if let p = pause {
             forgiveness.append(
-                "  paused           " + (p.from <= state.today ? "through \(p.until)" : "from \(p.from) through \(p.until)"))
+                "  paused           "
+                    + (p.from <= state.today ? "through \(p.until)" : "from \(p.from) through \(p.until)"))
         }
         if repairsLeft < config.repair.per30Days {
             forgiveness.append("  repairs left     \(repairsLeft) of \(config.repair.per30Days) per 30 days")
