@@ -117,6 +117,21 @@ struct ForgivenessCLITests {
         #expect(try s.statusObject()["repairs_left"] as? Int == 1)
     }
 
+    /// A repair names the dates it made repaired, not those after the break that qualified (it
+    /// said "2026-11-22 through 2026-11-23 mended" when 11-23 had a check-in).
+    @Test func aRepairNamesOnlyTheDatesItMended() throws {
+        let s = try Sandbox()
+        s.addUser()
+        try s.importLines(sevenDays)  // through 11-20; the freeze takes 11-21, 11-22 breaks
+        s.now = "2026-11-23T18:00:00Z"
+        #expect(s.run(["checkin", "u1", "--at", "2026-11-23T12:00:00+01:00"]).code == 0)
+        s.now = "2026-11-24T18:00:00Z"
+        let r = s.run(["repair", "u1"])
+        #expect(
+            r.code == 0 && r.out == "repaired u1's daily streak: 2026-11-22 mended, back at 8 days; 0 repairs left\n",
+            "\(r)")
+    }
+
     /// Rest days in preview as the engine (status) has them: no `at_risk` on a rest date and the
     /// streak alive over the weekend. Preview walks such a history without the engine; it once
     /// left the rest days out and listed a reminder, a freeze and a break on Saturday and Sunday.

@@ -11,6 +11,8 @@ public struct RepairRecord: Equatable, Sendable {
     public var repairsLeft: Int
     public var at: Instant
     public var author: String
+    /// The dates of `date` through `through` the repair made repaired: those that do not qualify.
+    public var mended: [LocalDate] = []
 
     public var json: JSON {
         .object([
@@ -103,18 +105,33 @@ extension Context {
         history.freezeEvents.append(event)
         let after = Engine.evaluate(history, at: now)
         let length = after.settlements.last { $0.kind == .streakRepaired && $0.date == span.from }?.length ?? 0
+        var mended: [LocalDate] = []
+        var d = span.from
+        while d <= span.until {
+            if after.mark(d) == .repaired { mended.append(d) }
+            d = d + 1
+        }
         return .success(
             RepairRecord(
                 user: id, streak: streak, date: span.from, through: span.until, length: length,
                 repairsLeft: RepairRules.left(history, state: after, now: now, per30Days: rules.per30Days), at: now,
-                author: author))
+                author: author, mended: mended))
+    }
+
+    /// Dates in words: one, a span of consecutive ones (`A through B`), or a list (`A, B and C`).
+    static func dates(_ dates: [LocalDate]) -> String {
+        guard let first = dates.first, let last = dates.last, dates.count > 1 else {
+            return dates.first?.description ?? ""
+        }
+        if last - first == dates.count - 1 { return "\(first) through \(last)" }
+        return dates.dropLast().map(\.description).joined(separator: ", ") + " and \(last)"
     }
 
     public func report(_ r: RepairRecord) {
         printer.record(
             r.json,
             short:
-                "repaired \(r.user)'s \(r.streak) streak: \(r.date)\(r.through > r.date ? " through \(r.through)" : "") "
+                "repaired \(r.user)'s \(r.streak) streak: \(Self.dates(r.mended.isEmpty ? [r.date] : r.mended)) "
                 + "mended, back at \(days(r.length)); \(r.repairsLeft) repair\(r.repairsLeft == 1 ? "" : "s") left")
     }
 }
