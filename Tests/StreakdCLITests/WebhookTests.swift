@@ -146,6 +146,17 @@ struct WebhookTests {
         r = s.run(["deliveries", "retry", "--sink", "webhook:phone", "--config", config])
         #expect(r.code == 0 && r.out == "2 dead deliveries are pending again; the next tick sends them\n", "\(r)")
         #expect(s.run(["deliveries", "list", "--state", "dead", "--config", config]).out.isEmpty)
+        let put = s.run(["deliveries", "list", "--config", config]).out
+        #expect(put.contains("put back, not tried since, last 2026-11-21T19:00:00Z: HTTP 410 Gone"), "\(put)")
+        // A sink the configuration does not have is named, as an unknown user is, not "0 … again".
+        r = s.run(["deliveries", "retry", "--sink", "webhook:phon", "--config", config])
+        #expect(
+            r.code == 65
+                && r.err
+                    == error(
+                        #"--sink: the configuration (\#(config)) has no "webhook:phon"; use one of journal, desktop, webhook:phone"#
+                    ),
+            "\(r)")
         r = s.run(["tick", "--config", config])
         #expect(r.code == 0, "\(r)")
         r = s.run(["deliveries", "retry", "--config", config, "-o", "json"])

@@ -1,5 +1,6 @@
 import Foundation
 import StreakCore
+import StreakDelivery
 import StreakStore
 
 /// `streakd deliveries list|retry` (SPEC §12): the deliveries waiting or given up, and putting
@@ -25,7 +26,9 @@ extension Context {
                 printer.out(Self.deliveryJSON(d).text)
                 continue
             }
-            let tried = d.attempts == 0 ? "not tried yet" : "\(d.attempts) attempt\(d.attempts == 1 ? "" : "s")"
+            // Put back by `retry`: its attempts start again, its last one is still told.
+            let fresh = d.lastAttempt == nil ? "not tried yet" : "put back, not tried since"
+            let tried = d.attempts == 0 ? fresh : "\(d.attempts) attempt\(d.attempts == 1 ? "" : "s")"
             let last = d.lastAttempt.map { ", last \($0)" } ?? ""
             printer.out(
                 "\(d.state.rawValue) \(d.sink) \(d.notification.key), \(tried)\(last)"
@@ -42,6 +45,14 @@ extension Context {
         }
         if let user, let problem = Validate.userID(user) {
             throw StreakdError.usage("--user: \(quoted(user)) is not a user id; use \(problem)")
+        }
+        let configured =
+            ["journal", "desktop"] + config.hooks.map { "hook:" + $0.name }
+            + config.webhooks.map { "webhook:" + $0.name }
+        if let sink, !configured.contains(sink) {
+            throw StreakdError.data(
+                "--sink: the configuration (\(config.source ?? "none")) has no \(quoted(sink)); "
+                    + "use one of \(configured.joined(separator: ", "))")
         }
         var filter = DeadFilter(sink: sink, user: user)
         if let kind {
