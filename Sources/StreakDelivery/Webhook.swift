@@ -74,7 +74,11 @@ public struct WebhookTarget: Equatable, Sendable {
 
     /// The secret in `file`: its text without the trailing newline, as `secretBytes` reads it.
     public static func secret(inFile file: String) throws -> [UInt8] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        guard let data = FileManager.default.contents(atPath: file) else {
+            // Why, in the system's words (Foundation's error would show its domain and user info).
+            let reason = access(file, R_OK) == 0 ? "it cannot be read" : String(cString: strerror(errno)).lowercased()
+            throw WebhookSetupError(message: "\(file): \(reason)")
+        }
         guard data.count <= 4096, var text = String(data: data, encoding: .utf8) else {
             throw WebhookSetupError(message: "\(file) does not hold a secret (UTF-8 text of at most 4096 bytes)")
         }

@@ -30,7 +30,13 @@ public final class WebhookSink: Sink {
         inFlight = InFlightRequests(stopRequested: stopRequested)
         var target = target
         do {
-            if let file = target.secretFile { target.secret = try WebhookTarget.secret(inFile: file) }
+            if let file = target.secretFile {
+                do {
+                    target.secret = try WebhookTarget.secret(inFile: file)
+                } catch {
+                    throw WebhookSetupError(message: "secret_file \(error)")
+                }
+            }
             client = try WebhookClients.client(caFile: target.caFile, concurrency: target.concurrency)
             clientError = nil
         } catch {

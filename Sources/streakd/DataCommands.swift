@@ -152,8 +152,16 @@ struct ConfigCommand: ParsableCommand {
             abstract: "Validate the configuration and print the effective one.")
         @OptionGroup var global: GlobalOptions
         func run() throws {
-            try global.runWithoutStore { context in
-                try context.checkConfig(knownUsers: try global.storeUsers(for: context.config))
+            do {
+                try global.runWithoutStore { context in
+                    try context.checkConfig(knownUsers: try global.storeUsers(for: context.config))
+                }
+            } catch let error as StreakdError where error.status == .config {
+                // The file does not load: read it again as the check does, so that its programs,
+                // files and desktop users are named beside the problems that stopped the loading.
+                let path = global.config ?? Paths(environment: ProcessInfo.processInfo.environment).defaultConfig
+                try ConfigLoader.check(path: path, knownUsers: try? global.storeUsers(for: nil))
+                throw error
             }
         }
     }

@@ -271,17 +271,20 @@ struct CommonOptions<Format: OutputFormats>: ParsableArguments {
 
 extension CommonOptions {
     /// `config check`: the users of the store, when the configuration names desktop users (which
-    /// must be among them); nil, with a warning, when the store does not exist yet. Opened to read
-    /// only: nothing is created.
-    func storeUsers(for config: Config) throws -> Set<String>? {
-        guard !config.desktopUsers.isEmpty else { return nil }
+    /// must be among them), or when it is nil (a file that did not load); nil, with a warning
+    /// (for a configuration that loaded), when the store does not exist yet. Opened to read only:
+    /// nothing is created.
+    func storeUsers(for config: Config?) throws -> Set<String>? {
+        if let config, config.desktopUsers.isEmpty { return nil }
         let name = namedStore(ProcessInfo.processInfo.environment)
         do {
             let store = try openStore(name, .read, anyVersion: true, logger: logger())
             return Set(try store.read { try $0.users().map(\.id) })
         } catch let error as StoreError where error.kind == .missing {
-            Printer.standard(format: .short).warn(
-                "[desktop] users are not checked against a store: \(error.description)")
+            if config != nil {
+                Printer.standard(format: .short).warn(
+                    "[desktop] users are not checked against a store: \(error.description)")
+            }
             return nil
         }
     }

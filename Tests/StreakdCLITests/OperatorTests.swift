@@ -142,12 +142,14 @@ import Testing
         #expect(
             r.err == """
                 streakd: error: \(path):2: reminders.days: must be a list of whole numbers from 1 to 100000, such as [5, 7, 14]
+                \(path):5: hooks[1].command: "/usr/local/bin/no-such-notifier" cannot be run: No such file or directory; give the path of an executable file
+                \(path):8: hooks[2].command: "/tmp" cannot be run: Is a directory; give the path of an executable file
                 \(path):13: messages.zh-Hans.at_risk: a '{' needs a placeholder name; use {length}, {freezes}, {done}, {goal}, {streak}, {date} (at character 14)
-                2 problems in \(path)
+                4 problems in \(path)
 
                 """)
-        // With the file otherwise right, the hooks' programs are checked too (config check only: a
-        // tick retries a hook whose program is missing).
+        // With the file otherwise right, the hooks' programs alone (config check only: a tick
+        // retries a hook whose program is missing).
         let hooks = try s.file(
             "h.toml",
             """
@@ -173,5 +175,37 @@ import Testing
                 """)
         s.addUser("u1")
         #expect(s.run(["tick", "--config", hooks, "--dry-run"]).code == 0)
+
+        // A file that does not load (a value out of range, initial over max) still has its
+        // programs, files and desktop users named, with every other problem, in one run.
+        let broken = try s.file(
+            "b.toml",
+            """
+            [desktop]
+            users = ["ghost"]
+            [[hooks]]
+            name = "chat"
+            command = ["/usr/local/bin/no-such-notifier"]
+            [[webhooks]]
+            name = "w"
+            url = "http://127.0.0.1:9/x"
+            secret_file = "\(s.dir.path)/no-such.secret"
+            [freeze]
+            initial = 5
+            min_streak = 0
+
+            """)
+        let b = s.run(["config", "check", "--config", broken])
+        #expect(b.code == 78)
+        #expect(
+            b.err == """
+                streakd: error: \(broken):2: desktop.users: "ghost" is not a user of the store; add it (streakd user add ID --tz ZONE) or take it out of the list
+                \(broken):5: hooks[1].command: "/usr/local/bin/no-such-notifier" cannot be run: No such file or directory; give the path of an executable file
+                \(broken):9: webhooks[1].secret_file: cannot be used: \(s.dir.path)/no-such.secret: no such file or directory; it must hold a secret of at least 16 bytes: a whsec_ secret (Standard Webhooks: whsec_ and base64) or any text
+                \(broken):11: freeze.initial: 5 is more than max (1); use a number from 0 to 1
+                \(broken):12: freeze.min_streak: 0 is out of range; use a whole number from 1 to 10000
+                5 problems in \(broken)
+
+                """)
     }
 }

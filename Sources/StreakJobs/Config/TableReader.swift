@@ -194,8 +194,9 @@ struct TableReader {
         var f = base
         f.max = try int(t, "max", in: section, range: 0...100) ?? f.max
         f.initial = try int(t, "initial", in: section, range: 0...100) ?? min(f.initial, f.max)
-        guard f.initial <= f.max else {
-            throw error(section, "initial", "\(f.initial) is more than max (\(f.max)); use a number from 0 to \(f.max)")
+        if f.initial > f.max {
+            note(error(section, "initial", "\(f.initial) is more than max (\(f.max)); use a number from 0 to \(f.max)"))
+            f.initial = f.max  // noted; the other keys are read on
         }
         f.minStreak = try int(t, "min_streak", in: section, range: 1...10_000) ?? f.minStreak
         f.autoUse = try bool(t, "auto_use", in: section) ?? f.autoUse
