@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import StreakCore
 import Synchronization
@@ -156,12 +157,38 @@ public final class WebhookSink: Sink {
             }
             if e == .bodyLengthMismatch { return "the server's answer was cut short" }
         }
-        if error is NIOSSLError || error is BoringSSLError { return "TLS: \(error)" }
+        if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError { return tls(error) }
         if let io = error as? IOError { return socket(io.errnoCode) }
+        if let e = error as? NIOConnectionError {
+            if let dns = e.dnsAError ?? e.dnsAAAAError {
+                let why = (dns as? SocketAddressError.UnknownHost)?.errorDescription.lowercased() ?? "\(dns)"
+                return "DNS: the host \(e.host) is not known (\(why))"
+            }
+            if let first = e.connectionErrors.first { return reason(first.error, timeout: timeout) }
+        }
         if String(describing: error).contains("ResponseTooBig") {
             return "the server's answer is longer than \(answerBytesAtMost) bytes"
         }
         return "\(error)"
+    }
+
+    /// A TLS failure in words: BoringSSL's reason without its code and source path, and what to
+    /// do for the two an operator meets (an http server behind an https URL, an authority the
+    /// system does not trust).
+    static func tls(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("failedToValidateHostname") {
+            return "TLS: the server's certificate is not for the URL's host name"
+        }
+        guard let r = text.range(of: "OPENSSL_internal:") else { return "TLS: \(text)" }
+        let code = text[r.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        switch code {
+        case "WRONG_VERSION_NUMBER":
+            return "TLS: the server does not speak TLS at that address and port (an http server behind an https URL?)"
+        case "CERTIFICATE_VERIFY_FAILED":
+            return "TLS: the server's certificate is not trusted; give the authority that signed it as ca_file"
+        default: return "TLS: " + code.lowercased().replacingOccurrences(of: "_", with: " ")
+        }
     }
 }
 

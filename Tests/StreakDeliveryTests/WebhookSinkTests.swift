@@ -29,6 +29,30 @@ import Testing
         #expect(took >= .seconds(2) && took < .seconds(5), "\(took)")
     }
 
+    /// An https URL at a server that answers plain http: said in words, without BoringSSL's codes
+    /// and the path of its source file.
+    @Test(.timeLimit(.minutes(1))) func anHTTPServerBehindAnHTTPSURLSaysSo() throws {
+        let (fd, port) = try #require(loopbackSocket(listening: true))
+        defer { close(fd) }
+        let server = Thread {
+            let c = accept(fd, nil, nil)
+            guard c >= 0 else { return }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = read(c, &buffer, buffer.count)
+            let answer = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+            _ = write(c, answer, answer.count)
+            close(c)
+        }
+        server.start()
+        let target = WebhookTarget(
+            name: "phone", url: "https://127.0.0.1:\(port)/hook", secret: Array("0123456789abcdef".utf8), timeout: 5)
+        #expect(
+            WebhookSink(target: target).deliver(sample)
+                == .failed(
+                    "TLS: the server does not speak TLS at that address and port (an http server behind an https URL?)")
+        )
+    }
+
     /// A refused connection is said in words, not as NIO's "connection reset (error set):
     /// Connection refused) (errno: 111)", which `deliveries list` and `status` show.
     @Test func aRefusedConnectionSaysSo() throws {
