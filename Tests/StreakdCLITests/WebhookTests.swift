@@ -137,7 +137,10 @@ struct WebhookTests {
         let config = try s.webhookConfig(signed(receiver))
         try receiver.plan(#"{"status": 410}"#)
         s.now = "2026-11-21T19:00:00Z"
-        _ = s.run(["tick", "--config", config])
+        let dead = s.run(["tick", "--config", config])
+        #expect(
+            dead.err.contains("webhook:phone gave up on at_risk/") && dead.err.contains(" after 1 attempt: "), "\(dead)"
+        )
         var r = s.run(["deliveries", "list", "--state", "dead", "--config", config])
         #expect(r.code == 0 && r.out.split(separator: "\n").count == 2, "\(r)")
         #expect(r.out.contains("dead webhook:phone at_risk/") && r.out.contains("HTTP 410 Gone"), "\(r.out)")

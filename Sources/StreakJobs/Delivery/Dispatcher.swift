@@ -289,7 +289,8 @@ final class Dispatcher: Sendable {
             case .tellDead(let o):
                 let error = o.error ?? ""
                 context.printer.warn(
-                    "\(name) gave up on \(o.job.notification.key) after \(o.attempts) attempts: \(oneLine(error))")
+                    "\(name) gave up on \(o.job.notification.key) after \(o.attempts) attempt\(o.attempts == 1 ? "" : "s"): "
+                        + oneLine(error))
                 delivery.recordDead(o.job.notification, name, o.attempts, error)
             case .tellFailed(let o):
                 // Each failure with its reason (a missing journal socket, what a hook said last).
