@@ -113,7 +113,7 @@ struct Calendar: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The user's id.", completion: Completions.users) var id: String
     @Option(help: "The streak.", completion: Completions.streaks) var streak = "daily"
-    @Option(help: "How many weeks.") var weeks = 4
+    @Option(parsing: .unconditional, help: "How many weeks.") var weeks = 4
 
     func run() throws { try global.run(.read) { try $0.calendar(user: id, streak: streak, weeks: weeks) } }
 }

@@ -30,6 +30,7 @@ struct Preview: ParsableCommand {
         abstract: "Show every notification due after now and by --until, assuming no new check-ins.")
     @OptionGroup var global: GlobalOptions
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "A duration after now (90m, 24h, 2d, 1w) or an RFC 3339 instant.", valueName: "duration|rfc3339"))
     var until: String?

@@ -165,6 +165,18 @@ import Testing
         #expect(failures.list.isEmpty, "\(failures.list.joined(separator: "\n"))")
     }
 
+    /// A value with a leading "-" is the option's value, judged by its rule, not "Missing value"
+    /// (the parser took `-1` for an option): as `--weeks 0` is told its range.
+    @Test func aNegativeValueIsJudgedNotMissing() throws {
+        let s = try Sandbox()
+        s.addUser("u1")
+        let weeks = s.run(["calendar", "u1", "--weeks", "-1"])
+        #expect(weeks.code == 64 && weeks.err == error("--weeks: -1 is out of range; use 1 to 520"), "\(weeks)")
+        let until = s.run(["preview", "--until", "-5h"])
+        #expect(
+            until.code == 64 && until.err.hasPrefix(error(#"--until: "-5h" is not a duration"#).dropLast()), "\(until)")
+    }
+
     final class Failures: @unchecked Sendable {
         private let lock = NSLock()
         private var items: [String] = []
