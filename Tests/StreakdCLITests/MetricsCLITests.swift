@@ -140,6 +140,15 @@ struct MetricsCLITests {
         #expect(r.code == 78, "\(r)")
         #expect(r.err.contains("textfile"), "\(r)")
         #expect(r.err.contains("is not an absolute file path"), "\(r)")
+        // A folder, with its slash or without (one that exists), is told to name the file in it.
+        for folder in ["/var/lib/prometheus/node-exporter/", s.dir.path] {
+            let named = try s.file("folder.toml", "[metrics]\ntextfile = \"\(folder)\"\n")
+            let f = s.runBare(["config", "check", "--config", named])
+            let file = (folder.hasSuffix("/") ? String(folder.dropLast()) : folder) + "/streakd.prom"
+            #expect(
+                f.code == 78 && f.err.contains(#""\#(folder)" is a folder; name the file in it, such as "\#(file)""#),
+                "\(f)")
+        }
         let good = try s.file("good.toml", "[metrics]\ntextfile = \"/var/lib/prometheus/node-exporter/streakd.prom\"\n")
         let ok = s.runBare(["config", "check", "--config", good])
         #expect(

@@ -159,7 +159,18 @@ public enum ConfigLoader {
             guard let t = try reader.table(table, "metrics", in: "") else { return }
             try reader.keys(t, in: "metrics", allowed: ["textfile"])
             if let path = try reader.string(t, "textfile", in: "metrics") {
-                guard path.hasPrefix("/"), path.count > 1, !path.hasSuffix("/"), !path.utf8.contains(0) else {
+                var isFolder: ObjCBool = false
+                if path.hasPrefix("/"), path.count > 1,
+                    path.hasSuffix("/")
+                        || (FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+                            && isFolder.boolValue)
+                {
+                    let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
+                    throw reader.error(
+                        "metrics", "textfile",
+                        "\(quoted(path)) is a folder; name the file in it, such as \"\(folder)/streakd.prom\"")
+                }
+                guard path.hasPrefix("/"), path.count > 1, !path.utf8.contains(0) else {
                     throw reader.error(
                         "metrics", "textfile",
                         "\(quoted(path)) is not an absolute file path; use one such as "
