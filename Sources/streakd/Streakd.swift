@@ -41,6 +41,12 @@ struct Streakd: ParsableCommand {
         if let unknown = Suggestions.unknownCommand(args) { fail(unknown, ExitStatus.usage.rawValue) }
         do {
             var command = try parseAsRoot(args)
+            if !type(of: command).configuration.subcommands.isEmpty {
+                // A command group without its subcommand (`streakd store`): the command line is
+                // incomplete, a usage error; its help, on standard error, lists what it takes.
+                FileHandle.standardError.write(Data((helpMessage(for: type(of: command)) + "\n").utf8))
+                Foundation.exit(ExitStatus.usage.rawValue)
+            }
             try command.run()
         } catch let error as StreakdError {
             fail(error.message, error.status.rawValue)

@@ -304,6 +304,13 @@ struct ConfigAndUsageTests {
         #expect(option.err.hasPrefix("Error: Unknown option '--bogus'"), "\(option)")
         let format = s.run(["user", "list", "-o", "xml"])
         #expect(format.code == 64)
+        // A command group without its subcommand is incomplete: 64, its help on stderr (it was 0,
+        // so `streakd store` in a cron job "succeeded" without checking anything).
+        for group in [[], ["store"], ["deliveries"], ["config"], ["token"], ["user"], ["freeze"]] {
+            let r = s.runBare(group)
+            #expect(r.code == 64 && r.out.isEmpty && r.err.hasPrefix("OVERVIEW: "), "\(group): \(r)")
+        }
+        #expect(s.runBare(["store", "--help"]).code == 0)
     }
 
     @Test func defaultStoreFollowsXDGStateHome() throws {
