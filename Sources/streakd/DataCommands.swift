@@ -160,7 +160,9 @@ struct ConfigCommand: ParsableCommand {
                 // The file does not load: read it again as the check does, so that its programs,
                 // files and desktop users are named beside the problems that stopped the loading.
                 let path = global.config ?? Paths(environment: ProcessInfo.processInfo.environment).defaultConfig
-                try ConfigLoader.check(path: path, knownUsers: try? global.storeUsers(for: nil))
+                // The store is opened only for a file that may name desktop users.
+                let desktop = (try? String(contentsOfFile: path, encoding: .utf8))?.contains("desktop") ?? false
+                try ConfigLoader.check(path: path, knownUsers: desktop ? try? global.storeUsers(for: nil) : nil)
                 throw error
             }
         }
