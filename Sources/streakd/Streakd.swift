@@ -13,8 +13,9 @@ struct Streakd: ParsableCommand {
         abstract: "Daily habit streaks across time zones, with reminders before a streak breaks.",
         discussion: """
             Every command takes --store (or STREAKD_STORE), --config, --now (or STREAKD_NOW) and -o. \
-            Exit codes: 0 success, 64 usage, 65 bad input data, 66 input file or store missing, 69 service \
-            unavailable, 74 store damaged, 75 temporary failure, 78 bad configuration; see streakd(1).
+            Exit codes: 0 success, 1 unhealthy (status --check), 64 usage, 65 bad input data, 66 input file or \
+            store missing, 69 service unavailable, 74 store damaged, 75 temporary failure, 77 permission denied \
+            (a database role), 78 bad configuration; see streakd(1).
             """,
         version: Streakd.versionText,
         subcommands: [

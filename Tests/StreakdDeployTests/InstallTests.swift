@@ -318,6 +318,8 @@ struct InstallTests {
             "interval_seconds", "name", "command", "timeout_seconds", "kinds", "goal", "leeway_hours", "per_day",
             "thresholds", "id", "title", "description", "category", "requirement", "value", "streak", "meta", "xp",
             "default_language", "trust_socket", "idle_timeout_seconds", "request_timeout_seconds", "max_connections",
+            "lease_seconds", "max_days", "days_per_year", "window_hours", "per_30_days", "textfile", "url", "format",
+            "secret_file", "rest_days",
         ] {
             #expect(example.contains("\(key) = "), "deploy/streakd.toml.example does not show \(key)")
         }
