@@ -54,7 +54,14 @@ struct Streakd: ParsableCommand {
         } catch let error as StoreError {
             fail(error.description, error.kind.exitStatus.rawValue)
         } catch {
-            exit(withError: error)
+            let code = exitCode(for: error)
+            guard code != .success else { exit(withError: error) }  // --help, --version: stdout, 0
+            // The parser's errors ("Error: Missing value ...") in streakd's form: one prefix for
+            // every error a person or a script reads.
+            var message = fullMessage(for: error)
+            if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
+            guard !message.isEmpty else { Foundation.exit(code.rawValue) }
+            fail(message, code.rawValue)
         }
     }
 

@@ -301,7 +301,7 @@ struct ConfigAndUsageTests {
         #expect(sub.code == 64)
         let option = s.run(["status", "u1", "--bogus"])
         #expect(option.code == 64)
-        #expect(option.err.hasPrefix("Error: Unknown option '--bogus'"), "\(option)")
+        #expect(option.err.hasPrefix("streakd: error: Unknown option '--bogus'"), "\(option)")
         let format = s.run(["user", "list", "-o", "xml"])
         #expect(format.code == 64)
         // A command group without its subcommand is incomplete: 64, its help on stderr (it was 0,

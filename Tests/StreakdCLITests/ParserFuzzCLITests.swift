@@ -41,7 +41,7 @@ struct ParserFuzzCLITests {
     static func expectOption(_ r: RunResult, _ option: String, codes: [Int32], _ what: String) {
         #expect(codes.contains(r.code), "\(what): \(r)")
         guard r.code != 0 else { return }
-        #expect(r.err.hasPrefix("streakd: error: \(option): ") || r.err.hasPrefix("Error: "), "\(what): \(r.err)")
+        #expect(r.err.hasPrefix("streakd: error: "), "\(what): \(r.err)")
     }
 
     static func argument(_ bytes: [UInt8]) -> String { String(decoding: bytes.filter { $0 != 0 }, as: UTF8.self) }
