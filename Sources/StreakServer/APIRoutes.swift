@@ -55,7 +55,8 @@ extension APIServer {
         let router = Router(options: .autoGenerateHeadEndpoints)
         router.middlewares.add(ProblemMiddleware(logger: logger))
         router.get("/v1/health") { request, _ in
-            try await answer(request, needs: nil) { c in c.apiHealth() }
+            let damage = damage.value
+            return try await answer(request, needs: nil) { c in c.apiHealth(damage: damage) }
         }
         router.get("/openapi.json") { request, _ in
             try await answer(request, needs: nil) { _ in

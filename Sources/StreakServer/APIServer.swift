@@ -6,6 +6,7 @@ import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
 import StreakJobs
+import Synchronization
 import UnixSignals
 
 #if canImport(Glibc)
@@ -41,6 +42,8 @@ public struct APIServer: Sendable {
     let requests = RequestCounts()
     /// The tokens, kept between requests (each request still checks its own in the store).
     let tokens = APITokens()
+    /// The store's damage a request met, for health (`APIAnswer.damage`): kept until serve stops.
+    let damage = SeenDamage()
 
     public init(
         sockets: [ListenSocket], settings: APISettings, logger: Logger, writes: WriteGroups,
@@ -115,6 +118,7 @@ public struct APIServer: Sendable {
         case .write(let step): answer = try await pool.runIfActive { writes.alone(step).made }
         case .checkin(let work): answer = await writes.checkin(work).made
         }
+        if let found = answer.damage { damage.note(found) }
         log(request, status: answer.status, since: started, client: client)
         return Self.response(answer)
     }
@@ -223,4 +227,12 @@ struct ListenError: Error, CustomStringConvertible {
         default: String(cString: strerror(errno)).lowercased()
         }
     }
+}
+
+/// The store's damage a request met (`APIAnswer.damage`), kept for health until serve stops:
+/// damage does not heal; a restored store is served by a restarted serve.
+final class SeenDamage: Sendable {
+    private let seen = Mutex<String?>(nil)
+    func note(_ damage: String) { seen.withLock { $0 = damage } }
+    var value: String? { seen.withLock { $0 } }
 }

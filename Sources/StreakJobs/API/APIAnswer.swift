@@ -11,6 +11,9 @@ public struct APIAnswer: Error, Sendable {
     public var body: String
     /// The answer to send instead, made when the server calls it (`later`).
     public var then: (@Sendable () -> APIAnswer)?
+    /// The store's damage this answer met (a 503), for the server to keep: health then answers
+    /// 503 too, though the few rows it reads may still read (`apiHealth(damage:)`).
+    public var damage: String?
 
     public init(status: Int, contentType: String, headers: [(name: String, value: String)] = [], body: String) {
         self.status = status
@@ -96,6 +99,12 @@ public struct APIAnswer: Error, Sendable {
         switch error.kind {
         case .busy, .outdated:
             problem(503, "the store is busy or out of reach for now; try again", headers: [("Retry-After", "1")])
+        case .damaged:
+            {
+                var answer = problem(503, "the store cannot be used: \(error.description)")
+                answer.damage = error.description
+                return answer
+            }()
         default: problem(503, "the store cannot be used: \(error.description)")
         }
     }

@@ -125,7 +125,18 @@ extension Context {
     }
 
     /// `GET /v1/health`: 200 when the store can be read, with its place and the last tick; else 503.
-    public func apiHealth() -> APIAnswer {
+    /// `damage`: what a request of this server found damaged in the store since it started
+    /// (SQLite reads the pages a query needs, so health's few rows may read on a damaged file):
+    /// 503 then too, as long as this server runs.
+    public func apiHealth(damage: String? = nil) -> APIAnswer {
+        if let damage {
+            return .json(
+                503,
+                .object([
+                    ("status", .string("unavailable")), ("store", .string(store.location)),
+                    ("detail", .string("a request found the store damaged: \(damage)")),
+                ]))
+        }
         do {
             let tick = try store.read { try $0.meta(MetaKey.lastTick) }
             return .json(
