@@ -42,9 +42,20 @@ extension SQLiteAccess {
     }
 
     func notificationCounts() throws -> [PairCount] {
-        try Row.fetchAll(db, sql: "SELECT kind, state, count(*) FROM notifications GROUP BY kind, state").map {
-            PairCount($0[0], $0[1], count: $0[2])
-        }
+        let removed = MetaKey.removedNotifications
+        return try Row.fetchAll(
+            db,
+            sql: """
+                SELECT kind, state, sum(n) FROM (
+                    SELECT kind, state, count(*) AS n FROM notifications GROUP BY kind, state
+                    UNION ALL
+                    SELECT substr(key, \(removed.count + 1), instr(substr(key, \(removed.count + 1)), ':') - 1),
+                        substr(substr(key, \(removed.count + 1)), instr(substr(key, \(removed.count + 1)), ':') + 1),
+                        CAST(value AS INTEGER)
+                    FROM meta WHERE key LIKE '\(removed)%'
+                ) GROUP BY 1, 2
+                """
+        ).map { PairCount($0[0], $0[1], count: $0[2]) }
     }
 
     func deliveryCounts() throws -> [PairCount] {

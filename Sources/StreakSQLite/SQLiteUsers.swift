@@ -91,6 +91,14 @@ extension SQLiteAccess {
         // Runs name their schedule row by rowid, which no foreign key can follow.
         try db.execute(
             sql: "DELETE FROM runs WHERE row IN (SELECT rowid FROM schedule WHERE user_id = ?)", arguments: [id])
+        // The user's notifications leave the ledger; their counts stay (`notificationCounts`).
+        try db.execute(
+            sql: """
+                INSERT INTO meta (key, value)
+                SELECT '\(MetaKey.removedNotifications)' || kind || ':' || state, count(*) FROM notifications
+                WHERE user_id = ? AND state IN ('sent', 'expired') GROUP BY kind, state
+                ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)
+                """, arguments: [id])
         try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id])
         return db.changesCount == 1
     }
@@ -211,4 +219,3 @@ final class SQLiteUserImport: UserImport {
         _ = try zoneChange.run()
     }
 }
-

@@ -15,7 +15,9 @@ public protocol OverviewReading {
     func deliveries(_ state: DeliveryState, limit: Int) throws -> [DeliveryRecord]
     /// Pending deliveries whose notification was due before `instant` (`status --check`).
     func pendingDeliveries(dueBefore instant: Instant) throws -> Int
-    /// The ledger's notifications by kind and state (`sent`, `expired`), for the metrics.
+    /// The ledger's notifications by kind and state (`sent`, `expired`), for the metrics: every
+    /// one ever recorded, those of users removed since included (`removeUser` keeps their
+    /// counts), so that the counter never goes down.
     func notificationCounts() throws -> [PairCount]
     /// Deliveries by sink and state, for the metrics.
     func deliveryCounts() throws -> [PairCount]
@@ -81,6 +83,9 @@ public enum MetaKey {
     /// `reminders.usual_earliest` and `usual_latest` (SPEC §14) as the usual users' reminder times
     /// were last worked out by ("08:00-21:00"; none: no usual hour worked out yet).
     public static let usualBounds = "usual-bounds"
+    /// The prefix of the counts of removed users' notifications, one key a kind and state
+    /// (`removed-notifications:at_risk:sent` = "12"): `notificationCounts` adds them.
+    public static let removedNotifications = "removed-notifications:"
 }
 
 extension MetaReading {

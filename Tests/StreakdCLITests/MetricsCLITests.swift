@@ -38,7 +38,7 @@ struct MetricsCLITests {
 
     @Test func theStoresCountsAndLastRuns() throws {
         let s = try Sandbox()
-        _ = try setUp(s)
+        let id = try setUp(s)
         let text = metrics(s)
         for line in [
             "# TYPE streakd_notifications_total counter",
@@ -54,10 +54,30 @@ struct MetricsCLITests {
             #expect(text.contains("\n" + line + "\n"), "no \(line) in:\n\(text)")
         }
         #expect(text.contains("\n# TYPE streakd_tick_duration_seconds gauge\nstreakd_tick_duration_seconds "))
+        // A counter never goes down (Prometheus would read a reset): a user removed takes their
+        // notifications from the ledger, not from the count; twice, the counts add up.
+        let other = try setUp(s)
+        #expect(metrics(s).contains(#"streakd_notifications_total{kind="at_risk",outcome="sent"} 2"#))
+        #expect(s.run(["user", "remove", other]).code == 0)
+        #expect(s.run(["user", "remove", id]).code == 0)
+        let after = metrics(s)
+        #expect(
+            after.contains("\n" + #"streakd_notifications_total{kind="at_risk",outcome="sent"} 2"# + "\n"), "\(after)")
+        #expect(after.contains("\nstreakd_users 0\n"), "\(after)")
         // Before any run: the timestamps are 0 (an alert on their age fires).
         let fresh = try Sandbox()
         fresh.addUser("u1")
         #expect(metrics(fresh).contains("\nstreakd_last_tick_success_timestamp_seconds 0\n"))
+        // Every configured sink has its series from the start, a webhook as a hook.
+        let sinks = try fresh.file(
+            "sinks.toml",
+            "[[webhooks]]\nname = \"phone\"\nformat = \"ntfy\"\nurl = \"http://127.0.0.1:9/t\"\n"
+                + "[[hooks]]\nname = \"chat\"\ncommand = [\"/bin/true\"]\n")
+        let configured = metrics(fresh, ["--config", sinks])
+        for sink in ["webhook:phone", "hook:chat"] {
+            #expect(
+                configured.contains("\nstreakd_deliveries{sink=\"\(sink)\",state=\"pending\"} 0\n"), "\(configured)")
+        }
         // A read-only command: a missing store is 66, and none is made.
         let missing = fresh.dir.appendingPathComponent("none/s.sqlite").path
         #expect(fresh.runBare(["metrics", "--store", missing]).code == 66)

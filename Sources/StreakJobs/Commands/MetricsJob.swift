@@ -73,6 +73,7 @@ extension Context {
     /// The sinks the configuration has (their names as deliveries carry them).
     var sinkNames: [String] {
         ["journal"] + (config.desktopUsers.isEmpty ? [] : ["desktop"]) + config.hooks.map { "hook:" + $0.name }
+            + config.webhooks.map { "webhook:" + $0.name }
     }
 
     /// A run's `duration_ms` as recorded (runs recorded before it was: nil).

@@ -236,9 +236,17 @@ extension PGAccess {
     }
 
     func notificationCounts() throws -> [PairCount] {
-        try pg.query("SELECT kind, state, count(*) FROM notifications GROUP BY kind, state").rows.map {
-            PairCount(try $0.string(0), try $0.string(1), count: try $0.get(2))
-        }
+        let removed = MetaKey.removedNotifications
+        return try pg.query(
+            """
+            SELECT kind, state, sum(n)::bigint FROM (
+                SELECT kind, state, count(*) AS n FROM notifications GROUP BY kind, state
+                UNION ALL
+                SELECT split_part(key, ':', 2), split_part(key, ':', 3), value::bigint FROM meta
+                WHERE key LIKE '\(removed)%'
+            ) AS counts GROUP BY 1, 2
+            """
+        ).rows.map { PairCount(try $0.string(0), try $0.string(1), count: try $0.get(2)) }
     }
 
     func deliveryCounts() throws -> [PairCount] {

@@ -91,7 +91,15 @@ extension PGAccess {
     }
 
     func removeUser(_ id: String) throws -> Bool {
-        try pg.query("DELETE FROM users WHERE id = $1", id).affectedRows == 1
+        // The user's notifications leave the ledger; their counts stay (`notificationCounts`).
+        try pg.query(
+            """
+            INSERT INTO meta (key, value)
+            SELECT '\(MetaKey.removedNotifications)' || kind || ':' || state, count(*)::text FROM notifications
+            WHERE user_id = $1 AND state IN ('sent', 'expired') GROUP BY kind, state
+            ON CONFLICT (key) DO UPDATE SET value = (meta.value::bigint + excluded.value::bigint)::text
+            """, id)
+        return try pg.query("DELETE FROM users WHERE id = $1", id).affectedRows == 1
     }
 
     /// `ANY` of the text array parameter `$n`, for a table's key: through a subquery, which the
@@ -185,7 +193,9 @@ extension PGAccess {
                         row: try r.get(5)))
                 continue
             }
-            for record in PackedCheckins.byInstant(try PackedCheckins.records(try r.bytes(6), user: user, streak: streak)) {
+            for record in PackedCheckins.byInstant(
+                try PackedCheckins.records(try r.bytes(6), user: user, streak: streak))
+            {
                 guard let meta = record.meta else { continue }
                 result[i].tagged.append(TaggedCheckin(streak: streak, instant: Instant(seconds: record.at), meta: meta))
             }
