@@ -53,7 +53,7 @@ extension APIServer {
     func router() -> Router<BasicRequestContext> {
         // HEAD wherever GET is (RFC 9110 §9.1): the GET's answer without its body.
         let router = Router(options: .autoGenerateHeadEndpoints)
-        router.middlewares.add(ProblemMiddleware(logger: logger))
+        router.middlewares.add(ProblemMiddleware(logger: logger, requests: requests))
         router.get("/v1/health") { request, _ in
             let damage = damage.value
             return try await answer(request, needs: nil) { c in c.apiHealth(damage: damage) }

@@ -177,6 +177,9 @@ public struct APIServer: Sendable {
 /// details: no request is answered with Hummingbird's own error bodies, nor with a 500.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
+    /// `streakd_api_requests_total`: the answers made here (no route, a wrong method, a body too
+    /// large) are counted too, with the route's template or `other`.
+    let requests: RequestCounts
 
     /// `64 KiB`, `16 MiB`: a limit as the documents give it.
     static func size(_ bytes: Int) -> String {
@@ -191,7 +194,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             let status = Int(error.status.code)
             if status == 404, let allowed = APIRoutes.methods(of: request.uri.path) {
-                return APIServer.response(
+                return counted(
+                    request,
                     .problem(
                         405, "\(request.uri.path) takes \(allowed), not \(request.method.rawValue)",
                         headers: [("Allow", allowed)]))
@@ -202,15 +206,20 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                 case 413: "the body is larger than \(Self.size(APIRoutes.bodyLimit(of: request.uri.path)))"
                 default: "\(error)"
                 }
-            return APIServer.response(.problem(status, detail))
+            return counted(request, .problem(status, detail))
         } catch let error as HTTPParserError {
             // Not HTTP/1.1 (a malformed chunked body): Hummingbird answers 400 and closes the
             // connection, whose next bytes cannot be read as a request.
             throw error
         } catch {
             logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
-            return APIServer.response(.failed(error))
+            return counted(request, .failed(error))
         }
+    }
+
+    func counted(_ request: Request, _ answer: APIAnswer) -> Response {
+        requests.count(request.uri.path, answer.status)
+        return APIServer.response(answer)
     }
 }
 

@@ -203,9 +203,14 @@ struct ServeResourceTests {
         #expect(badUser.status == 400 && badUser.body.contains(#""parameter":"user""#), "\(badUser)")
 
         #expect(try server.request("GET", "/v1/health").status == 200)
+        // Answers made before any route (no such path, a wrong method) are counted too.
+        #expect(try server.request("GET", "/v1/nothing").status == 404)
+        #expect(try server.request("DELETE", "/metrics", token: read).status == 405)
         let metrics = try server.request("GET", "/metrics", token: read)
         #expect(metrics.status == 200 && metrics.header("content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
         #expect(metrics.body.contains(#"streakd_api_requests_total{route="/v1/health",status="200"} 1"#), "\(metrics)")
+        #expect(metrics.body.contains(#"streakd_api_requests_total{route="other",status="404"} 1"#), "\(metrics)")
+        #expect(metrics.body.contains(#"streakd_api_requests_total{route="/metrics",status="405"} 1"#), "\(metrics)")
         #expect(metrics.body.contains("streakd_users 3"), "the store's metrics, as streakd metrics prints them")
         let open = try server.request("GET", "/metrics", token: read, headers: ["Accept: application/openmetrics-text"])
         #expect(
