@@ -64,7 +64,7 @@ extension APIServer {
             }
         }
         router.get("/metrics") { request, _ in
-            let openMetrics = request.headers[.accept]?.contains("application/openmetrics-text") ?? false
+            let openMetrics = MetricsText.prefersOpenMetrics(request.headers[.accept])
             let served = requests.families()
             return try await answer(request, needs: .read) { c in
                 do {

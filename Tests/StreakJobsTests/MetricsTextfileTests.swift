@@ -91,4 +91,21 @@ import Testing
         print("MetricsTextfileTests: written in place, \(seen.withLock { $0 }) whole and part reads")
         #expect(seen.withLock { $0.partial } > 0, "a file written in place was never seen in part")
     }
+
+    /// `GET /metrics` answers OpenMetrics when `Accept` prefers it by its q-values, not whenever
+    /// it names it (a client weighing the text format higher got OpenMetrics).
+    @Test func acceptIsWeighedByItsQValues() {
+        for (accept, open) in [
+            (nil, false), ("*/*", false), ("text/plain", false),
+            ("application/openmetrics-text", true),
+            (
+                "application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,"
+                    + "text/plain;version=0.0.4;q=0.3,*/*;q=0.2", true
+            ),
+            ("text/plain;version=0.0.4;q=0.5,application/openmetrics-text;version=1.0.0;q=0.1", false),
+            ("application/openmetrics-text;q=0", false), ("Application/OpenMetrics-Text ; Q=0.9, */*;q=0.1", true),
+        ] as [(String?, Bool)] {
+            #expect(MetricsText.prefersOpenMetrics(accept) == open, "\(accept ?? "none")")
+        }
+    }
 }

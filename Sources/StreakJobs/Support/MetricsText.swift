@@ -1,3 +1,5 @@
+import Foundation
+
 /// Prometheus's text exposition format (0.0.4) and OpenMetrics 1.0, written out from values read
 /// at once: streakd's metrics are the store's state when asked, not counters a long-lived process
 /// keeps (docs/ARCHITECTURE.md, "Metrics").
@@ -32,6 +34,25 @@ public enum MetricsText {
     /// The content type of each format, for an HTTP answer.
     public static let prometheusType = "text/plain; version=0.0.4; charset=utf-8"
     public static let openMetricsType = "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+    /// Whether an HTTP `Accept` header prefers OpenMetrics to the text format, by its q-values
+    /// (RFC 9110 §12.5.1): OpenMetrics named with a weight above 0 and at least the text
+    /// format's (`text/plain`, `text/*` or `*/*`; none named: 0). No header: the text format.
+    public static func prefersOpenMetrics(_ accept: String?) -> Bool {
+        var open = 0.0
+        var text = 0.0
+        for range in (accept ?? "").split(separator: ",") {
+            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let type = parts.first else { continue }
+            let q = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            switch type {
+            case "application/openmetrics-text": open = max(open, q)
+            case "text/plain", "text/*", "*/*": text = max(text, q)
+            default: break
+            }
+        }
+        return open > 0 && open >= text
+    }
 
     /// The families in the format asked for. OpenMetrics names a counter's family without
     /// `_total` and ends with `# EOF`; the text format names it with the suffix.
