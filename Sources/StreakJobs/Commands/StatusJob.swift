@@ -44,7 +44,10 @@ extension Context {
         // SPEC §14: the pause in force today, else the next one ahead, through the last paused
         // date (pauses back to back are one absence); the repairs left.
         var pause = history.pauses.first { $0.until >= state.today }
-        for next in history.pauses where pause != nil && next.from == pause!.until + 1 { pause!.until = next.until }
+        if var p = pause {
+            for next in history.pauses where next.from == p.until + 1 { p.until = next.until }
+            pause = p
+        }
         let repairsLeft = RepairRules.left(history, state: state, now: now, per30Days: config.repair.per30Days)
         let reminderJSON: JSON =
             next.map { r in
