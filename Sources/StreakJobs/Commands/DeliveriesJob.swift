@@ -1,6 +1,5 @@
 import Foundation
 import StreakCore
-import StreakDelivery
 import StreakStore
 
 /// `streakd deliveries list|retry` (SPEC §12): the deliveries waiting or given up, and putting
@@ -46,9 +45,7 @@ extension Context {
         if let user, let problem = Validate.userID(user) {
             throw StreakdError.usage("--user: \(quoted(user)) is not a user id; use \(problem)")
         }
-        let configured =
-            ["journal", "desktop"] + config.hooks.map { "hook:" + $0.name }
-            + config.webhooks.map { "webhook:" + $0.name }
+        let configured = ["journal", "desktop"] + namedSinks
         if let sink, !configured.contains(sink) {
             throw StreakdError.data(
                 "--sink: the configuration (\(config.source ?? "none")) has no \(quoted(sink)); "

@@ -72,8 +72,12 @@ extension Context {
 
     /// The sinks the configuration has (their names as deliveries carry them).
     var sinkNames: [String] {
-        ["journal"] + (config.desktopUsers.isEmpty ? [] : ["desktop"]) + config.hooks.map { "hook:" + $0.name }
-            + config.webhooks.map { "webhook:" + $0.name }
+        ["journal"] + (config.desktopUsers.isEmpty ? [] : ["desktop"]) + namedSinks
+    }
+
+    /// The configuration's hooks and webhooks, as deliveries name them (`hook:NAME`, `webhook:NAME`).
+    var namedSinks: [String] {
+        config.hooks.map { "hook:" + $0.name } + config.webhooks.map { "webhook:" + $0.name }
     }
 
     /// A run's `duration_ms` as recorded (runs recorded before it was: nil).
