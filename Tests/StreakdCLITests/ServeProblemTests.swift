@@ -65,6 +65,18 @@ struct ServeProblemTests {
         let lineErrors =
             (try jsonObject(line.body)["rejected"] as? [[String: Any]])?.last?["errors"] as? [[String: Any]]
         #expect(line.status == 422 && lineErrors?.first?["pointer"] as? String == "", "\(line)")
+        // An item's shape, in an array and as a line: each bad field of it, as for one check-in.
+        let badShape = #"{"user":"u1","at":7,"tz":3,"when":1,"id":false}"#
+        for (body, type) in [("[\(badShape)]", "application/json"), (badShape, "application/x-ndjson")] {
+            let shaped = try server.request(
+                "POST", "/v1/checkins", token: admin, body: body, headers: ["Content-Type: \(type)"])
+            let shapeErrors =
+                (try jsonObject(shaped.body)["rejected"] as? [[String: Any]])?.first?["errors"] as? [[String: Any]]
+            #expect(
+                shaped.status == 422
+                    && shapeErrors?.compactMap { $0["pointer"] as? String } == ["/when", "/at", "/tz", "/id"],
+                "\(type): \(shaped)")
+        }
         #expect(try s.statusObject()["total_checkins"] as? Int == 0, "nothing refused was stored")
         #expect(s.run(["user", "list"]).out.contains("bo") == false)
         server.stop()

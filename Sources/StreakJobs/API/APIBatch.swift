@@ -61,7 +61,7 @@ extension Context {
     /// A batch's items: its JSON lines (where each is in the body), or its array's elements read.
     enum BatchItems {
         case lines([Range<Int>])
-        case records([Result<CheckinInput, FieldProblem>])
+        case records([Result<CheckinInput, FieldProblems>])
 
         var count: Int {
             switch self {
@@ -83,7 +83,7 @@ extension Context {
         // The users named, each looked up once; a line read whole here is not read again.
         var plain = PlainCheckinLine()
         var fields = RowFields()
-        var read: [Int: Result<CheckinInput, FieldProblem>] = [:]
+        var read: [Int: Result<CheckinInput, FieldProblems>] = [:]
         var named = Set<String>()
         switch items {
         case .lines(let lines):
@@ -92,7 +92,7 @@ extension Context {
                 if plain.fields(text, into: &fields) {
                     named.insert(String(decoding: text[fields.user], as: UTF8.self))
                 } else {
-                    let record = CheckinJSONLines.record(Substring(String(decoding: text, as: UTF8.self)))
+                    let record = CheckinJSONLines.records(Substring(String(decoding: text, as: UTF8.self)))
                     if case .success(let input) = record { named.insert(input.user) }
                     read[index] = record
                 }
@@ -107,9 +107,9 @@ extension Context {
         var checker = ImportChecker(rules: rules, users: known)
         let rows = SortedCheckins(now: now, expectedRows: items.count)
         var rejected: [(Int, [FieldProblem])] = []
-        func add(_ index: Int, _ record: Result<CheckinInput, FieldProblem>) throws {
+        func add(_ index: Int, _ record: Result<CheckinInput, FieldProblems>) throws {
             switch record {
-            case .failure(let p): rejected.append((index, [p]))
+            case .failure(let problems): rejected.append((index, problems.all))
             case .success(let input):
                 switch checker.check(input) {
                 case .success(let c): guard rows.append(c, &checker, nil) else { throw BatchTooLarge() }
@@ -132,7 +132,7 @@ extension Context {
                     if let q = quick[k] {
                         guard rows.append(q, from: line.text, checker, nil) else { throw BatchTooLarge() }
                     } else {
-                        try add(line.number, read[line.number] ?? CheckinJSONLines.record(line.string))
+                        try add(line.number, read[line.number] ?? CheckinJSONLines.records(line.string))
                     }
                 }
             }
@@ -169,7 +169,7 @@ extension Context {
         }
         let objects = body.withUnsafeBufferPointer { JSONReader.objects($0) }
         switch objects {
-        case .success(let objects): return .success(.records(objects.map(CheckinJSONLines.record)))
+        case .success(let objects): return .success(.records(objects.map(CheckinJSONLines.records)))
         case .failure(let p):
             return .failure(
                 .problem(

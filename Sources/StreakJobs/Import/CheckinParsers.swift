@@ -11,19 +11,44 @@ enum CheckinJSONLines {
 
     /// A record read already as a JSON object (an element of the HTTP API's batch array).
     static func record(_ o: [String: JSONInput]) -> Result<CheckinInput, FieldProblem> {
-        Result {
-            if let unknown = o.keys.sorted().first(where: { !fields.contains($0) }) {
-                throw JSONInput.unknownField(unknown, valid: fields)
-            }
-            return CheckinInput(
-                user: try JSONInput.string(o, "user", required: true).get()!,
-                streak: try JSONInput.string(o, "streak", required: false).get(),
-                at: try JSONInput.string(o, "at", required: true).get(),
-                tz: try JSONInput.string(o, "tz", required: false).get(),
-                id: try JSONInput.string(o, "id", required: false).get(),
-                meta: try JSONInput.meta(o["meta"]).get())
-        }.mapError { $0 as? FieldProblem ?? FieldProblem(field: "", message: "\($0)") }
+        records(o).mapError { $0.all[0] }
     }
+
+    /// A line's record, or every problem of its shape (the API's batch names each, SPEC §11).
+    static func records(_ line: Substring) -> Result<CheckinInput, FieldProblems> {
+        JSONInput.object(line).mapError { FieldProblems(all: [$0]) }.flatMap(records)
+    }
+
+    /// An object's record, or every problem of its shape: each unknown field, then each field
+    /// whose value is not what it must be.
+    static func records(_ o: [String: JSONInput]) -> Result<CheckinInput, FieldProblems> {
+        var problems = o.keys.sorted().filter { !fields.contains($0) }.map {
+            JSONInput.unknownField($0, valid: fields)
+        }
+        func value<T>(_ read: Result<T, FieldProblem>) -> T? {
+            switch read {
+            case .success(let v): return v
+            case .failure(let p):
+                problems.append(p)
+                return nil
+            }
+        }
+        let user = value(JSONInput.string(o, "user", required: true))
+        let streak = value(JSONInput.string(o, "streak", required: false))
+        let at = value(JSONInput.string(o, "at", required: true))
+        let tz = value(JSONInput.string(o, "tz", required: false))
+        let id = value(JSONInput.string(o, "id", required: false))
+        let meta = value(JSONInput.meta(o["meta"]))
+        guard problems.isEmpty, let user = user ?? nil, let streak, let at, let tz, let id, let meta else {
+            return .failure(FieldProblems(all: problems))
+        }
+        return .success(CheckinInput(user: user, streak: streak, at: at, tz: tz, id: id, meta: meta))
+    }
+}
+
+/// Every problem of one record, not only its first.
+struct FieldProblems: Error {
+    let all: [FieldProblem]
 }
 
 /// Check-in records from CSV with a header row naming `user,at[,tz][,streak][,id]`.
