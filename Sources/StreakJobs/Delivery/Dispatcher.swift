@@ -83,8 +83,13 @@ final class Dispatcher: Sendable {
     func send(_ jobs: [DeliveryJob]) {
         guard !jobs.isEmpty else { return }
         shared.withLock { $0.given += jobs.count }
+        // A job for a sink no longer configured, or one that no longer takes its kind (`kinds`
+        // changed): its delivery is dead, told and counted as any other given up.
+        var given: [Outcome] = []
         for lane in lanes {
-            let mine = jobs.filter { $0.sink == lane.sink.name }
+            let named = jobs.filter { $0.sink == lane.sink.name }
+            given += named.filter { !lane.sink.accepts($0.notification) }.map(Outcome.notTaken)
+            let mine = named.filter { lane.sink.accepts($0.notification) }
             guard !mine.isEmpty else { continue }
             if lane.queued.withLock({ $0 }) > Self.laneLimit { lane.queue.sync {} }
             lane.queued.withLock { $0 += mine.count }
@@ -93,16 +98,17 @@ final class Dispatcher: Sendable {
                 lane.queued.withLock { $0 -= mine.count }
             }
         }
-        // A job for a sink no longer configured: its delivery is dead.
         let known = Set(lanes.map(\.sink.name))
-        let orphans = jobs.filter { !known.contains($0.sink) }
-        if !orphans.isEmpty {
-            lanes.first?.queue.async { [self] in
+        given += jobs.filter { !known.contains($0.sink) }.map(Outcome.unconfigured)
+        if !given.isEmpty {
+            lanes.first?.queue.async { [self, given] in
                 do {
-                    try outcomes.commit(orphans.map(Outcome.unconfigured))
+                    try outcomes.commit(given)
                 } catch {
-                    keep(error)
+                    return keep(error)
                 }
+                shared.withLock { $0.report.dead += given.count }
+                for o in given { tellDead(o, sink: o.job.sink) }
             }
         }
     }
@@ -287,11 +293,7 @@ final class Dispatcher: Sendable {
                 context.printer.warn(
                     "\(name) asked for a wait of \(seconds)s (Retry-After); its other deliveries wait for the next run")
             case .tellDead(let o):
-                let error = o.error ?? ""
-                context.printer.warn(
-                    "\(name) gave up on \(o.job.notification.key) after \(o.attempts) attempt\(o.attempts == 1 ? "" : "s"): "
-                        + oneLine(error))
-                delivery.recordDead(o.job.notification, name, o.attempts, error)
+                tellDead(o, sink: name)
             case .tellFailed(let o):
                 // Each failure with its reason (a missing journal socket, what a hook said last).
                 let error = o.error ?? ""
@@ -309,6 +311,15 @@ final class Dispatcher: Sendable {
                 continue
             }
         }
+    }
+
+    /// Says a delivery was given up, on standard error and in the journal ("delivery given up").
+    private func tellDead(_ o: Outcome, sink name: String) {
+        let error = o.error ?? ""
+        context.printer.warn(
+            "\(name) gave up on \(o.job.notification.key) after \(o.attempts) attempt\(o.attempts == 1 ? "" : "s"): "
+                + oneLine(error))
+        delivery.recordDead(o.job.notification, name, o.attempts, error)
     }
 
     /// Commits a lane's outcomes and tells its machine how it went; an error is rethrown by `drain`.

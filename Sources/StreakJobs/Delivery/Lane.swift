@@ -315,6 +315,14 @@ struct Lane: Sendable {
 extension Outcome {
     /// A job for a sink no longer configured: its delivery is dead.
     static func unconfigured(_ job: DeliveryJob) -> Outcome {
-        Outcome(job: job, state: .dead, attempts: job.attempts + 1, error: "\(job.sink) is no longer configured")
+        Outcome(job: job, state: .dead, attempts: job.attempts, error: "\(job.sink) is no longer configured")
+    }
+
+    /// A job for a sink that no longer takes its notification (a hook's or webhook's `kinds`, a
+    /// desktop's users changed): its delivery is dead.
+    static func notTaken(_ job: DeliveryJob) -> Outcome {
+        Outcome(
+            job: job, state: .dead, attempts: job.attempts,
+            error: "\(job.sink) no longer takes this notification: its kinds or users were changed")
     }
 }
