@@ -109,6 +109,27 @@ struct WebhookTests {
         #expect(Set(requests.compactMap { $0["id"] as? String }) == Set(keys(ids)))
     }
 
+    /// A Retry-After past the end of an `at_risk`'s date: the first run after the date ended
+    /// records it expired without waiting for that time, and leaves nothing pending.
+    @Test func aWaitPastItsDateEndsWithTheDate() throws {
+        try Journal.ensureRunning()
+        let s = try Sandbox()
+        _ = try setUp(s, users: 1)
+        let receiver = try WebhookReceiver(in: s)
+        let config = try s.webhookConfig(signed(receiver, "kinds = [\"at_risk\"]"))
+        try receiver.plan(#"{"status": 503, "retry_after": "86400"}"#)
+        s.now = "2026-11-21T19:00:00Z"
+        var r = s.run(["tick", "--config", config])
+        #expect(r.code == 75, "\(r)")
+        s.now = "2026-11-21T22:45:00Z"
+        r = s.run(["tick", "--config", config])
+        #expect(r.code == 75 && r.err.contains("1 pending"), "its date is not over: \(r)")
+        s.now = "2026-11-21T23:15:00Z"
+        r = s.run(["tick", "--config", config])
+        #expect(r.code == 0 && r.err.contains("no longer fresh: 2026-11-21 has ended"), "\(r)")
+        #expect(try receiver.requests().count == 1)
+    }
+
     /// 410 Gone is dead at once: never tried again.
     @Test func goneIsDeadAtOnce() throws {
         try Journal.ensureRunning()

@@ -16,6 +16,7 @@ extension Dispatcher {
         let now = context.now
         let pending = try context.store.read { try $0.pendingDeliveries() }
         var candidates: [(PendingDelivery, gone: Bool)] = []
+        var waiting: [PendingDelivery] = []
         for p in pending where p.owner != owner {
             if let o = p.owner {
                 // The lease decides (compare-and-set in `takeOver`); a process known ended here
@@ -25,9 +26,21 @@ extension Dispatcher {
                 !delivery.retry.isDue(attempts: p.attempts, lastAttempt: last, now: now)
                     || p.retryAt.map({ now < $0 }) == true
             {
-                shared.withLock { $0.report.waiting += 1 }
+                waiting.append(p)
             } else {
                 candidates.append((p, false))
+            }
+        }
+        // One waiting for its next try that is no longer to be sent (its date ended meanwhile, a
+        // Retry-After of a day) is taken now, to be recorded expired: no try is needed for that.
+        let waited = try context.streaksNow(of: waiting.map(\.notification).filter { $0.kind == .atRisk })
+        for p in waiting {
+            let n = p.notification
+            let state = waited[StreakKey(user: n.user, streak: n.streak)]
+            if Recheck.reason(n, now: now, maxLate: context.config.maxLate, state: state) != nil {
+                candidates.append((p, false))
+            } else {
+                shared.withLock { $0.report.waiting += 1 }
             }
         }
         guard !candidates.isEmpty else { return [] }
