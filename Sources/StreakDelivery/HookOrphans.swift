@@ -90,3 +90,26 @@ extension HookProcess {
         return data.split(separator: 0).first { $0.starts(with: prefix) }.map { String(decoding: $0, as: UTF8.self) }
     }
 }
+
+/// The hooks a streakd process left running when it was killed (SIGKILL: it could not end them,
+/// and outside a unit's cgroup nothing else does).
+public enum HooksLeftBehind {
+    /// Ends (SIGKILL) every process whose `STREAKD_HOOK_RUN` names the process `pid` that
+    /// started at `started` (clock ticks since boot), with the process group each leads (a hook
+    /// and its `&` children): a run taking over that process's deliveries does not deliver them
+    /// beside a hook still running. Answers how many processes it ended.
+    public static func end(byProcess pid: pid_t, started: String) -> Int {
+        let prefix = "STREAKD_HOOK_RUN=\(pid).\(started)."
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
+        var ended = 0
+        for entry in entries {
+            guard let p = pid_t(entry), p != getpid(), HookProcess.runMarker(of: p)?.hasPrefix(prefix) == true,
+                let m = HookProcess.stat(p), !m.dead
+            else { continue }
+            if m.group == p { kill(-p, SIGKILL) }
+            kill(p, SIGKILL)
+            ended += 1
+        }
+        return ended
+    }
+}

@@ -37,9 +37,13 @@ struct HookProcess {
     /// orphan found when one ends may be another's.
     static let running = Mutex<[pid_t: UInt64]>([:])
 
-    /// The variable that marks one run's processes.
+    /// When this process started, in clock ticks since boot: a marker names its process by pid
+    /// and start, as a run's owner does (the pid alone may be another process's by now).
+    static let processStarted: UInt64 = stat(getpid())?.started ?? 0
+
+    /// The variable that marks one run's processes: `STREAKD_HOOK_RUN=PID.START.N`.
     static func nextMarker() -> String {
-        "STREAKD_HOOK_RUN=\(getpid()).\(runs.add(1, ordering: .relaxed).newValue)"
+        "STREAKD_HOOK_RUN=\(getpid()).\(processStarted).\(runs.add(1, ordering: .relaxed).newValue)"
     }
 
     /// Starts `executable` with `argv` and exactly `environment` (`NAME=value`, the marker
@@ -164,4 +168,3 @@ struct HookProcess {
     }
 
 }
-

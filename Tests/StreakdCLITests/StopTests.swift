@@ -76,6 +76,25 @@ struct StopTests {
         #expect(after == Dictionary(uniqueKeysWithValues: ids.map { ("at_risk/\($0)/daily/2026-11-21", 1) }))
     }
 
+    /// A run killed (SIGKILL) mid-hook leaves its hook running, outside a unit's cgroup; the next
+    /// run on this host ends it before taking its delivery over: never two at once (SPEC §5).
+    @Test func aKilledRunsHookEndsBeforeItsDeliveryIsTakenOver() throws {
+        let s = try Sandbox()
+        let ids = try users(s, 1)
+        let config = try slowHook(s, seconds: 3)
+        s.now = "2026-11-21T19:00:00Z"
+        let child = try s.spawn(["tick", "--config", config])
+        usleep(1_500_000)
+        kill(child.process.processIdentifier, SIGKILL)
+        _ = child.wait()
+        try s.file("fast", "")
+        let again = s.run(["tick", "--config", config])
+        #expect(again.code == 0, "\(again)")
+        #expect(again.err.contains("ended 1 hook process left running by a run that was killed"), "\(again.err)")
+        usleep(2_500_000)
+        #expect(oracle(s) == ["at_risk/\(ids[0])/daily/2026-11-21": 1], "the killed run's hook went on")
+    }
+
     /// A webhook that never answers does not hold a stopped tick for its time-out: its request
     /// is cancelled after the grace, pending again with the attempt not counted (SPEC §5).
     @Test func sigtermCancelsAWebhookThatNeverAnswers() throws {

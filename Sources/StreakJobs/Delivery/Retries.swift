@@ -44,6 +44,16 @@ extension Dispatcher {
             }
         }
         guard !candidates.isEmpty else { return [] }
+        // A run killed here may have left hooks running: they end before their deliveries are
+        // taken over, so none is made twice at once (SPEC §5: nothing a hook starts outlives it).
+        for owner in Set(candidates.filter(\.gone).compactMap(\.0.owner)) {
+            let ended = RunOwner.endHooksLeftBehind(by: owner)
+            if ended > 0 {
+                context.printer.warn(
+                    "ended \(ended) hook process\(ended == 1 ? "" : "es") left running by a run that was killed "
+                        + "(\(owner)); its deliveries are tried again")
+            }
+        }
         let taken = try context.store.write { w in
             try lease.register(w)
             return try candidates.filter { p, gone in

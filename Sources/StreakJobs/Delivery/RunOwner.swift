@@ -1,5 +1,6 @@
 import Foundation
 import StreakCore
+import StreakDelivery
 
 /// Names the run that is delivering a notification, so that a later run can tell a delivery in
 /// progress from one left behind by a run that died: `host:pid:start-ticks:claimed-at`.
@@ -16,6 +17,14 @@ enum RunOwner {
         guard parts.count == 4, let pid = Int32(parts[1]) else { return true }
         guard parts[0] == hostName else { return false }
         return startTicks(pid) != parts[2]
+    }
+
+    /// Ends the hooks a run gone from this host left running (it was killed), before its
+    /// deliveries are taken over; answers how many processes were ended.
+    static func endHooksLeftBehind(by owner: String) -> Int {
+        let parts = owner.split(separator: ":").map(String.init)
+        guard parts.count == 4, parts[0] == hostName, let pid = Int32(parts[1]), pid != getpid() else { return 0 }
+        return HooksLeftBehind.end(byProcess: pid, started: parts[2])
     }
 
     static let hostName: String = {
