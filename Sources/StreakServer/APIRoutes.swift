@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOPosix
 import StreakJobs
 import Synchronization
 
@@ -78,6 +79,7 @@ extension APIServer {
             }
         }
         router.post("/v1/checkins") { request, _ in
+            if let refused = try await refused(request, needs: .ingest) { return refused }
             var request = request
             let body = try await request.collectBody(upTo: Context.apiBatchLimit)
             let contentType = request.headers[.contentType]
@@ -98,6 +100,7 @@ extension APIServer {
             }
         }
         router.post("/v1/users/:user/checkins") { request, context in
+            if let refused = try await refused(request, needs: .ingest) { return refused }
             var request = request
             let body = try await request.collectBody(upTo: Context.apiBodyLimit)
             let user = context.path("user")
@@ -115,6 +118,7 @@ extension APIServer {
             return try await answer(request, needs: .read) { c in c.apiUser(user: user) }
         }
         router.put("/v1/users/:user") { request, context in
+            if let refused = try await refused(request, needs: .admin) { return refused }
             var request = request
             let body = try await request.collectBody(upTo: Context.apiBodyLimit)
             let user = context.path("user")
@@ -193,12 +197,29 @@ struct RouteBody: Sendable {
 }
 
 extension APIServer {
+    /// The 401 or 403 for a request whose token does not allow `needs`, answered before its body
+    /// is read, or nil: a client without such a token never has a body held in memory (its
+    /// bytes are read and dropped). A token this server knows is checked here without a hop to
+    /// the thread pool; `answer` checks it again, as for every request.
+    func refused(_ request: Request, needs: TokenScope) async throws -> Response? {
+        let authorization = request.headers[.authorization]
+        if Self.trustedConnection || tokens.knownAllows(authorization, needs: needs) { return nil }
+        let started = ContinuousClock.now
+        let refusal = try await pool.runIfActive { () -> APIAnswer? in
+            (try? context()).flatMap { tokens.refusal(authorization, needs: needs, in: $0) }
+        }
+        guard let refusal else { return nil }
+        log(request, status: refusal.status, since: started, client: nil)
+        return Self.response(refusal)
+    }
+
     /// Collects the body up to the limit, reads the path's user and streak and the content type,
     /// and runs `job` as an admin request (`answer`), with the token's name as its author.
     func adminBody(
         _ request: Request, _ context: BasicRequestContext,
         _ job: @escaping @Sendable (Context, String, RouteBody) -> APIWork
     ) async throws -> Response {
+        if let refused = try await refused(request, needs: .admin) { return refused }
         var request = request
         let collected = try await request.collectBody(upTo: Context.apiBodyLimit)
         let body = RouteBody(

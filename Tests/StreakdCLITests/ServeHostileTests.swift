@@ -86,6 +86,46 @@ struct ServeHostileTests {
         server.stop()
     }
 
+    /// A client without a token is refused (401) as soon as its request head has come, and its
+    /// body is never held: ten of them sending 15 MiB each leave serve's memory as it was.
+    @Test func anAnonymousBodyIsRefusedBeforeItIsRead() throws {
+        let s = try Sandbox()
+        s.addUser("u1")
+        let server = try Server(s, child: s.spawn(["serve", "--listen", "127.0.0.1:0"]))
+        let port = try #require(server.addresses.first?.split(separator: ":").last.map(String.init))
+        let script = try s.file(
+            "anonymous.py",
+            #"""
+            import socket, sys, threading, time
+            port, pid = int(sys.argv[1]), sys.argv[2]
+            rss = lambda: int(open(f"/proc/{pid}/status").read().split("VmRSS:")[1].split()[0]) // 1024
+            head = b"POST /v1/checkins HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: %d\r\n\r\n"
+            first = socket.create_connection(("127.0.0.1", port))
+            first.sendall(head % (1 << 20))
+            first.settimeout(3)
+            try:
+                status = first.recv(100).split(b" ")[1].decode()
+            except socket.timeout:
+                status = "none"
+            before, body, held = rss(), b" " * (15 << 20), []
+            def send():
+                c = socket.create_connection(("127.0.0.1", port))
+                held.append(c)
+                c.sendall(head % (len(body) + 1) + body)
+            threads = [threading.Thread(target=send) for _ in range(10)]
+            [t.start() for t in threads]
+            [t.join() for t in threads]
+            time.sleep(1)
+            print(status, rss() - before)
+            """#)
+        let result = run(["/usr/bin/python3", script, port, String(server.child.process.processIdentifier)])
+        let fields = result.out.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(fields.first == "401", "answered before the body came: \(result)")
+        #expect((fields.last.flatMap { Int($0) } ?? 999) < 60, "serve's memory grew by MiB: \(result)")
+        #expect(try server.request("GET", "/v1/health").status == 200)
+        server.stop()
+    }
+
     static let clients = #"""
         import json, os, resource, socket, sys, time
         port, pid, token, idle_n, phases = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
@@ -152,10 +192,11 @@ struct ServeHostileTests {
             until_closed(stalled)
             out["stalled_closed_after"] = round(time.time() - t, 2)
 
-            # An endless chunked body: 413 once past 64 KiB, then cut off by the request time-out.
+            # An endless chunked body (a client with a token: one without is refused before its
+            # body is read): 413 once past 64 KiB, then cut off by the request time-out.
             endless = conn()
             endless.sendall(b"POST /v1/users/u1/checkins HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                            b"Transfer-Encoding: chunked\r\n\r\n")
+                            b"Authorization: Bearer " + token.encode() + b"\r\nTransfer-Encoding: chunked\r\n\r\n")
             t = time.time()
             answer = b""
             endless.setblocking(False)
@@ -186,7 +227,8 @@ struct ServeHostileTests {
             out["invalid_utf8"] = post(b'{"id":"\xff\xfe"}')
             out["deep_json"] = post(b"[" * 60000)
             out["bad_chunk"] = request(b"POST /v1/users/u1/checkins HTTP/1.1\r\nHost: x\r\n"
-                                       b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n",
+                                       b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+                                       b"Authorization: Bearer " + token.encode() + b"\r\n",
                                        b"zz\r\nabc\r\n")
 
             # Wrong tokens in a loop on one connection, then the right one still works.

@@ -18,13 +18,43 @@ public final class APITokens: Sendable {
     public func authorize(_ authorization: String?, needs: TokenScope, in c: Context) -> Result<
         (APIClient, TokenCheck), APIAnswer
     > {
+        match(authorization, needs: needs, known: known.withLock { $0 }, in: c).map { token, scope in
+            if token.lastUsed.map({ c.now.seconds - $0.seconds >= 60 }) ?? true, noteUse(token, at: c.now) {
+                _ = try? c.store.write { try $0.noteTokenUse(token.name, at: c.now) }
+            }
+            return (APIClient(name: token.name, scope: scope), TokenCheck(sha256: token.sha256, tokens: self))
+        }
+    }
+
+    /// Whether a token this server knows already allows `needs` (no store read): a request
+    /// with a body reads it only then, or once `authorize` lets it through.
+    public func knownAllows(_ authorization: String?, needs: TokenScope) -> Bool {
+        guard let authorization, let presented = Context.bearerToken(authorization),
+            let token = known.withLock({ $0 }).flatMap({ matchingToken(presented, among: $0) })
+        else { return false }
+        return TokenScope(rawValue: token.scope)?.allows(needs) == true
+    }
+
+    /// The 401 or 403 that refuses a request's token, or nil; its use is not noted.
+    public func refusal(_ authorization: String?, needs: TokenScope, in c: Context) -> APIAnswer? {
+        if case .failure(let refused) = match(authorization, needs: needs, known: known.withLock { $0 }, in: c) {
+            return refused
+        }
+        return nil
+    }
+
+    /// The stored token an `Authorization` header names, among those known (read again when
+    /// it is not among them), and its scope; or the answer that refuses it.
+    private func match(_ authorization: String?, needs: TokenScope, known: [StoredToken]?, in c: Context)
+        -> Result<(StoredToken, TokenScope), APIAnswer>
+    {
         guard let authorization, let presented = Context.bearerToken(authorization) else {
             return .failure(
                 .problem(
                     401, "this request needs a token: Authorization: Bearer TOKEN",
                     headers: [("WWW-Authenticate", "Bearer")]))
         }
-        var token = known.withLock { $0 }.flatMap { matchingToken(presented, among: $0) }
+        var token = known.flatMap { matchingToken(presented, among: $0) }
         if token == nil {
             let tokens: [StoredToken]
             do {
@@ -32,7 +62,7 @@ public final class APITokens: Sendable {
             } catch {
                 return .failure(.failed(error))
             }
-            known.withLock { $0 = tokens }
+            self.known.withLock { $0 = tokens }
             token = matchingToken(presented, among: tokens)
         }
         guard let token, let scope = TokenScope(rawValue: token.scope) else { return .failure(.unknownToken) }
@@ -44,10 +74,7 @@ public final class APITokens: Sendable {
                         + "\(needs.rawValue) or more",
                     headers: [("WWW-Authenticate", #"Bearer error="insufficient_scope""#)]))
         }
-        if token.lastUsed.map({ c.now.seconds - $0.seconds >= 60 }) ?? true, noteUse(token, at: c.now) {
-            _ = try? c.store.write { try $0.noteTokenUse(token.name, at: c.now) }
-        }
-        return .success((APIClient(name: token.name, scope: scope), TokenCheck(sha256: token.sha256, tokens: self)))
+        return .success((token, scope))
     }
 
     /// Notes the token's use at `now` here; answers whether the store is to note it too: not when
