@@ -1,3 +1,4 @@
+import Dispatch
 import StreakCore
 import StreakStore
 import Synchronization
@@ -12,6 +13,9 @@ public final class APITokens: Sendable {
 
     public init() {}
 
+    /// Where the tokens' uses are noted, one at a time, beside the requests.
+    static let uses = DispatchQueue(label: "streakd.token-uses")
+
     /// The client an `Authorization` header names and the check its request makes in its own
     /// transaction; or the 401 (no or unknown token) or 403 (a token without `needs`) to answer.
     /// Its use is noted at most once a minute.
@@ -20,7 +24,10 @@ public final class APITokens: Sendable {
     > {
         match(authorization, needs: needs, known: known.withLock { $0 }, in: c).map { token, scope in
             if token.lastUsed.map({ c.now.seconds - $0.seconds >= 60 }) ?? true, noteUse(token, at: c.now) {
-                _ = try? c.store.write { try $0.noteTokenUse(token.name, at: c.now) }
+                // Beside the request, not in its way: a GET does not wait for another
+                // process's write (a tick, an import) to note when its token was used.
+                let (store, name, now) = (c.store, token.name, c.now)
+                Self.uses.async { _ = try? store.write { try $0.noteTokenUse(name, at: now) } }
             }
             return (APIClient(name: token.name, scope: scope), TokenCheck(sha256: token.sha256, tokens: self))
         }
