@@ -66,11 +66,14 @@ public struct APIServer: Sendable {
     /// (at most 10 s) and returns. `listening` is told where it listens once it does (the port
     /// the system chose for port 0), once for each socket.
     public func run(listening: @escaping @Sendable (String) -> Void) async throws {
+        // The requests at debug (SPEC §11), the server's own workings at info and above.
+        var workings = logger
+        workings.logLevel = max(logger.logLevel, .info)
         let server = Listeners(
-            sockets: sockets, responder: router().buildResponder(), settings: settings, logger: logger,
+            sockets: sockets, responder: router().buildResponder(), settings: settings, logger: workings,
             listening: listening)
         var configuration = ServiceGroupConfiguration(
-            services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: workings)
         configuration.maximumGracefulShutdownDuration = .seconds(10)
         do {
             try await ServiceGroup(configuration: configuration).run()

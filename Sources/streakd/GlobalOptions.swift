@@ -85,9 +85,15 @@ struct CommonOptions<Format: OutputFormats>: ParsableArguments {
     /// The printer for `-o` (`log`'s other formats are `log`'s to write).
     func printer() throws -> Printer { .standard(format: output.rawValue == "json" ? .json : .short) }
 
-    func logger() -> Logger {
-        var logger = Logger(label: "streakd") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = verbose ? .debug : .warning
+    /// The log on standard error: with `-v` everything, else warnings and errors. `requests`:
+    /// serve's, whose requests are logged at debug priority whenever standard error is the
+    /// journal (SPEC §11), where `journalctl -p` chooses what to see.
+    func logger(requests: Bool = false) -> Logger {
+        let journal = JournalStreamLogHandler.standardErrorIsTheJournal(ProcessInfo.processInfo.environment)
+        var logger = Logger(label: "streakd") { label -> any LogHandler in
+            journal ? JournalStreamLogHandler() : StreamLogHandler.standardError(label: label)
+        }
+        logger.logLevel = verbose || (requests && journal) ? .debug : .warning
         return logger
     }
 
