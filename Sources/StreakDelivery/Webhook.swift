@@ -67,6 +67,9 @@ public struct WebhookTarget: Equatable, Sendable {
 
     /// A secret's bytes: a `whsec_` secret is base64 (Standard Webhooks), any other its UTF-8.
     /// Nil when a `whsec_` secret is not valid base64.
+    /// The longest secret, in bytes (a `whsec_` secret's decoded).
+    public static let secretBytesAtMost = 1024
+
     public static func secretBytes(_ text: String) -> [UInt8]? {
         guard text.hasPrefix("whsec_") else { return Array(text.utf8) }
         return Data(base64Encoded: String(text.dropFirst(6))).map(Array.init)
@@ -85,6 +88,10 @@ public struct WebhookTarget: Equatable, Sendable {
         if text.hasSuffix("\n") { text.removeLast() }
         guard !text.isEmpty, let bytes = secretBytes(text) else {
             throw WebhookSetupError(message: "\(file) does not hold a secret (empty, or a whsec_ secret not base64)")
+        }
+        guard bytes.count <= secretBytesAtMost else {
+            throw WebhookSetupError(
+                message: "\(file) holds a secret of \(bytes.count) bytes; at most \(secretBytesAtMost)")
         }
         return bytes
     }

@@ -44,10 +44,13 @@ import Testing
         for _ in 0..<2 {
             for kind in NotificationKind.allCases {
                 for (length, freezes) in [(7, 1), (7, 0), (12, 2)] {
-                    for (streak, tag) in [("daily", nil), ("workout", "de"), ("daily", "fr-CA")] as [(String, String?)] {
+                    for (streak, tag) in [("daily", nil), ("workout", "de"), ("daily", "fr-CA")] as [(String, String?)]
+                    {
                         let n = Self.notice(kind, length: length, freezes: freezes)
                         let (s, l) = (names.number(streak: streak), names.number(language: tag))
-                        let text = texts.withText(n, streak: s, tag: l, names: names) { String(decoding: $0, as: UTF8.self) }
+                        let text = texts.withText(n, streak: s, tag: l, names: names) {
+                            String(decoding: $0, as: UTF8.self)
+                        }
                         #expect(text == render(n, streak: streak, tag: tag))
                     }
                 }
@@ -296,7 +299,7 @@ import Testing
         } throws: { error in
             (error as? StreakdError)?.message == """
                 c.toml:3: webhooks[1].url: "ftp://example.com/x" is not an http or https URL
-                c.toml:4: webhooks[1].secret: is not a secret of at least 16 bytes: a whsec_ secret (Standard Webhooks: whsec_ and base64) or any text
+                c.toml:4: webhooks[1].secret: is 5 bytes, shorter than 16; give a secret of 16 to 1024 bytes: a whsec_ secret (Standard Webhooks: whsec_ and base64) or any text
                 c.toml:5: webhooks[1].format: "xml" is not a format; use one of "json", "ntfy", "gotify"
                 c.toml:6: webhooks[1].concurrency: must be a whole number from 1 to 256
                 c.toml:7: webhooks[1].kinds: "soon" is not a kind; must be a list of kinds from \(NotificationKind.allCases.map(\.rawValue).joined(separator: ", "))
@@ -307,6 +310,38 @@ import Testing
                 """
         }
     }
+    /// A name given twice is named even when an entry with it has other problems; a bad name
+    /// and a secret say what is wrong with them.
+    @Test func aNameTwiceAndABadSecretAreNamedAtOnce() {
+        let text = """
+            [[webhooks]]
+            name = "phone"
+            url = "https://example.com/x"
+            secret = "whsec_not-base64!!-but-long-enough"
+            [[webhooks]]
+            name = "phone"
+            url = "https://example.com/y"
+            concurrency = 0
+            [[webhooks]]
+            name = "Phone"
+            url = "https://example.com/z"
+            secret = "\(String(repeating: "s", count: 1025))"
+            """
+        #expect {
+            _ = try ConfigLoader.parse(text, file: "c.toml")
+        } throws: { error in
+            let message = (error as? StreakdError)?.message ?? ""
+            return [
+                "c.toml:4: webhooks[1].secret: is a whsec_ secret whose rest is not base64; give",
+                "c.toml:6: webhooks[2].name: \"phone\" names two webhooks; give each its own name",
+                "c.toml:8: webhooks[2].concurrency: must be a whole number from 1 to 256",
+                "c.toml:10: webhooks[3].name: \"Phone\" is not a webhook name; use 1 to 32 characters of a-z, 0-9, '_' and '-'",
+                "c.toml:12: webhooks[3].secret: is 1025 bytes, longer than 1024; give",
+                "6 problems in c.toml",
+            ].allSatisfy(message.contains)
+        }
+    }
+
     /// A `[[badges]]` table's problems are all reported, as a hook's and a webhook's are.
     @Test func everyBadgeProblemIsReported() {
         let text = """

@@ -130,6 +130,23 @@ struct WebhookTests {
         #expect(try receiver.requests().count == 1)
     }
 
+    /// A user and password in the URL are sent as HTTP Basic authentication, as curl sends them,
+    /// and never shown by `config check`.
+    @Test func aUserAndPasswordInTheURLAreBasicAuthentication() throws {
+        try Journal.ensureRunning()
+        let s = try Sandbox()
+        _ = try setUp(s, users: 1)
+        let receiver = try WebhookReceiver(in: s)
+        let url = receiver.url().replacingOccurrences(of: "http://", with: "http://ana:hunter%402@")
+        let config = try s.webhookConfig("url = \"\(url)\"\nsecret = \"\(WebhookReceiver.secret)\"\n")
+        let check = s.run(["config", "check", "--config", config])
+        #expect(check.code == 0 && !check.out.contains("hunter") && !check.out.contains("ana:"), "\(check)")
+        s.now = "2026-11-21T19:00:00Z"
+        #expect(s.run(["tick", "--config", config]).code == 0)
+        let headers = try #require(try receiver.requests().first?["headers"] as? [String: String])
+        #expect(headers["authorization"] == "Basic " + Data("ana:hunter@2".utf8).base64EncodedString(), "\(headers)")
+    }
+
     /// 410 Gone is dead at once: never tried again.
     @Test func goneIsDeadAtOnce() throws {
         try Journal.ensureRunning()
@@ -323,7 +340,7 @@ struct WebhookTests {
             ),
             (
                 "url = \"https://example.com/x\"\nsecret = \"short\"",
-                "streakd.toml:6: webhooks[1].secret: is not a secret of at least 16 bytes"
+                "streakd.toml:6: webhooks[1].secret: is 5 bytes, shorter than 16"
             ),
             (
                 "url = \"https://example.com/x\"\nformat = \"xml\"",

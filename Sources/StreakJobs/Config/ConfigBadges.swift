@@ -40,7 +40,7 @@ extension ConfigLoader {
         let badges = reader.arrayOfTables(
             table, "badges",
             rule: "must be an array of tables, each under a [[badges]] header (or badges = [] for none)",
-            name: \BadgeDefinition.id, twice: { ("id", "\(quoted($0)) names two badges; give each badge its own id") },
+            nameKey: "id", twice: { ("id", "\(quoted($0)) names two badges; give each badge its own id") },
             read: { t, i in readBadge(t, index: i, reader: reader) })
         if let badges { config.achievements.badges = badges }
     }

@@ -51,7 +51,7 @@ extension ConfigLoader {
                 try reader.int(t, "lease_seconds", in: "runs", range: 5...86_400) ?? config.leaseSeconds
         }
         let hooks = reader.arrayOfTables(
-            table, "hooks", rule: "must be an array of tables, each under a [[hooks]] header", name: \HookCommand.name,
+            table, "hooks", rule: "must be an array of tables, each under a [[hooks]] header", nameKey: "name",
             twice: { ("name", "\(quoted($0)) names two hooks; give each hook its own name") },
             read: { t, i in readHook(t, index: i, reader: reader, checkPrograms: checkPrograms) })
         if let hooks { config.hooks += hooks }
@@ -223,7 +223,7 @@ extension TableReader {
     /// `name` repeats one before them left out with `twice`'s message; nil when the file has no
     /// `section` or it is no array. Every problem is noted (`config check` reports them all).
     func arrayOfTables<T>(
-        _ table: TOMLTable, _ section: String, rule: String, name: (T) -> String,
+        _ table: TOMLTable, _ section: String, rule: String, nameKey: String,
         twice: (String) -> (key: String, message: String), read: (TOMLTable, Int) -> T?
     ) -> [T]? {
         guard let value = table[section] else { return nil }
@@ -232,18 +232,20 @@ extension TableReader {
             return nil
         }
         var items: [T] = []
+        // Names as written, those of entries with other problems too: each problem at once.
+        var names: Set<String> = []
         for (i, element) in array.enumerated() {
             guard let t = element.table else {
                 note(error(section, nil, rule, occurrence: i))
                 continue
             }
-            guard let item = read(t, i) else { continue }
-            if items.contains(where: { name($0) == name(item) }) {
-                let (key, message) = twice(name(item))
+            let item = read(t, i)
+            if let name = t[nameKey]?.string, !names.insert(name).inserted {
+                let (key, message) = twice(name)
                 note(error(section, key, message, occurrence: i))
                 continue
             }
-            items.append(item)
+            if let item { items.append(item) }
         }
         return items
     }

@@ -16,7 +16,7 @@ extension ConfigLoader {
     static func readWebhooks(_ table: TOMLTable, reader: TableReader, into config: inout Config, checkFiles: Bool) {
         let webhooks = reader.arrayOfTables(
             table, "webhooks", rule: "must be an array of tables, each under a [[webhooks]] header",
-            name: \WebhookTarget.name, twice: { ("name", "\(quoted($0)) names two webhooks; give each its own name") },
+            nameKey: "name", twice: { ("name", "\(quoted($0)) names two webhooks; give each its own name") },
             read: { t, i in readWebhook(t, index: i, reader: reader, checkFiles: checkFiles) })
         if let webhooks { config.webhooks += webhooks }
     }
@@ -46,7 +46,7 @@ extension ConfigLoader {
         }
         let name = string("name")
         if let name, !isHookName(name) {
-            fail("name", "every webhook needs a name = \"…\" of \(hookNameRule)")
+            fail("name", "\(quoted(name)) is not a webhook name; use \(hookNameRule)")
         } else if name == nil && t["name"] == nil {
             fail(nil, "every webhook needs a name = \"…\" of \(hookNameRule)")
         }
@@ -67,12 +67,13 @@ extension ConfigLoader {
         }
         var target = WebhookTarget(name: name ?? "", url: url ?? "", format: format ?? .json)
         let secretRule =
-            "a secret of at least 16 bytes: a whsec_ secret (Standard Webhooks: whsec_ and base64) or any text"
+            "a secret of 16 to \(WebhookTarget.secretBytesAtMost) bytes: a whsec_ secret (Standard Webhooks: whsec_ "
+            + "and base64) or any text"
         if let s = string("secret") {
-            if let bytes = WebhookTarget.secretBytes(s), bytes.count >= 16, bytes.count <= 1024 {
-                target.secret = bytes
+            if let problem = secretProblem(s) {
+                fail("secret", "\(problem); give \(secretRule)")
             } else {
-                fail("secret", "is not \(secretRule)")
+                target.secret = WebhookTarget.secretBytes(s)
             }
         }
         if let file = string("secret_file") {
@@ -92,6 +93,15 @@ extension ConfigLoader {
             )
         }
         target.headers = readHeaders(t, fail: fail)
+        // A user and password in the URL go as HTTP Basic authentication (as curl sends them),
+        // and the URL is kept without them: neither is shown nor put in a message.
+        if let url, urlProblem(url) == nil, let (bare, authorization) = basicAuthorization(url) {
+            if target.headers.contains(where: { $0.name.lowercased() == "authorization" }) {
+                fail("url", "has a user and password, and headers has Authorization too; give one of them")
+            }
+            target.url = bare
+            target.headers.append(.init(name: "Authorization", value: authorization))
+        }
         func int(_ key: String, _ range: ClosedRange<Int>) -> Int? { readInt(t, key, range, fail: fail) }
         if let timeout = int("timeout_seconds", 1...600) { target.timeout = Double(timeout) }
         target.concurrency = int("concurrency", 1...256) ?? target.concurrency
@@ -105,6 +115,16 @@ extension ConfigLoader {
             target.caFile = ca
         }
         return problems == 0 ? target : nil
+    }
+
+    /// Why a secret's text is not one, or nil.
+    static func secretProblem(_ text: String) -> String? {
+        guard let bytes = WebhookTarget.secretBytes(text) else { return "is a whsec_ secret whose rest is not base64" }
+        if bytes.count < 16 { return "is \(bytes.count) bytes, shorter than 16" }
+        if bytes.count > WebhookTarget.secretBytesAtMost {
+            return "is \(bytes.count) bytes, longer than \(WebhookTarget.secretBytesAtMost)"
+        }
+        return nil
     }
 
     /// Why a secret file cannot be used, or nil.
@@ -171,6 +191,17 @@ extension ConfigLoader {
         guard let host = u.host, !host.isEmpty else { return "names no host" }
         if u.fragment != nil { return "has a #fragment, which is never sent; leave it out" }
         return nil
+    }
+
+    /// A URL with a user (and password) as the URL without them and the `Basic` credentials
+    /// they make; nil for a URL without.
+    static func basicAuthorization(_ url: String) -> (url: String, authorization: String)? {
+        guard var u = URLComponents(string: url), let user = u.user else { return nil }
+        let credentials = "\(user):\(u.password ?? "")"
+        u.user = nil
+        u.password = nil
+        guard let bare = u.string else { return nil }
+        return (bare, "Basic " + Data(credentials.utf8).base64EncodedString())
     }
 
     /// What is wrong with an extra request header, or nil.
