@@ -195,8 +195,20 @@ public final class WebhookSink: Sink {
 /// The HTTP clients of the process, one per TLS setting and concurrency: each keeps its
 /// connections open between requests and runs. Made once and kept for the life of the process
 /// (a client must be shut down before it is released; the process's end closes its sockets).
-enum WebhookClients {
+public enum WebhookClients {
     private static let clients = Mutex<[String: HTTPClient]>([:])
+
+    /// Why `file` is no `ca_file` (not a PEM file of certificates), or nil: words to follow its name.
+    public static func caFileProblem(_ file: String) -> String? {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: file, isDirectory: &isFolder), isFolder.boolValue {
+            return "is a folder; give a PEM file of certificate authorities"
+        }
+        guard let certificates = try? NIOSSLCertificate.fromPEMFile(file), !certificates.isEmpty else {
+            return "is not a PEM file of certificates (-----BEGIN CERTIFICATE-----)"
+        }
+        return nil
+    }
 
     static func client(caFile: String?, concurrency: Int) throws -> HTTPClient {
         let key = "\(caFile ?? "")\u{0}\(concurrency)"

@@ -319,6 +319,12 @@ struct WebhookTests {
         #expect(try receiver.requests().isEmpty)
         let trusted = try s.webhookConfig(
             "url = \"\(url)\"\nsecret = \"\(WebhookReceiver.secret)\"\nca_file = \"\(d)/ca.pem\"")
+        #expect(s.run(["config", "check", "--config", trusted]).code == 0)
+        // A key, not a certificate: config check says so, not each delivery after it.
+        let key = try s.webhookConfig(
+            "url = \"\(url)\"\nsecret = \"\(WebhookReceiver.secret)\"\nca_file = \"\(d)/ca.key\"", name: "key.toml")
+        let check = s.run(["config", "check", "--config", key])
+        #expect(check.code == 78 && check.err.contains("ca.key\" is not a PEM file of certificates"), "\(check)")
         s.now = "2026-11-21T19:01:00Z"
         r = s.run(["tick", "--config", trusted])
         #expect(r.code == 0, "\(r)")

@@ -111,6 +111,8 @@ extension ConfigLoader {
                 fail("ca_file", "\(quoted(ca)) is not an absolute path")
             } else if checkFiles && !FileManager.default.isReadableFile(atPath: ca) {
                 fail("ca_file", "\(quoted(ca)) cannot be read; give a PEM file of certificate authorities")
+            } else if checkFiles, let problem = WebhookClients.caFileProblem(ca) {
+                fail("ca_file", "\(quoted(ca)) \(problem)")
             }
             target.caFile = ca
         }
