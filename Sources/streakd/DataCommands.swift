@@ -29,7 +29,7 @@ struct Checkin: ParsableCommand {
     var meta: [String] = []
 
     func run() throws {
-        try global.run(.write) {
+        try global.run(.write, existing: true) {
             try $0.checkin(user: id, streak: streak, at: at, tz: tz, eventID: eventID, meta: meta)
         }
     }
@@ -51,7 +51,9 @@ struct Import: ParsableCommand {
     @Flag(help: "Import the valid records and report the invalid ones.") var skipInvalid = false
 
     func run() throws {
-        try global.run(.write) { try $0.importCheckins(path: file, format: format, skipInvalid: skipInvalid) }
+        try global.run(.write, existing: true) {
+            try $0.importCheckins(path: file, format: format, skipInvalid: skipInvalid)
+        }
     }
 }
 
@@ -128,7 +130,7 @@ struct FreezeCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user's id.", completion: Completions.users) var id: String
         @Option(help: "The streak.", completion: Completions.streaks) var streak = "daily"
-        func run() throws { try global.run(.write) { try $0.addFreeze(user: id, streak: streak) } }
+        func run() throws { try global.run(.write, existing: true) { try $0.addFreeze(user: id, streak: streak) } }
     }
 
     struct Use: ParsableCommand {
@@ -138,7 +140,9 @@ struct FreezeCommand: ParsableCommand {
         @Argument(help: "The user's id.", completion: Completions.users) var id: String
         @Option(help: "The streak.", completion: Completions.streaks) var streak = "daily"
         @Option(help: ArgumentHelp("The date to freeze (default today).", valueName: "yyyy-mm-dd")) var date: String?
-        func run() throws { try global.run(.write) { try $0.useFreeze(user: id, streak: streak, date: date) } }
+        func run() throws {
+            try global.run(.write, existing: true) { try $0.useFreeze(user: id, streak: streak, date: date) }
+        }
     }
 }
 

@@ -43,7 +43,7 @@ struct DeliveriesCommand: ParsableCommand {
         var since: String?
         func run() throws {
             let env = ProcessInfo.processInfo.environment
-            try global.run(.write) {
+            try global.run(.write, existing: true) {
                 try $0.retryDeliveries(
                     sink: sink, kind: kind, user: user, since: since, localZone: LocalZone.current(environment: env))
             }

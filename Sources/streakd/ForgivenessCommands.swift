@@ -21,7 +21,8 @@ struct Pause: ParsableCommand {
     @Argument(help: "The user's id.", completion: Completions.users) var id: String
     @Option(help: "The streak (default daily).", completion: Completions.streaks) var streak: String?
     @Flag(help: "Every streak of the user.") var all = false
-    @Option(help: ArgumentHelp("The first paused date (today or up to a year ahead).", valueName: "yyyy-mm-dd")) var from: String
+    @Option(help: ArgumentHelp("The first paused date (today or up to a year ahead).", valueName: "yyyy-mm-dd"))
+    var from: String
     @Option(help: ArgumentHelp("The last paused date.", valueName: "yyyy-mm-dd")) var until: String
 
     func validate() throws {
@@ -29,7 +30,7 @@ struct Pause: ParsableCommand {
     }
 
     func run() throws {
-        try global.run(.write) { c in
+        try global.run(.write, existing: true) { c in
             c.report(try c.pause(user: id, streak: streak, all: all, from: from, until: until, author: loginName()))
         }
     }
@@ -49,7 +50,9 @@ struct Resume: ParsableCommand {
     }
 
     func run() throws {
-        try global.run(.write) { c in c.report(try c.resume(user: id, streak: streak, all: all, author: loginName())) }
+        try global.run(.write, existing: true) { c in
+            c.report(try c.resume(user: id, streak: streak, all: all, author: loginName()))
+        }
     }
 }
 
@@ -62,6 +65,8 @@ struct Repair: ParsableCommand {
     @Option(help: "The streak (default daily).", completion: Completions.streaks) var streak: String?
 
     func run() throws {
-        try global.run(.write) { c in c.report(try c.repair(user: id, streak: streak, author: loginName())) }
+        try global.run(.write, existing: true) { c in
+            c.report(try c.repair(user: id, streak: streak, author: loginName()))
+        }
     }
 }

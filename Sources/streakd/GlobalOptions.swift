@@ -100,13 +100,23 @@ struct CommonOptions<Format: OutputFormats>: ParsableArguments {
     /// Builds the context and runs a job in it. `access`: whether the job writes; a job that only
     /// reads opens the store read-only and never creates, migrates or changes it (SPEC §6). The
     /// context carries the process's stop token (`StopSignals`).
-    func run(_ access: StoreAccess, anyVersion: Bool = false, _ job: (Context) throws -> Void) throws {
+    /// `existing`: a job that changes what a store holds (a user, a delivery) and would make
+    /// nothing of a new one: a SQLite file that is not there is 66, as for a read, and none is
+    /// made at a mistyped path.
+    func run(_ access: StoreAccess, existing: Bool = false, anyVersion: Bool = false, _ job: (Context) throws -> Void)
+        throws
+    {
         let env = ProcessInfo.processInfo.environment
         let paths = Paths(environment: env)
         let logger = logger()
         let printer = try printer()
         let pinned = try pinnedNow(env)
         let config = try loadConfig(paths)
+        if existing, case .sqlite(let path) = try storeLocation(namedStore(env)),
+            !FileManager.default.fileExists(atPath: path)
+        {
+            _ = try openStore(namedStore(env), .read, logger: logger)  // throws the missing store's error
+        }
         let opened = try openStore(namedStore(env), access, anyVersion: anyVersion, logger: logger)
         let instant = try pinned ?? storeNow(opened)
         do {

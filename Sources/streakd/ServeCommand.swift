@@ -29,7 +29,8 @@ struct Serve: ParsableCommand {
         if sockets.isEmpty { sockets = [.address(try ListenAddress.standard(env))] }
         let (store, contexts, config) = try global.requestContexts()
         let server = APIServer(
-            sockets: sockets, settings: config.api, logger: global.logger(requests: true), writes: WriteGroups(store: store),
+            sockets: sockets, settings: config.api, logger: global.logger(requests: true),
+            writes: WriteGroups(store: store),
             context: contexts)
         // A connection for each request thread, opened before serve listens (and tells systemd it
         // is ready): the first requests find them rather than all opening theirs at once.

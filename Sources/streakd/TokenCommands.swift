@@ -33,6 +33,6 @@ struct TokenCommand: ParsableCommand {
             commandName: "remove", abstract: "Remove a token: it fails from the server's next request on.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The token's name.") var name: String
-        func run() throws { try global.run(.write) { try $0.removeToken(name: name) } }
+        func run() throws { try global.run(.write, existing: true) { try $0.removeToken(name: name) } }
     }
 }

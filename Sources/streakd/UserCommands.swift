@@ -50,7 +50,7 @@ struct UserCommand: ParsableCommand {
             completion: Completions.languages)
         var lang: String?
         func run() throws {
-            try global.run(.write) {
+            try global.run(.write, existing: true) {
                 try $0.setUser(id: id, tz: tz, remindAt: remindAt, remind: remind, language: lang)
             }
         }
@@ -68,7 +68,7 @@ struct UserCommand: ParsableCommand {
             commandName: "remove", abstract: "Remove a user and all their data.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user's id.", completion: Completions.users) var id: String
-        func run() throws { try global.run(.write) { try $0.removeUser(id: id) } }
+        func run() throws { try global.run(.write, existing: true) { try $0.removeUser(id: id) } }
     }
 
     struct Import: ParsableCommand {
@@ -76,7 +76,8 @@ struct UserCommand: ParsableCommand {
             commandName: "import",
             abstract: "Add or update users from JSON lines; all or nothing.",
             discussion:
-                #"Each line: {"user":"u1","tz":"Asia/Tokyo","remind_at":"20:00"} (remind_at optional: HH:MM or "usual")."#)
+                #"Each line: {"user":"u1","tz":"Asia/Tokyo","remind_at":"20:00"} (remind_at optional: HH:MM or "usual")."#
+        )
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The file, or - for standard input.", completion: .file(extensions: ["jsonl"])) var file: String
         func run() throws { try global.run(.write) { try $0.importUsers(path: file) } }

@@ -64,6 +64,23 @@ import Testing
         }
     }
 
+    /// A command that changes what a store holds makes no store at a mistyped path: 66, as a
+    /// read (`deliveries retry` made an empty store and said "0 dead deliveries are pending
+    /// again"); one that adds (`user add`) still makes it.
+    @Test(.enabled(if: !TestStore.postgres)) func aChangeMakesNoStoreAtAMistypedPath() throws {
+        let s = try Sandbox()
+        let typo = s.dir.appendingPathComponent("typo/streakd.sqlite").path
+        for args in [
+            ["deliveries", "retry"], ["checkin", "ana"], ["user", "remove", "ana"], ["token", "remove", "app"],
+            ["freeze", "add", "ana"], ["repair", "ana"],
+        ] {
+            let r = s.runBare(args + ["--store", typo])
+            #expect(r.code == 66 && r.err.contains("no store at \(typo)"), "\(args): \(r)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: s.dir.appendingPathComponent("typo").path))
+        #expect(s.runBare(["user", "add", "ana", "--tz", "UTC", "--store", typo]).code == 0)
+    }
+
     /// `config check` passed `[desktop] users` naming a user the store does not have (78 now,
     /// naming the line); without a store yet it says it could not look.
     @Test func desktopUsersMustBeTheStoresUsers() throws {
