@@ -97,19 +97,19 @@ public enum HooksLeftBehind {
     /// Ends (SIGKILL) every process whose `STREAKD_HOOK_RUN` names the process `pid` that
     /// started at `started` (clock ticks since boot), with the process group each leads (a hook
     /// and its `&` children): a run taking over that process's deliveries does not deliver them
-    /// beside a hook still running. Answers how many processes it ended.
+    /// beside a hook still running. Answers how many hooks (process groups) it ended; a
+    /// process that left its hook's group is ended alone.
     public static func end(byProcess pid: pid_t, started: String) -> Int {
         let prefix = "STREAKD_HOOK_RUN=\(pid).\(started)."
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
-        var ended = 0
+        var groups = Set<pid_t>()
         for entry in entries {
             guard let p = pid_t(entry), p != getpid(), HookProcess.runMarker(of: p)?.hasPrefix(prefix) == true,
                 let m = HookProcess.stat(p), !m.dead
             else { continue }
-            if m.group == p { kill(-p, SIGKILL) }
+            if m.group > 1, m.group != getpgrp(), groups.insert(m.group).inserted { kill(-m.group, SIGKILL) }
             kill(p, SIGKILL)
-            ended += 1
         }
-        return ended
+        return groups.count
     }
 }

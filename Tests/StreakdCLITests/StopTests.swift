@@ -90,7 +90,7 @@ struct StopTests {
         try s.file("fast", "")
         let again = s.run(["tick", "--config", config])
         #expect(again.code == 0, "\(again)")
-        #expect(again.err.contains("ended 1 hook process left running by a run that was killed"), "\(again.err)")
+        #expect(again.err.contains("ended 1 hook left running by a run that was killed"), "\(again.err)")
         usleep(2_500_000)
         #expect(oracle(s) == ["at_risk/\(ids[0])/daily/2026-11-21": 1], "the killed run's hook went on")
     }

@@ -50,7 +50,7 @@ extension Dispatcher {
             let ended = RunOwner.endHooksLeftBehind(by: owner)
             if ended > 0 {
                 context.printer.warn(
-                    "ended \(ended) hook process\(ended == 1 ? "" : "es") left running by a run that was killed "
+                    "ended \(ended) hook\(ended == 1 ? "" : "s") left running by a run that was killed "
                         + "(\(owner)); its deliveries are tried again")
             }
         }
