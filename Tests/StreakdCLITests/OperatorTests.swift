@@ -201,7 +201,7 @@ import Testing
             b.err == """
                 streakd: error: \(broken):2: desktop.users: "ghost" is not a user of the store; add it (streakd user add ID --tz ZONE) or take it out of the list
                 \(broken):5: hooks[1].command: "/usr/local/bin/no-such-notifier" cannot be run: No such file or directory; give the path of an executable file
-                \(broken):9: webhooks[1].secret_file: cannot be used: \(s.dir.path)/no-such.secret: no such file or directory; it must hold a secret of at least 16 bytes: a whsec_ secret (Standard Webhooks: whsec_ and base64) or any text
+                \(broken):9: webhooks[1].secret_file: cannot be used: \(s.dir.path)/no-such.secret: no such file or directory; it must hold a secret of 16 to 1024 bytes: a whsec_ secret (Standard Webhooks: whsec_ and base64) or any text
                 \(broken):11: freeze.initial: 5 is more than max (1); use a number from 0 to 1
                 \(broken):12: freeze.min_streak: 0 is out of range; use a whole number from 1 to 10000
                 5 problems in \(broken)

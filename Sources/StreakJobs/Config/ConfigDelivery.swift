@@ -70,8 +70,8 @@ extension ConfigLoader {
     /// be run from here (not there, not executable, a folder) too, and with `knownUsers` (the
     /// store's) `[desktop] users` that name none of them.
     public static func check(path: String, knownUsers: Set<String>? = nil) throws {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
-        else { return }  // `load` has said why already
+        // Read as `load` reads it (at most 1 MiB); what it refused, it has said why already.
+        guard let bytes = try? read(path), let text = String(validating: bytes, as: UTF8.self) else { return }
         _ = try parse(text, file: path, checkPrograms: true, knownUsers: knownUsers)
     }
 
