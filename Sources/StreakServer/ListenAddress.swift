@@ -1,3 +1,4 @@
+import Foundation
 import StreakJobs
 
 /// Where `streakd serve` listens (SPEC §11): `unix:PATH`, `HOST:PORT` or `[V6]:PORT`.
@@ -26,6 +27,12 @@ public enum ListenAddress: Equatable, Sendable, CustomStringConvertible {
             guard !path.isEmpty, path.utf8.count < 108 else {
                 throw StreakdError.usage(
                     "--listen: \"\(text)\" names no socket path, or one longer than 107 bytes; \(valid)")
+            }
+            // A socket file left by a server gone is replaced; any other file is never touched.
+            var info = stat()
+            if lstat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFSOCK {
+                throw StreakdError.usage(
+                    "--listen: \(path) exists and is not a socket; remove it or name another path")
             }
             return .unix(path)
         }

@@ -200,6 +200,11 @@ struct ServeTests {
         // No runtime folder in the sandbox's environment: no default socket.
         let none = try s.run(["serve"], within: .seconds(60))
         #expect(none.code == 64 && none.err.contains("neither RUNTIME_DIRECTORY nor XDG_RUNTIME_DIR is set"), "\(none)")
+        // A file that is not a socket is never replaced, and no process is blamed for it.
+        let notes = try s.file("notes.txt", "keep me\n")
+        let file = try s.run(["serve", "--listen", "unix:" + notes], within: .seconds(60))
+        #expect(file.code == 64 && file.err.contains("\(notes) exists and is not a socket"), "\(file)")
+        #expect(try String(contentsOfFile: notes, encoding: .utf8) == "keep me\n")
         let server = try Server(s, listen: "127.0.0.1:0")
         let taken = try s.run(
             ["serve", "--listen", String(server.base.dropFirst("http://".count))], within: .seconds(60))
