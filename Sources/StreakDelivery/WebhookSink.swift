@@ -100,6 +100,7 @@ public final class WebhookSink: Sink {
         let delegate = ResponseAccumulator(request: request, maxBodySize: Self.answerBytesAtMost)
         let deadline = NIODeadline.now() + .milliseconds(Int64(target.timeout * 1000))
         let timeout = target.timeout
+        let plainHTTP = target.url.lowercased().hasPrefix("http:")
         // Any event loop of the client's: a sink's requests all on one loop (`.delegate(on:)`)
         // went at two thirds of the rate on 2 cores (one thread for all of them).
         let task = client.execute(request: request, delegate: delegate, deadline: deadline)
@@ -120,7 +121,7 @@ public final class WebhookSink: Sink {
             case .failure(let error) where inFlight.cancelled && (error as? HTTPClientError) == .cancelled:
                 done(.interrupted("stopped by a signal to streakd after \(HookSink.seconds(HookSink.stopGrace))s more"))
             case .failure(let error):
-                done(.failed(Self.reason(error, timeout: timeout)))
+                done(.failed(Self.reason(error, timeout: timeout, plainHTTP: plainHTTP)))
             }
         }
     }
@@ -146,8 +147,15 @@ public final class WebhookSink: Sink {
         }
     }
 
-    /// What went wrong, for people: a time-out, a refused connection, a TLS failure.
-    static func reason(_ error: any Error, timeout: Double) -> String {
+    /// What went wrong, for people: a time-out, a refused connection, a TLS failure. `plainHTTP`:
+    /// the URL is http, where a server that drops the connection at once may speak only https.
+    static func reason(_ error: any Error, timeout: Double, plainHTTP: Bool = false) -> String {
+        let said = reason(error, timeout: timeout)
+        guard plainHTTP, said == socket(ECONNRESET) || said == "the server closed the connection" else { return said }
+        return said + ": an https server behind an http URL?"
+    }
+
+    private static func reason(_ error: any Error, timeout: Double) -> String {
         if let e = error as? HTTPClientError {
             switch e {
             case .deadlineExceeded, .readTimeout, .connectTimeout:

@@ -53,6 +53,28 @@ import Testing
         )
     }
 
+    /// An http URL at a server that drops the connection on reading a request, as an https
+    /// server does with plain http: the failure asks whether the URL should say https.
+    @Test func aServerThatDropsAnHTTPRequestMaySpeakHTTPS() throws {
+        let (fd, port) = try #require(loopbackSocket(listening: true))
+        defer { close(fd) }
+        let server = Thread {
+            let c = accept(fd, nil, nil)
+            guard c >= 0 else { return }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = read(c, &buffer, buffer.count)
+            var reset = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(c, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+            close(c)
+        }
+        server.start()
+        let target = WebhookTarget(
+            name: "phone", url: "http://127.0.0.1:\(port)/hook", secret: Array("0123456789abcdef".utf8), timeout: 5)
+        let outcome = WebhookSink(target: target).deliver(sample)
+        guard case .failed(let why) = outcome else { return #expect(Bool(false), "\(outcome)") }
+        #expect(why.hasSuffix(": an https server behind an http URL?"), "\(why)")
+    }
+
     /// A refused connection is said in words, not as NIO's "connection reset (error set):
     /// Connection refused) (errno: 111)", which `deliveries list` and `status` show.
     @Test func aRefusedConnectionSaysSo() throws {
