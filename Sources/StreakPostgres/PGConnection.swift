@@ -68,6 +68,16 @@ public final class PGConnection {
 
     public var isOpen: Bool { raw.map { PQstatus($0) == CONNECTION_OK } ?? false }
 
+    /// Whether an idle connection is still of use, asked before it is used again: a server that
+    /// restarted, or ended it (`pg_terminate_backend`), closed its socket while it idled, which
+    /// libpq learns only once it reads it. Between transactions the server sends nothing unasked
+    /// (streakd listens for no notifications): anything to read is its goodbye, or the end.
+    public var stillOpen: Bool {
+        guard let raw, PQstatus(raw) == CONNECTION_OK, !inTransaction else { return false }
+        var ready = pollfd(fd: PQsocket(raw), events: Int16(POLLIN), revents: 0)
+        return poll(&ready, 1, 0) == 0
+    }
+
     /// The server process serving this connection (for `pg_terminate_backend`, logs).
     public var backendPID: Int32 { raw.map { PQbackendPID($0) } ?? 0 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import StreakPostgres
+import StreakStore
 import StreakTestKit
 import Synchronization
 import Testing
@@ -38,6 +39,21 @@ import Testing
         Thread.sleep(forTimeInterval: 0.1)
         let (next, nextSeconds) = timed { pgError { try idle.query("SELECT 1") } }
         #expect(next?.kind == .lost && nextSeconds < 1, "\(next?.message ?? "")")
+    }
+
+    /// A store's idle connections the server ended meanwhile (a restart, `pg_terminate_backend`)
+    /// are dropped when next taken, not used: the next reads all succeed (serve answered 503
+    /// once for each of its pooled connections after a restart).
+    @Test func idleConnectionsTheServerEndedAreNotUsed() throws {
+        let url = try TestPostgres.freshDatabase()
+        let store = try PostgresStore(url: url)
+        #expect(store.openConnections(4)?.open == 4)
+        try TestPostgres.psql(
+            url,
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() "
+                + "AND pid <> pg_backend_pid()")
+        Thread.sleep(forTimeInterval: 0.2)
+        for _ in 0..<5 { #expect(throws: Never.self) { _ = try store.read { try $0.users() } } }
     }
 
     @Test(.requires(.postgresPrograms)) func aFastStopMidTransactionIsLostWithinSeconds() throws {

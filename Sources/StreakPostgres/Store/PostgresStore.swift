@@ -84,8 +84,14 @@ public final class PostgresStore: Store {
                 problems.append("migration \(m.name) is not applied")
             }
             let orphans = [
-                ("check-ins without a user", "checkin_lists c LEFT JOIN users u ON u.id = c.user_id WHERE u.id IS NULL"),
-                ("event ids without a user", "checkin_events e LEFT JOIN users u ON u.id = e.user_id WHERE u.id IS NULL"),
+                (
+                    "check-ins without a user",
+                    "checkin_lists c LEFT JOIN users u ON u.id = c.user_id WHERE u.id IS NULL"
+                ),
+                (
+                    "event ids without a user",
+                    "checkin_events e LEFT JOIN users u ON u.id = e.user_id WHERE u.id IS NULL"
+                ),
                 ("schedule rows without a user", "schedule s LEFT JOIN users u ON u.id = s.user_id WHERE u.id IS NULL"),
                 (
                     "deliveries without a notification",
@@ -186,7 +192,13 @@ public final class PostgresStore: Store {
     /// is dropped. PostgreSQL's errors become the store's, by kind (exit codes).
     func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
         do {
-            let connection = try idle.withLock { $0.popLast() } ?? Connection(PGConnection(url, settings: settings))
+            // An idle connection the server closed meanwhile (a restart) is dropped, not used.
+            var pooled = idle.withLock { $0.popLast() }
+            while let stale = pooled, !stale.pg.stillOpen {
+                stale.pg.close()
+                pooled = idle.withLock { $0.popLast() }
+            }
+            let connection = try pooled ?? Connection(PGConnection(url, settings: settings))
             reached.store(true, ordering: .relaxed)
             defer {
                 if connection.pg.isOpen && !connection.pg.inTransaction { idle.withLock { $0.append(connection) } }
