@@ -98,6 +98,15 @@ public final class PGConnection {
         while state != PGRES_POLLING_OK {
             if state == PGRES_POLLING_FAILED {
                 let reason = trimmed(String(cString: PQerrorMessage(conn)))
+                // No connection slot left (53300: "too many clients" or connections, or the slots left reserved):
+                // a busy server, not a wrong URL; the next run tries again (75).
+                if reason.contains("too many c") || reason.contains("connection slots are reserved") {
+                    throw PGError(
+                        .other,
+                        "cannot connect to PostgreSQL at \(url): \(reason); the server has no connection left for "
+                            + "streakd: raise its max_connections, or run fewer streakd processes (serve keeps a "
+                            + "connection for each request thread)")
+                }
                 // libpq's own hint ("Is the server running …?") says it better when it gives one.
                 let check =
                     reason.firstRange(of: "Is the server running") != nil

@@ -56,6 +56,24 @@ import Testing
         for _ in 0..<5 { #expect(throws: Never.self) { _ = try store.read { try $0.users() } } }
     }
 
+    /// A server with no connection slot left is busy (75 for the store), not a wrong URL (69):
+    /// the message says so and what to change.
+    @Test(.requires(.postgresPrograms)) func noConnectionSlotLeftIsBusyAndSaysSo() throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.discard() }
+        // A role allowed one connection: its second finds no slot, as a full server's would.
+        try PGConnection(url: cluster.url).execute("CREATE ROLE slots LOGIN CONNECTION LIMIT 1")
+        let url = cluster.url + (cluster.url.contains("?") ? "&" : "?") + "user=slots"
+        let first = try PGConnection(url: url)
+        let refused = pgError { _ = try PGConnection(url: url) }
+        #expect(
+            refused?.kind == .other
+                && refused?.message.contains("the server has no connection left for streakd") == true,
+            "\(String(describing: refused))")
+        #expect(refused?.message.contains("check the URL") == false)
+        first.close()
+    }
+
     @Test(.requires(.postgresPrograms)) func aFastStopMidTransactionIsLostWithinSeconds() throws {
         let cluster = try PostgresCluster.start()
         defer { cluster.discard() }
