@@ -19,7 +19,7 @@ import Testing
             ["/bin/sh", "-c", "exec \"$0\" store backup - --store \"$1\" >\"$2\"", streakdBinary, s.store, copy],
             env: s.environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
         if TestStore.postgres {
-            #expect(r.code == 69 && r.err.contains("pg_dump --format=custom '"), "\(r)")
+            #expect(r.code == 64 && r.err.contains("pg_dump --format=custom '"), "\(r)")
             #expect(!r.err.contains("--file="), "\(r)")
             return
         }

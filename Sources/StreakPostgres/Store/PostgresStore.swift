@@ -115,10 +115,11 @@ public final class PostgresStore: Store {
         }
     }
 
-    /// A database server's store is not a file to copy: pg_dump makes the consistent copy.
+    /// A database server's store is not a file to copy: pg_dump makes the consistent copy. Not a
+    /// service out of reach (69) but a command for another kind of store (64).
     public func backup(to path: String) throws {
         throw StoreError(
-            .unavailable,
+            .invalid,
             "a PostgreSQL store is backed up by PostgreSQL's own tools, while streakd runs: "
                 + "pg_dump --format=custom --file=\(path) '\(url)' (restore with pg_restore)")
     }
