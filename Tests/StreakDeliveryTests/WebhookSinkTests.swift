@@ -29,21 +29,28 @@ import Testing
         #expect(took >= .seconds(2) && took < .seconds(5), "\(took)")
     }
 
+    /// On a thread: takes one connection on `fd`, reads the request, lets `answer` act on the
+    /// connection, then closes it.
+    func answerOnce(_ fd: Int32, _ answer: @escaping @Sendable (Int32) -> Void) {
+        Thread {
+            let c = accept(fd, nil, nil)
+            guard c >= 0 else { return }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = read(c, &buffer, buffer.count)
+            answer(c)
+            close(c)
+        }.start()
+    }
+
     /// An https URL at a server that answers plain http: said in words, without BoringSSL's codes
     /// and the path of its source file.
     @Test func anHTTPServerBehindAnHTTPSURLSaysSo() throws {
         let (fd, port) = try #require(loopbackSocket(listening: true))
         defer { close(fd) }
-        let server = Thread {
-            let c = accept(fd, nil, nil)
-            guard c >= 0 else { return }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            _ = read(c, &buffer, buffer.count)
+        answerOnce(fd) { c in
             let answer = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
             _ = write(c, answer, answer.count)
-            close(c)
         }
-        server.start()
         let target = WebhookTarget(
             name: "phone", url: "https://127.0.0.1:\(port)/hook", secret: Array("0123456789abcdef".utf8), timeout: 5)
         #expect(
@@ -58,16 +65,10 @@ import Testing
     @Test func aServerThatDropsAnHTTPRequestMaySpeakHTTPS() throws {
         let (fd, port) = try #require(loopbackSocket(listening: true))
         defer { close(fd) }
-        let server = Thread {
-            let c = accept(fd, nil, nil)
-            guard c >= 0 else { return }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            _ = read(c, &buffer, buffer.count)
+        answerOnce(fd) { c in
             var reset = linger(l_onoff: 1, l_linger: 0)
             setsockopt(c, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
-            close(c)
         }
-        server.start()
         let target = WebhookTarget(
             name: "phone", url: "http://127.0.0.1:\(port)/hook", secret: Array("0123456789abcdef".utf8), timeout: 5)
         let outcome = WebhookSink(target: target).deliver(sample)
