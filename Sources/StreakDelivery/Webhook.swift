@@ -65,11 +65,11 @@ public struct WebhookTarget: Equatable, Sendable {
         "connection",
     ]
 
-    /// A secret's bytes: a `whsec_` secret is base64 (Standard Webhooks), any other its UTF-8.
-    /// Nil when a `whsec_` secret is not valid base64.
     /// The longest secret, in bytes (a `whsec_` secret's decoded).
     public static let secretBytesAtMost = 1024
 
+    /// A secret's bytes: a `whsec_` secret is base64 (Standard Webhooks), any other its UTF-8.
+    /// Nil when a `whsec_` secret is not valid base64.
     public static func secretBytes(_ text: String) -> [UInt8]? {
         guard text.hasPrefix("whsec_") else { return Array(text.utf8) }
         return Data(base64Encoded: String(text.dropFirst(6))).map(Array.init)

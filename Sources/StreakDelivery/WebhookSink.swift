@@ -150,12 +150,12 @@ public final class WebhookSink: Sink {
     /// What went wrong, for people: a time-out, a refused connection, a TLS failure. `plainHTTP`:
     /// the URL is http, where a server that drops the connection at once may speak only https.
     static func reason(_ error: any Error, timeout: Double, plainHTTP: Bool = false) -> String {
-        let said = reason(error, timeout: timeout)
+        let said = words(for: error, timeout: timeout)
         guard plainHTTP, said == socket(ECONNRESET) || said == "the server closed the connection" else { return said }
         return said + ": an https server behind an http URL?"
     }
 
-    private static func reason(_ error: any Error, timeout: Double) -> String {
+    private static func words(for error: any Error, timeout: Double) -> String {
         if let e = error as? HTTPClientError {
             switch e {
             case .deadlineExceeded, .readTimeout, .connectTimeout:
@@ -172,7 +172,7 @@ public final class WebhookSink: Sink {
                 let why = (dns as? SocketAddressError.UnknownHost)?.errorDescription.lowercased() ?? "\(dns)"
                 return "DNS: the host \(e.host) is not known (\(why))"
             }
-            if let first = e.connectionErrors.first { return reason(first.error, timeout: timeout) }
+            if let first = e.connectionErrors.first { return words(for: first.error, timeout: timeout) }
         }
         if String(describing: error).contains("ResponseTooBig") {
             return "the server's answer is longer than \(answerBytesAtMost) bytes"

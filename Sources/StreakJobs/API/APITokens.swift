@@ -22,7 +22,7 @@ public final class APITokens: Sendable {
     public func authorize(_ authorization: String?, needs: TokenScope, in c: Context) -> Result<
         (APIClient, TokenCheck), APIAnswer
     > {
-        match(authorization, needs: needs, known: known.withLock { $0 }, in: c).map { token, scope in
+        match(authorization, needs: needs, in: c).map { token, scope in
             if token.lastUsed.map({ c.now.seconds - $0.seconds >= 60 }) ?? true, noteUse(token, at: c.now) {
                 // Beside the request, not in its way: a GET does not wait for another
                 // process's write (a tick, an import) to note when its token was used.
@@ -44,7 +44,7 @@ public final class APITokens: Sendable {
 
     /// The 401 or 403 that refuses a request's token, or nil; its use is not noted.
     public func refusal(_ authorization: String?, needs: TokenScope, in c: Context) -> APIAnswer? {
-        if case .failure(let refused) = match(authorization, needs: needs, known: known.withLock { $0 }, in: c) {
+        if case .failure(let refused) = match(authorization, needs: needs, in: c) {
             return refused
         }
         return nil
@@ -52,7 +52,7 @@ public final class APITokens: Sendable {
 
     /// The stored token an `Authorization` header names, among those known (read again when
     /// it is not among them), and its scope; or the answer that refuses it.
-    private func match(_ authorization: String?, needs: TokenScope, known: [StoredToken]?, in c: Context)
+    private func match(_ authorization: String?, needs: TokenScope, in c: Context)
         -> Result<(StoredToken, TokenScope), APIAnswer>
     {
         guard let authorization, let presented = Context.bearerToken(authorization) else {
@@ -61,7 +61,7 @@ public final class APITokens: Sendable {
                     401, "this request needs a token: Authorization: Bearer TOKEN",
                     headers: [("WWW-Authenticate", "Bearer")]))
         }
-        var token = known.flatMap { matchingToken(presented, among: $0) }
+        var token = known.withLock { $0 }.flatMap { matchingToken(presented, among: $0) }
         if token == nil {
             let tokens: [StoredToken]
             do {
@@ -69,7 +69,7 @@ public final class APITokens: Sendable {
             } catch {
                 return .failure(.failed(error))
             }
-            self.known.withLock { $0 = tokens }
+            known.withLock { $0 = tokens }
             token = matchingToken(presented, among: tokens)
         }
         guard let token, let scope = TokenScope(rawValue: token.scope) else { return .failure(.unknownToken) }

@@ -220,7 +220,7 @@ extension TableReader {
     }
 
     /// The tables of `[[section]]`, each read by `read` (nil: it had problems, noted), those whose
-    /// `name` repeats one before them left out with `twice`'s message; nil when the file has no
+    /// `nameKey` (as written) repeats one before them left out with `twice`'s message; nil when the file has no
     /// `section` or it is no array. Every problem is noted (`config check` reports them all).
     func arrayOfTables<T>(
         _ table: TOMLTable, _ section: String, rule: String, nameKey: String,

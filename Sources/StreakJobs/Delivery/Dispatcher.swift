@@ -87,13 +87,14 @@ final class Dispatcher: Sendable {
         // changed): its delivery is dead, told and counted as any other given up.
         var given: [Outcome] = []
         for lane in lanes {
-            let named = jobs.filter { $0.sink == lane.sink.name }
-            given += named.filter { !lane.sink.accepts($0.notification) }.map(Outcome.notTaken)
-            let mine = named.filter { lane.sink.accepts($0.notification) }
+            var mine: [DeliveryJob] = []
+            for job in jobs where job.sink == lane.sink.name {
+                if lane.sink.accepts(job.notification) { mine.append(job) } else { given.append(.notTaken(job)) }
+            }
             guard !mine.isEmpty else { continue }
             if lane.queued.withLock({ $0 }) > Self.laneLimit { lane.queue.sync {} }
             lane.queued.withLock { $0 += mine.count }
-            lane.queue.async { [self] in
+            lane.queue.async { [self, mine] in
                 run(mine, on: lane)
                 lane.queued.withLock { $0 -= mine.count }
             }

@@ -20,7 +20,7 @@ enum RunOwner {
     }
 
     /// Ends the hooks a run gone from this host left running (it was killed), before its
-    /// deliveries are taken over; answers how many processes were ended.
+    /// deliveries are taken over; answers how many hooks were ended.
     static func endHooksLeftBehind(by owner: String) -> Int {
         let parts = owner.split(separator: ":").map(String.init)
         guard parts.count == 4, parts[0] == hostName, let pid = Int32(parts[1]), pid != getpid() else { return 0 }
