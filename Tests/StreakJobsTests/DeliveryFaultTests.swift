@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func anOutcomeThatMeetsABusyStoreIsWrittenLaterNotLost() throws {
-        let path = NSTemporaryDirectory() + "streakd-jobs-\(UUID().uuidString)/s.sqlite"
+        let path = TestFiles.path("jobs") + "/s.sqlite"
         let (c, _) = try makeContext(now: "2026-11-21T10:00:00Z", store: try SQLiteStore(path: path, busyTimeout: 0.3))
         try due(c, users: 1)
         let sink = LockingSink(path: path, hold: 1.5)
@@ -109,7 +109,7 @@ import Testing
     /// Issue 31 (1): a lane stops at the first outcome it could not store, and says what it had
     /// delivered (the next run repeats that); it delivers nothing more to be repeated.
     @Test func anOutcomeNotStoredStopsTheLaneAndSaysWhatWasDelivered() throws {
-        let path = NSTemporaryDirectory() + "streakd-jobs-\(UUID().uuidString)/s.sqlite"
+        let path = TestFiles.path("jobs") + "/s.sqlite"
         let (c, out) = try makeContext(now: "2026-11-21T10:00:00Z", store: try SQLiteStore(path: path))
         try due(c, users: 3)
         let sink = TableTakingSink(path: path)

@@ -31,7 +31,7 @@ import Testing
             }
             try context.addUser(id: id, tz: zone, remindAt: nil, remind: true)
         }
-        let file = NSTemporaryDirectory() + "every-zone-\(UUID().uuidString).jsonl"
+        let file = TestFiles.path("every-zone") + ".jsonl"
         try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
         try context.importCheckins(path: file, format: nil, skipInvalid: false)
 

@@ -35,7 +35,7 @@ import Testing
     }
 
     static func file(_ rows: ArraySlice<String>, last: String? = nil) throws -> String {
-        let path = NSTemporaryDirectory() + "streakd-scale-\(UUID().uuidString).csv"
+        let path = TestFiles.path("scale") + ".csv"
         let text = "user,at,tz,streak,id\n" + rows.joined(separator: "\n") + "\n" + (last.map { $0 + "\n" } ?? "")
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         return path
@@ -180,7 +180,7 @@ import Testing
             return "{" + fields.joined(separator: ",") + "}"
         }
         func file(_ lines: [String]) throws -> String {
-            let path = NSTemporaryDirectory() + "streakd-halves-\(UUID().uuidString).jsonl"
+            let path = TestFiles.path("halves") + ".jsonl"
             try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
             return path
         }
@@ -230,7 +230,7 @@ import Testing
             return "u\(i * 13 % Self.users),\(at),\(tz),\(streak),\(i % 4 == 0 ? "e\(i % 500)" : "")"
         }
         func file(_ rows: [String]) throws -> String {
-            let path = NSTemporaryDirectory() + "streakd-halves-\(UUID().uuidString).csv"
+            let path = TestFiles.path("halves") + ".csv"
             try Data(([header] + rows).joined(separator: "\n").appending("\n").utf8).write(to: URL(fileURLWithPath: path))
             return path
         }

@@ -24,7 +24,7 @@ import Testing
 
         func open(url: String? = nil) throws -> any Store {
             switch self {
-            case .sqlite: try SQLiteStore(path: NSTemporaryDirectory() + "preview-\(UUID().uuidString)/s.sqlite")
+            case .sqlite: try SQLiteStore(path: TestFiles.path("preview") + "/s.sqlite")
             case .postgres: try PostgresStore(url: try url ?? TestPostgres.freshDatabase())
             }
         }
@@ -39,7 +39,7 @@ import Testing
             "Pacific/Pago_Pago",
         ]
         let (c, _) = try makeContext(now: "2026-11-21T09:00:00Z", store: try engine.open(url: url))
-        let dir = NSTemporaryDirectory() + "preview-seed-\(UUID().uuidString)"
+        let dir = TestFiles.path("preview-seed")
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var users: [String] = []
         var checkins: [String] = []

@@ -26,7 +26,7 @@ import Testing
             if self == .postgres { try Prerequisite.postgres.require() }
             let store: any Store =
                 switch self {
-                case .sqlite: try SQLiteStore(path: NSTemporaryDirectory() + "retry-\(UUID().uuidString)/s.sqlite")
+                case .sqlite: try SQLiteStore(path: TestFiles.path("retry") + "/s.sqlite")
                 case .postgres: try PostgresStore(url: try TestPostgres.freshDatabase())
                 }
             return try makeContext(now: "2026-11-21T10:00:00Z", config: config, store: store)

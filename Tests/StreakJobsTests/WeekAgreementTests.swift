@@ -37,7 +37,7 @@ import Testing
                 lines.append(#"{"user":"b\#(n)","streak":"late","at":"\#(noon)","tz":"\#(zone)"}"#)
             }
         }
-        let file = NSTemporaryDirectory() + "week-\(UUID().uuidString).jsonl"
+        let file = TestFiles.path("week") + ".jsonl"
         try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
         try at(c, start).importCheckins(path: file, format: nil, skipInvalid: false)
 

@@ -9,8 +9,7 @@ import Testing
 
 /// A fresh folder for one test's SQLite files.
 func scratch() -> String {
-    let dir = NSTemporaryDirectory() + "streakd-store-" + UUID().uuidString
-    return dir
+    TestFiles.path("store")
 }
 
 let t0 = Instant(seconds: 1_795_000_000)
@@ -117,10 +116,12 @@ func storeFromBefore(_ migration: String) throws -> (path: String, queue: Databa
         try queue.close()
         let store = try SQLiteStore(path: path)
         let after = try store.queue.read { db in
-            (try String.fetchAll(db, sql: rows),
+            (
+                try String.fetchAll(db, sql: rows),
                 try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('checkins') ORDER BY 1"),
                 try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'checkin_ids'"),
-                try String.fetchAll(db, sql: "PRAGMA integrity_check"))
+                try String.fetchAll(db, sql: "PRAGMA integrity_check")
+            )
         }
         #expect(after.0 == before && before.count == 4)
         #expect(after.1 == ["checkins_event", "checkins_tagged", "sqlite_autoindex_checkins_1"])
@@ -135,7 +136,8 @@ func storeFromBefore(_ migration: String) throws -> (path: String, queue: Databa
         }
         #expect(result.inserted == 1 && result.duplicates == 1)
         let ids = try store.queue.read { db in
-            try Int64.fetchAll(db, sql: "SELECT id FROM checkins WHERE user_id = 'u1' AND streak = 'daily' ORDER BY at, id")
+            try Int64.fetchAll(
+                db, sql: "SELECT id FROM checkins WHERE user_id = 'u1' AND streak = 'daily' ORDER BY at, id")
         }
         #expect(ids == [7, 8, 11], "the row with a stored event id took 10, and was not stored")
         #expect(try store.read { r in try r.checkins(of: "u1", streak: "daily") }.count == 3)

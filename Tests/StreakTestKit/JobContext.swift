@@ -21,7 +21,7 @@ public func makeContext(
 ) throws -> (Context, Captured) {
     let captured = Captured()
     let printer = Printer(format: format, out: { captured.addOut($0) }, err: { captured.addErr($0) })
-    let s = try store ?? SQLiteStore(path: NSTemporaryDirectory() + "streakd-jobs-\(UUID().uuidString)/s.sqlite")
+    let s = try store ?? SQLiteStore(path: TestFiles.path("jobs") + "/s.sqlite")
     let context = Context(store: s, config: config, now: RFC3339.parse(now)!, zones: ZoneBook(), printer: printer)
     return (context, captured)
 }

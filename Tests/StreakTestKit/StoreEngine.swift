@@ -13,7 +13,7 @@ public enum StoreEngine: String, CaseIterable, CustomStringConvertible, Sendable
 
     public func open() throws -> any Store {
         switch self {
-        case .sqlite: try SQLiteStore(path: NSTemporaryDirectory() + "streakd-store-\(UUID().uuidString)/s.sqlite")
+        case .sqlite: try SQLiteStore(path: TestFiles.path("store") + "/s.sqlite")
         case .postgres: try PostgresStore(url: try TestPostgres.freshDatabase())
         }
     }

@@ -18,7 +18,7 @@ struct Hosts {
 
     /// A fresh database on the test kit's cluster, or on the server at `url`.
     init(url: String? = nil) throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("streakd-hosts-\(UUID().uuidString)")
+        dir = URL(fileURLWithPath: TestFiles.path("hosts"))
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         if let url {
             let name = "t_" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
