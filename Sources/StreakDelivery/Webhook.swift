@@ -75,6 +75,24 @@ public struct WebhookTarget: Equatable, Sendable {
         return Data(base64Encoded: String(text.dropFirst(6))).map(Array.init)
     }
 
+    /// Where a `secret_file` is: an absolute path is itself; a bare name is a systemd credential
+    /// (`LoadCredential=NAME:FILE` in the unit), in `credentials`, the `$CREDENTIALS_DIRECTORY`
+    /// systemd gives the service.
+    public static func secretPath(_ file: String, credentials: String?) throws -> String {
+        guard !file.hasPrefix("/") else { return file }
+        guard let credentials, !credentials.isEmpty else {
+            throw WebhookSetupError(
+                message: "\(file) names a systemd credential, and this process has none ($CREDENTIALS_DIRECTORY is "
+                    + "not set): give the unit LoadCredential=\(file):/etc/streakd/\(file), or an absolute path")
+        }
+        return credentials + "/" + file
+    }
+
+    /// Whether a `secret_file` is a credential's name rather than a path.
+    public static func isCredentialName(_ file: String) -> Bool {
+        !file.isEmpty && !file.contains("/") && file != "." && file != ".."
+    }
+
     /// The secret in `file`: its text without the trailing newline, as `secretBytes` reads it.
     public static func secret(inFile file: String) throws -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: file) else {

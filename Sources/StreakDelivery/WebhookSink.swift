@@ -33,7 +33,9 @@ public final class WebhookSink: Sink {
         do {
             if let file = target.secretFile {
                 do {
-                    target.secret = try WebhookTarget.secret(inFile: file)
+                    let credentials = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
+                    target.secret = try WebhookTarget.secret(
+                        inFile: WebhookTarget.secretPath(file, credentials: credentials))
                 } catch {
                     throw WebhookSetupError(message: "secret_file \(error)")
                 }

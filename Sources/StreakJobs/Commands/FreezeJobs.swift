@@ -92,11 +92,11 @@ extension Context {
         return (day, state.freezes - 1)
     }
 
-    /// `streakd config check`.
     /// `config check`: every problem of the file (hooks whose program cannot be run included),
-    /// else the effective configuration.
+    /// else the effective configuration, after a warning for each secret other users can read.
     public func checkConfig(knownUsers: Set<String>? = nil) throws {
         if let source = config.source { try ConfigLoader.check(path: source, knownUsers: knownUsers) }
+        for warning in ConfigLoader.exposedSecrets(config) { printer.warn(warning) }
         printer.record(config.json, short: config.toml)
     }
 }

@@ -79,9 +79,12 @@ extension ConfigLoader {
         if let file = string("secret_file") {
             if t["secret"] != nil {
                 fail("secret_file", "give secret or secret_file, not both")
-            } else if !file.hasPrefix("/") {
-                fail("secret_file", "\(quoted(file)) is not an absolute path")
-            } else if checkFiles, let reason = secretFileProblem(file) {
+            } else if !file.hasPrefix("/") && !WebhookTarget.isCredentialName(file) {
+                fail(
+                    "secret_file",
+                    "\(quoted(file)) is neither an absolute path nor a systemd credential's name (LoadCredential=NAME:FILE in the unit)"
+                )
+            } else if checkFiles, let path = credentialOrPath(file), let reason = secretFileProblem(path) {
                 fail("secret_file", "cannot be used: \(reason); it must hold \(secretRule)")
             }
             target.secretFile = file
@@ -127,6 +130,12 @@ extension ConfigLoader {
             return "is \(bytes.count) bytes, longer than \(WebhookTarget.secretBytesAtMost)"
         }
         return nil
+    }
+
+    /// A `secret_file`'s path here: a credential's in `$CREDENTIALS_DIRECTORY`, or nil outside a
+    /// unit that loads credentials (`config check` in a shell cannot see it).
+    static func credentialOrPath(_ file: String) -> String? {
+        try? WebhookTarget.secretPath(file, credentials: ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"])
     }
 
     /// Why a secret file cannot be used, or nil.
