@@ -76,9 +76,11 @@ public struct WebhookTarget: Equatable, Sendable {
     }
 
     /// Where a `secret_file` is: an absolute path is itself; a bare name is a systemd credential
-    /// (`LoadCredential=NAME:FILE` in the unit), in `credentials`, the `$CREDENTIALS_DIRECTORY`
-    /// systemd gives the service.
-    public static func secretPath(_ file: String, credentials: String?) throws -> String {
+    /// (`LoadCredential=NAME:FILE` in the unit), in `credentials`: the `$CREDENTIALS_DIRECTORY`
+    /// systemd gives the service, unless a test gives another.
+    public static func secretPath(
+        _ file: String, credentials: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
+    ) throws -> String {
         guard !file.hasPrefix("/") else { return file }
         guard let credentials, !credentials.isEmpty else {
             throw WebhookSetupError(

@@ -33,9 +33,7 @@ public final class WebhookSink: Sink {
         do {
             if let file = target.secretFile {
                 do {
-                    let credentials = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
-                    target.secret = try WebhookTarget.secret(
-                        inFile: WebhookTarget.secretPath(file, credentials: credentials))
+                    target.secret = try WebhookTarget.secret(inFile: WebhookTarget.secretPath(file))
                 } catch {
                     throw WebhookSetupError(message: "secret_file \(error)")
                 }

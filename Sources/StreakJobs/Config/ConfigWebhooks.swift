@@ -84,7 +84,9 @@ extension ConfigLoader {
                     "secret_file",
                     "\(quoted(file)) is neither an absolute path nor a systemd credential's name (LoadCredential=NAME:FILE in the unit)"
                 )
-            } else if checkFiles, let path = credentialOrPath(file), let reason = secretFileProblem(path) {
+            } else if checkFiles, let path = try? WebhookTarget.secretPath(file),  // a credential: in its unit only
+                let reason = secretFileProblem(path)
+            {
                 fail("secret_file", "cannot be used: \(reason); it must hold \(secretRule)")
             }
             target.secretFile = file
@@ -130,12 +132,6 @@ extension ConfigLoader {
             return "is \(bytes.count) bytes, longer than \(WebhookTarget.secretBytesAtMost)"
         }
         return nil
-    }
-
-    /// A `secret_file`'s path here: a credential's in `$CREDENTIALS_DIRECTORY`, or nil outside a
-    /// unit that loads credentials (`config check` in a shell cannot see it).
-    static func credentialOrPath(_ file: String) -> String? {
-        try? WebhookTarget.secretPath(file, credentials: ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"])
     }
 
     /// Why a secret file cannot be used, or nil.
