@@ -23,6 +23,15 @@ struct CheckinTests {
             again.out
                 == "u1 already checked in (event e1) (daily): today 2026-11-21 1 of 1, current streak 1 day, longest 1 day\n"
         )
+        // An id is the user's: naming another streak, it is still a replay, and it shows the
+        // streak the id was stored for, not one it never counted in.
+        let elsewhere = s.run(["checkin", "u1", "--streak", "reading", "--id", "e1"])
+        #expect(elsewhere.code == 0)
+        #expect(
+            elsewhere.out
+                == "u1 already checked in (event e1) (daily): today 2026-11-21 1 of 1, current streak 1 day, longest 1 day\n"
+        )
+        #expect(s.run(["status", "u1", "--streak", "reading", "-o", "json"]).out.contains(#""total_checkins":0"#))
         let json = s.run(["checkin", "u1", "--id", "e1", "-o", "json"])
         #expect(json.code == 0)
         #expect(
@@ -106,7 +115,8 @@ struct CheckinTests {
         let r = s.runBare(["--store", s.store, "--now", "2026-11-21T11:00:00Z", "-o", "json", "user", "list"])
         #expect(r.code == 0, "\(r)")
         #expect(
-            r.out == #"{"user":"u1","timezone":"Europe/Berlin","remind_at":"20:00","remind_usual":false,"remind":true,"language":null}"#
+            r.out
+                == #"{"user":"u1","timezone":"Europe/Berlin","remind_at":"20:00","remind_usual":false,"remind":true,"language":null}"#
                 + "\n")
     }
 

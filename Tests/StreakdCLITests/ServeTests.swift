@@ -27,6 +27,10 @@ struct ServeTests {
         let replay = try server.request(
             "POST", "/v1/users/u1/checkins", token: ingest, json: #"{"at":"2026-11-21T09:00:00Z","id":"e1"}"#)
         #expect(replay.status == 200 && replay.body == first.body, "\(replay)")
+        // The id is the user's: a replay naming another streak answers the one it was stored for.
+        let elsewhere = try server.request(
+            "POST", "/v1/users/u1/checkins", token: ingest, json: #"{"streak":"reading","id":"e1"}"#)
+        #expect(elsewhere.status == 200 && elsewhere.body == first.body, "\(elsewhere)")
 
         // An Idempotency-Key stands for a missing id; no body at all is a check-in now.
         let keyed = try server.request(

@@ -23,7 +23,8 @@ extension Context {
             case .stored(let outcome): return outcome
             }
         }
-        let (user, state) = (outcome.user, Engine.evaluate(outcome.history, at: now))
+        // A replay shows the streak its event id was stored for, which may not be `streak`.
+        let (user, state, streak) = (outcome.user, Engine.evaluate(outcome.history, at: now), outcome.streak)
         let verb = outcome.stored ? "checked in" : "already checked in (event \(eventID ?? ""))"
         printer.record(
             .object([

@@ -103,18 +103,16 @@ extension Context {
         for (k, c) in checkins.enumerated() {
             var user = users[c.user]!
             if user.remindUsual, let again = try w.user(user.id) { user = again }  // its hour may have moved
+            let replay = duplicates.contains(k)
+            let streak = replay ? try streakOfEvent(c, in: w) : c.streak
             let history =
-                if !duplicates.contains(k), let stored = read[c.user + "\u{0}" + c.streak] {
+                if !replay, let stored = read[c.user + "\u{0}" + c.streak] {
                     try history(of: stored, epochs: try w.settingsEpochs(of: c.streak))
                 } else {
-                    try history(of: user, streak: c.streak, in: w)
+                    try history(of: user, streak: streak, in: w)
                 }
             outcomes.append(
-                (
-                    of[k],
-                    CheckinOutcome(
-                        user: user, stored: !duplicates.contains(k), streak: c.streak, history: history, streaks: [])
-                ))
+                (of[k], CheckinOutcome(user: user, stored: !replay, streak: streak, history: history, streaks: [])))
         }
         if achievements {
             let known = outcomes.map {
@@ -126,5 +124,17 @@ extension Context {
         }
         for (i, outcome) in outcomes { result[i] = .stored(outcome) }
         return result
+    }
+
+    /// The streak a replayed check-in's event id was stored for: the one it names when that is it
+    /// (a retry), else the user's streak that has it. A replay answers that streak, as its first
+    /// answer did, whatever streak it names (an id is the user's, not a streak's: docs/RULES.md).
+    private func streakOfEvent(_ c: NewCheckin, in w: any StoreWriter) throws -> String {
+        guard let id = c.eventID else { return c.streak }
+        if try w.checkins(of: c.user, streak: c.streak).contains(where: { $0.eventID == id }) { return c.streak }
+        for streak in try w.streaks(of: c.user) where streak != c.streak {
+            if try w.checkins(of: c.user, streak: streak).contains(where: { $0.eventID == id }) { return streak }
+        }
+        return c.streak
     }
 }
