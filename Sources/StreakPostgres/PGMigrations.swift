@@ -23,7 +23,7 @@ extension PGConnection {
     /// Throws `.newerSchema` when the database records a migration not in the list: a newer
     /// streakd wrote it. `statementTimeout` (default: the connection's) is the server's
     /// `statement_timeout` and the client's deadline for each statement of a migration, for DDL
-    /// on large tables.
+    /// on large tables (and three quarters of it the server's `lock_timeout`).
     @discardableResult
     public func migrate(_ migrations: [PGMigration], statementTimeout: Duration? = nil) throws -> [String] {
         var seen = Set<String>()
@@ -37,7 +37,11 @@ extension PGConnection {
             // read after the lock include those of the migrator that held it before.
             let next: String? = try transaction(isolation: .readCommitted) { c in
                 if let statementTimeout {
-                    try c.execute("SET LOCAL statement_timeout = \(milliseconds(statementTimeout))")
+                    // The lock wait in proportion (the defaults' 45 s to 60 s), for the migration
+                    // lock and the DDL's own locks.
+                    try c.execute(
+                        "SET LOCAL statement_timeout = \(milliseconds(statementTimeout)); "
+                            + "SET LOCAL lock_timeout = \(milliseconds(statementTimeout * 3 / 4))")
                 }
                 try c.query("SELECT pg_advisory_xact_lock($1)", Self.migrationLockKey, timeout: timeout)
                 let done = try c.appliedMigrations(timeout)

@@ -27,6 +27,20 @@ public struct PGSettings: Sendable {
 
     public init() {}
 
+    /// For `streakd serve`, whose clients wait on each request: a server that cannot answer (a
+    /// stopped or wedged PostgreSQL, a lock held by a stopped process) turns into a 503 with
+    /// `Retry-After` within about 13 s (the deadline, plus the second a cancel may take) rather
+    /// than 66 s, under the minute after which clients and proxies give up on their own. Schema
+    /// migrations at its start keep the defaults' minute (`PostgresStore`).
+    public static var serving: PGSettings {
+        var s = PGSettings()
+        s.connectTimeout = .seconds(5)
+        s.statementTimeout = .seconds(10)
+        s.lockTimeout = .seconds(8)
+        s.clientGrace = .seconds(2)
+        return s
+    }
+
     /// How long one statement may take from the client's side.
     public var statementDeadline: Duration { statementTimeout + clientGrace }
 

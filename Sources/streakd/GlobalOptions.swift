@@ -139,10 +139,11 @@ struct CommonOptions<Format: OutputFormats>: ParsableArguments {
     /// The store named, opened for `access`.
     /// `durable`: each commit waits until it is on the disk (SQLite's synchronous=FULL; PostgreSQL's
     /// commits always do), for `serve`, whose 2xx promises it. `readers`: SQLite's reads take
-    /// turns on that many connections of their own, side by side (serve's requests).
+    /// turns on that many connections of their own, side by side (serve's requests). `serving`:
+    /// PostgreSQL's shorter deadlines for a process that answers requests (`PGSettings.serving`).
     func openStore(
         _ name: String, _ access: StoreAccess, anyVersion: Bool = false, durable: Bool = false, readers: Int = 0,
-        logger: Logger
+        serving: Bool = false, logger: Logger
     )
         throws -> any Store
     {
@@ -156,7 +157,8 @@ struct CommonOptions<Format: OutputFormats>: ParsableArguments {
                     path: path, access: access, anyVersion: anyVersion, durable: durable, readers: readers,
                     stopping: { StopSignals.token.requested })
             case .postgres(let url):
-                return try PostgresStore(url: url, access: access, anyVersion: anyVersion)
+                return try PostgresStore(
+                    url: url, access: access, anyVersion: anyVersion, settings: serving ? .serving : PGSettings())
             }
         } catch let error as StoreError
             where error.kind == .missing && store == nil

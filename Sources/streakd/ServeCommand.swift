@@ -79,7 +79,7 @@ extension GlobalOptions {
         let config = try loadConfig(Paths(environment: env))
         // Requests read side by side on a few connections (SQLite; PostgreSQL pools its own).
         let store = try openStore(
-            namedStore(env), .write, durable: true, readers: APIServer.sqliteReaders, logger: logger)
+            namedStore(env), .write, durable: true, readers: APIServer.sqliteReaders, serving: true, logger: logger)
         let zones = ZoneBook(logger: logger)
         let clock = ServeClock(options: self, store: store)
         let contexts: @Sendable () throws -> Context = {

@@ -43,7 +43,11 @@ public final class PostgresStore: Store {
         self.access = access
         try withConnection { pg in
             if access == .write {
-                _ = try pg.migrate(PostgresSchema.migrations)
+                // A minute at least, whatever the connection's own settings (`PGSettings.serving`).
+                let standard = PGSettings().statementTimeout
+                _ = try pg.migrate(
+                    PostgresSchema.migrations,
+                    statementTimeout: settings.statementTimeout < standard ? standard : nil)
                 return
             }
             let applied = try Self.appliedMigrations(pg)
