@@ -24,6 +24,9 @@ public struct WebhookTarget: Equatable, Sendable {
     public var format: Format
     /// Extra request headers, in the configuration's order.
     public var headers: [Header]
+    /// Headers whose values are in files (a token streakd alone should read), read when the sink
+    /// is made as `secretFile` is, and sent after `headers`.
+    public var headerFiles: [HeaderFile] = []
     /// Seconds one request may take, connecting included.
     public var timeout: Double
     /// Requests in flight at once (and connections kept open) for this webhook.
@@ -39,6 +42,16 @@ public struct WebhookTarget: Equatable, Sendable {
         public init(name: String, value: String) {
             self.name = name
             self.value = value
+        }
+    }
+
+    /// A header whose value is a file's text: an absolute path, or a systemd credential's name.
+    public struct HeaderFile: Equatable, Sendable {
+        public var name: String
+        public var file: String
+        public init(name: String, file: String) {
+            self.name = name
+            self.file = file
         }
     }
 
@@ -114,6 +127,22 @@ public struct WebhookTarget: Equatable, Sendable {
                 message: "\(file) holds a secret of \(bytes.count) bytes; at most \(secretBytesAtMost)")
         }
         return bytes
+    }
+
+    /// A header's value in `file`: its text without the trailing newline, printable ASCII on one
+    /// line, at most 4096 bytes.
+    public static func headerValue(inFile file: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            let reason = access(file, R_OK) == 0 ? "it cannot be read" : String(cString: strerror(errno)).lowercased()
+            throw WebhookSetupError(message: "\(file): \(reason)")
+        }
+        var bytes = Array(data)
+        if bytes.last == 10 { bytes.removeLast() }
+        guard !bytes.isEmpty, bytes.count <= 4096, bytes.allSatisfy({ $0 == 9 || (0x20..<0x7f).contains($0) }) else {
+            throw WebhookSetupError(
+                message: "\(file) does not hold a header's value (printable ASCII on one line, 1 to 4096 bytes)")
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The request for a notification: headers and body. `timestamp`: Unix seconds of the real

@@ -38,6 +38,14 @@ public final class WebhookSink: Sink {
                     throw WebhookSetupError(message: "secret_file \(error)")
                 }
             }
+            for h in target.headerFiles {
+                do {
+                    let value = try WebhookTarget.headerValue(inFile: WebhookTarget.secretPath(h.file))
+                    target.headers.append(.init(name: h.name, value: value))
+                } catch {
+                    throw WebhookSetupError(message: "header_files \(h.name): \(error)")
+                }
+            }
             client = try WebhookClients.client(caFile: target.caFile, concurrency: target.concurrency)
             clientError = nil
         } catch {

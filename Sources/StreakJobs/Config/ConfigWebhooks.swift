@@ -6,8 +6,8 @@ import TOMLKit
 /// `[[webhooks]]` of `streakd.toml` (SPEC §12).
 extension ConfigLoader {
     static let webhookKeys = [
-        "name", "url", "secret", "secret_file", "format", "headers", "timeout_seconds", "concurrency", "kinds",
-        "ca_file",
+        "name", "url", "secret", "secret_file", "format", "headers", "header_files", "timeout_seconds", "concurrency",
+        "kinds", "ca_file",
     ]
     /// Extra headers of one webhook: at most this many, each value at most this many bytes.
     static let webhookHeadersAtMost = 32
@@ -98,10 +98,13 @@ extension ConfigLoader {
             )
         }
         target.headers = readHeaders(t, fail: fail)
+        target.headerFiles = readHeaderFiles(t, headers: target.headers, checkFiles: checkFiles, fail: fail)
         // A user and password in the URL go as HTTP Basic authentication (as curl sends them),
         // and the URL is kept without them: neither is shown nor put in a message.
         if let url, urlProblem(url) == nil, let (bare, authorization) = basicAuthorization(url) {
-            if target.headers.contains(where: { $0.name.lowercased() == "authorization" }) {
+            if target.headers.contains(where: { $0.name.lowercased() == "authorization" })
+                || target.headerFiles.contains(where: { $0.name.lowercased() == "authorization" })
+            {
                 fail("url", "has a user and password, and headers has Authorization too; give one of them")
             }
             target.url = bare
@@ -168,6 +171,57 @@ extension ConfigLoader {
             list.append(.init(name: key, value: value))
         }
         return list
+    }
+
+    /// A webhook's `header_files`: header names and the files holding their values (a token kept
+    /// where only streakd reads it), each an absolute path or a systemd credential's name; the
+    /// problems noted.
+    static func readHeaderFiles(
+        _ t: TOMLTable, headers: [WebhookTarget.Header], checkFiles: Bool, fail: (String?, String) -> Void
+    ) -> [WebhookTarget.HeaderFile] {
+        guard let h = t["header_files"] else { return [] }
+        guard h.type == .table, let files = h.table, files.count <= webhookHeadersAtMost else {
+            fail(
+                "header_files",
+                "must be a table of at most \(webhookHeadersAtMost) header names and files, such as "
+                    + "{ Authorization = \"ntfy-token\" } (a systemd credential's name, or an absolute path)")
+            return []
+        }
+        var list: [WebhookTarget.HeaderFile] = []
+        for key in files.keys.sorted() {
+            guard let file = files[key]?.string, files[key]?.type == .string else {
+                fail("header_files", "\(quoted(key)) must be a string: a credential's name or an absolute path")
+                continue
+            }
+            let problem: String? =
+                if let p = headerProblem(key, "") {
+                    p
+                } else if headers.contains(where: { $0.name.lowercased() == key.lowercased() }) {
+                    "is in headers too; give it in one of them"
+                } else if !file.hasPrefix("/") && !WebhookTarget.isCredentialName(file) {
+                    "names \(quoted(file)), neither an absolute path nor a systemd credential's name"
+                } else if checkFiles && file.hasPrefix("/") {  // a credential: in its unit only
+                    headerFileProblem(file)
+                } else {
+                    nil
+                }
+            if let problem {
+                fail("header_files", "\(quoted(key)) \(problem)")
+            } else {
+                list.append(.init(name: key, file: file))
+            }
+        }
+        return list
+    }
+
+    /// Why a header's file cannot be used, or nil.
+    static func headerFileProblem(_ file: String) -> String? {
+        do {
+            _ = try WebhookTarget.headerValue(inFile: file)
+            return nil
+        } catch {
+            return "cannot be used: \(error)"
+        }
     }
 
     /// An error's words: a POSIX error's text (a missing or unreadable file), else its own.
