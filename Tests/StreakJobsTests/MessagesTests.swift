@@ -305,7 +305,7 @@ import Testing
                 c.toml:7: webhooks[1].kinds: "soon" is not a kind; must be a list of kinds from \(NotificationKind.allCases.map(\.rawValue).joined(separator: ", "))
                 c.toml:8: webhooks[2]: every webhook needs a name = "…" of 1 to 32 characters of a-z, 0-9, '_' and '-'
                 c.toml:8: webhooks[2]: this webhook of format "json" needs a secret = "whsec_…" or secret_file = "/…" to sign its requests
-                c.toml:10: webhooks[2].colour: unknown setting; valid in [[webhooks]]: name, url, secret, secret_file, format, headers, timeout_seconds, concurrency, kinds, ca_file
+                c.toml:10: webhooks[2].colour: unknown setting; valid in [[webhooks]]: name, url, secret, secret_file, format, headers, header_files, timeout_seconds, concurrency, kinds, ca_file
                 8 problems in c.toml
                 """
         }
