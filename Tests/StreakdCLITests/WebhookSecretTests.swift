@@ -108,7 +108,7 @@ struct WebhookSecretTests {
                 + "chmod 0600 the file where streakd runs as its owner (the --user units), or keep the value in a "
                 + "credential: header_files = { X-Gotify-Key = \"NAME\" }",
             "header Authorization (headers, or the url's user): every user can read it",
-            "url: its query's token every user can read it",
+            "url: its query's token: every user can read it",
             "webhooks \"phone\": header_files X-Api-Key \(tokenFile): every user can read it (mode 0644)",
         ] {
             #expect(open.err.contains(warning), "\(warning)\n\(open.err)")

@@ -32,7 +32,7 @@ extension ConfigLoader {
                 let query = URLComponents(string: w.url)?.queryItems ?? []
                 for item in query where carriesToken(item.name) {
                     warnings.append(
-                        "\(opening) \(quoted(w.name)): url: its query's \(item.name) \(readable); send it as a header "
+                        "\(opening) \(quoted(w.name)): url: its query's \(item.name): \(readable); send it as a header "
                             + "from a file instead (the service's docs name one), " + headerAdvice("NAME"))
                 }
             }

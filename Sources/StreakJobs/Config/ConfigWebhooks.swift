@@ -105,7 +105,9 @@ extension ConfigLoader {
             if target.headers.contains(where: { $0.name.lowercased() == "authorization" })
                 || target.headerFiles.contains(where: { $0.name.lowercased() == "authorization" })
             {
-                fail("url", "has a user and password, and headers has Authorization too; give one of them")
+                fail(
+                    "url",
+                    "has a user and password, and headers or header_files has Authorization too; give one of them")
             }
             target.url = bare
             target.headers.append(.init(name: "Authorization", value: authorization))
