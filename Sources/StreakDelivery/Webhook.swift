@@ -88,10 +88,10 @@ public struct WebhookTarget: Equatable, Sendable {
         return Data(base64Encoded: String(text.dropFirst(6))).map(Array.init)
     }
 
-    /// Where a `secret_file` is: an absolute path is itself; a bare name is a systemd credential
-    /// (`LoadCredential=NAME:FILE` in the unit), in `credentials`: the `$CREDENTIALS_DIRECTORY`
-    /// systemd gives the service, unless a test gives another.
-    public static func secretPath(
+    /// Where a `secret_file` or a `header_files` file is: an absolute path is itself; a bare name
+    /// is a systemd credential (`LoadCredential=NAME:FILE` in the unit), in `credentials`: the
+    /// `$CREDENTIALS_DIRECTORY` systemd gives the service, unless a test gives another.
+    public static func credentialPath(
         _ file: String, credentials: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
     ) throws -> String {
         guard !file.hasPrefix("/") else { return file }
@@ -103,22 +103,17 @@ public struct WebhookTarget: Equatable, Sendable {
         return credentials + "/" + file
     }
 
-    /// Whether a `secret_file` is a credential's name rather than a path.
+    /// Whether a `secret_file` or a `header_files` file is a credential's name rather than a path.
     public static func isCredentialName(_ file: String) -> Bool {
         !file.isEmpty && !file.contains("/") && file != "." && file != ".."
     }
 
     /// The secret in `file`: its text without the trailing newline, as `secretBytes` reads it.
     public static func secret(inFile file: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: file) else {
-            // Why, in the system's words (Foundation's error would show its domain and user info).
-            let reason = access(file, R_OK) == 0 ? "it cannot be read" : String(cString: strerror(errno)).lowercased()
-            throw WebhookSetupError(message: "\(file): \(reason)")
-        }
-        guard data.count <= 4096, var text = String(data: data, encoding: .utf8) else {
+        let read = try line(inFile: file)
+        guard read.count <= 4096, let text = String(validating: read, as: UTF8.self) else {
             throw WebhookSetupError(message: "\(file) does not hold a secret (UTF-8 text of at most 4096 bytes)")
         }
-        if text.hasSuffix("\n") { text.removeLast() }
         guard !text.isEmpty, let bytes = secretBytes(text) else {
             throw WebhookSetupError(message: "\(file) does not hold a secret (empty, or a whsec_ secret not base64)")
         }
@@ -132,17 +127,24 @@ public struct WebhookTarget: Equatable, Sendable {
     /// A header's value in `file`: its text without the trailing newline, printable ASCII on one
     /// line, at most 4096 bytes.
     public static func headerValue(inFile file: String) throws -> String {
+        let bytes = try line(inFile: file)
+        guard !bytes.isEmpty, bytes.count <= 4096, bytes.allSatisfy({ $0 == 9 || (0x20..<0x7f).contains($0) }) else {
+            throw WebhookSetupError(
+                message: "\(file) does not hold a header's value (printable ASCII on one line, 1 to 4096 bytes)")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A file's bytes without the trailing newline, or an error saying why it cannot be read, in
+    /// the system's words (Foundation's would show its domain and user info).
+    static func line(inFile file: String) throws -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: file) else {
             let reason = access(file, R_OK) == 0 ? "it cannot be read" : String(cString: strerror(errno)).lowercased()
             throw WebhookSetupError(message: "\(file): \(reason)")
         }
         var bytes = Array(data)
         if bytes.last == 10 { bytes.removeLast() }
-        guard !bytes.isEmpty, bytes.count <= 4096, bytes.allSatisfy({ $0 == 9 || (0x20..<0x7f).contains($0) }) else {
-            throw WebhookSetupError(
-                message: "\(file) does not hold a header's value (printable ASCII on one line, 1 to 4096 bytes)")
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     /// The request for a notification: headers and body. `timestamp`: Unix seconds of the real

@@ -33,14 +33,14 @@ public final class WebhookSink: Sink {
         do {
             if let file = target.secretFile {
                 do {
-                    target.secret = try WebhookTarget.secret(inFile: WebhookTarget.secretPath(file))
+                    target.secret = try WebhookTarget.secret(inFile: WebhookTarget.credentialPath(file))
                 } catch {
                     throw WebhookSetupError(message: "secret_file \(error)")
                 }
             }
             for h in target.headerFiles {
                 do {
-                    let value = try WebhookTarget.headerValue(inFile: WebhookTarget.secretPath(h.file))
+                    let value = try WebhookTarget.headerValue(inFile: WebhookTarget.credentialPath(h.file))
                     target.headers.append(.init(name: h.name, value: value))
                 } catch {
                     throw WebhookSetupError(message: "header_files \(h.name): \(error)")

@@ -104,15 +104,18 @@ extension Context {
             var user = users[c.user]!
             if user.remindUsual, let again = try w.user(user.id) { user = again }  // its hour may have moved
             let replay = duplicates.contains(k)
-            let streak = replay ? try streakOfEvent(c, in: w) : c.streak
-            let history =
-                if !replay, let stored = read[c.user + "\u{0}" + c.streak] {
-                    try history(of: stored, epochs: try w.settingsEpochs(of: c.streak))
+            let stored =
+                if replay {
+                    try replayedStreak(c, of: user, in: w)
                 } else {
-                    try history(of: user, streak: streak, in: w)
+                    try read[c.user + "\u{0}" + c.streak] ?? w.storedStreak(of: user, streak: c.streak)
                 }
+            let history = try history(of: stored, epochs: try w.settingsEpochs(of: stored.streak))
             outcomes.append(
-                (of[k], CheckinOutcome(user: user, stored: !replay, streak: streak, history: history, streaks: [])))
+                (
+                    of[k],
+                    CheckinOutcome(user: user, stored: !replay, streak: stored.streak, history: history, streaks: [])
+                ))
         }
         if achievements {
             let known = outcomes.map {
@@ -126,15 +129,18 @@ extension Context {
         return result
     }
 
-    /// The streak a replayed check-in's event id was stored for: the one it names when that is it
-    /// (a retry), else the user's streak that has it. A replay answers that streak, as its first
-    /// answer did, whatever streak it names (an id is the user's, not a streak's: docs/RULES.md).
-    private func streakOfEvent(_ c: NewCheckin, in w: any StoreWriter) throws -> String {
-        guard let id = c.eventID else { return c.streak }
-        if try w.checkins(of: c.user, streak: c.streak).contains(where: { $0.eventID == id }) { return c.streak }
-        for streak in try w.streaks(of: c.user) where streak != c.streak {
-            if try w.checkins(of: c.user, streak: streak).contains(where: { $0.eventID == id }) { return streak }
+    /// The streak a replayed check-in's event id was stored for, read whole: the one it names when
+    /// that is it (a retry), else the user's streak that has it. A replay answers that streak, as
+    /// its first answer did, whatever streak it names (an id is the user's, not a streak's:
+    /// docs/RULES.md).
+    private func replayedStreak(_ c: NewCheckin, of user: User, in w: any StoreWriter) throws -> StoredStreak {
+        let named = try w.storedStreak(of: user, streak: c.streak)
+        guard let id = c.eventID, !named.checkins.contains(where: { $0.eventID == id }) else { return named }
+        for streak in try w.streaks(of: user.id) where streak != c.streak {
+            if try w.checkins(of: user.id, streak: streak).contains(where: { $0.eventID == id }) {
+                return try w.storedStreak(of: user, streak: streak)
+            }
         }
-        return c.streak
+        return named
     }
 }

@@ -60,15 +60,18 @@ extension ConfigLoader {
     }
 
     static func headerAdvice(_ name: String) -> String {
-        "chmod 0600 the file where streakd runs as its owner (the --user units), or keep the value in a credential: "
-            + "header_files = { \(name) = \"NAME\" } and, in the units' drop-in, "
-            + "LoadCredential=NAME:/etc/streakd/NAME, a file of root's of mode 0600 (README, \"Webhooks\")"
+        credentialAdvice(what: "value", setting: "header_files = { \(name) = \"NAME\" }")
     }
 
-    static let credentialAdvice =
-        "chmod 0600 the file where streakd runs as its owner (the --user units), or keep the secret in a "
-        + "credential: secret_file = \"NAME\" and, in the units' drop-in, "
-        + "LoadCredential=NAME:/etc/streakd/NAME, a file of root's of mode 0600 (README, \"Webhooks\")"
+    static let credentialAdvice = credentialAdvice(what: "secret", setting: "secret_file = \"NAME\"")
+
+    /// How to keep a secret (or a header's value) from other users: the file its owner's alone,
+    /// or a systemd credential that `setting` names.
+    static func credentialAdvice(what: String, setting: String) -> String {
+        "chmod 0600 the file where streakd runs as its owner (the --user units), or keep the \(what) in a "
+            + "credential: \(setting) and, in the units' drop-in, "
+            + "LoadCredential=NAME:/etc/streakd/NAME, a file of root's of mode 0600 (README, \"Webhooks\")"
+    }
 
     /// The file's mode in octal when other users may read it (and it exists), else nil.
     static func othersMayRead(_ file: String) -> String? {

@@ -84,7 +84,7 @@ extension ConfigLoader {
                     "secret_file",
                     "\(quoted(file)) is neither an absolute path nor a systemd credential's name (LoadCredential=NAME:FILE in the unit)"
                 )
-            } else if checkFiles, let path = try? WebhookTarget.secretPath(file),  // a credential: in its unit only
+            } else if checkFiles, let path = try? WebhookTarget.credentialPath(file),  // a credential: in its unit only
                 let reason = secretFileProblem(path)
             {
                 fail("secret_file", "cannot be used: \(reason); it must hold \(secretRule)")
